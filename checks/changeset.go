@@ -35,6 +35,10 @@ type ChangeSet struct {
 	// Effective holds, per affected config key, the files that define how it
 	// runs (recipes, scripts, sourced helpers), parsed at H.
 	Effective map[string][]*EffectiveFile
+	// Extra are the changed benchmark/runner files (present at H) that are
+	// not an effective file of any affected config, parsed at H, so scans of
+	// runtime settings also see files that map to no known config.
+	Extra []*EffectiveFile
 
 	// Problems are inputs that could not be read or parsed. A check that
 	// needs one of them reports it instead of passing.

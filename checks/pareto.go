@@ -1,4 +1,247 @@
 package checks
 
-// ParetoCheck is row 14 of the InferenceX preset.
-func ParetoCheck() Check { return row(14, notImplemented) }
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// ParetoCheck is row 14 of the InferenceX preset (advisory): every curve the
+// PR affects has enough Pareto-frontier points in the chosen run.
+func ParetoCheck() Check { return row(14, runPareto, 1) }
+
+// curveResult is one curve's frontier count, or why it cannot be counted.
+type curveResult struct {
+	Key          string
+	Frontier     int
+	Invalid      int
+	Unverifiable Text
+}
+
+func (c curveResult) pass(min int) bool {
+	return c.Unverifiable.EN == "" && c.Invalid == 0 && c.Frontier >= min
+}
+
+func (c curveResult) text(min int) Text {
+	if c.Unverifiable.EN != "" {
+		return T(c.Key+": unverifiable: "+c.Unverifiable.EN, c.Key+"：无法验证："+c.Unverifiable.ZH)
+	}
+	en := fmt.Sprintf("%s: %d/%d frontier points", c.Key, c.Frontier, min)
+	zh := fmt.Sprintf("%s：%d/%d 个前沿点", c.Key, c.Frontier, min)
+	if c.Invalid > 0 {
+		en += fmt.Sprintf("; %d invalid measurements", c.Invalid)
+		zh += fmt.Sprintf("；%d 个无效测量", c.Invalid)
+	}
+	return T(en, zh)
+}
+
+func runPareto(ctx context.Context, pr *PR) Result {
+	min := pr.Settings.ParetoMinimum
+	if min <= 0 {
+		min = Defaults().ParetoMinimum
+	}
+	cs, csErr := pr.ChangeSet(ctx)
+	if csErr == nil && !affectsBenchmarks(pr.Layout, cs) {
+		return NAR(T("No change in this PR can affect a benchmark curve.", "此 PR 的改动不会影响任何基准测试曲线。"))
+	}
+
+	sel, ok := PriorSweep(pr)
+	if !ok {
+		return paretoWarn(ctx, pr, nil, T("unverifiable: no qualifying in-PR run (Check 1)", "无法验证：PR 内没有符合条件的运行（检查 1）"), nil)
+	}
+	run := sel.RunID
+	runEv := Evidence{Label: "run", URL: sel.RunURL, Value: strconv.FormatInt(run, 10)}
+	arts, err := pr.Source.Artifacts(ctx, run)
+	if err != nil {
+		return paretoWarn(ctx, pr, sel, T(
+			fmt.Sprintf("unverifiable: could not list artifacts of run %d: %v", run, err),
+			fmt.Sprintf("无法验证：无法列出运行 %d 的产物：%v", run, err)), nil, runEv)
+	}
+	ld := loadBenchRows(ctx, pr, run, arts)
+	if ld.Unverifiable.EN != "" {
+		return paretoWarn(ctx, pr, sel, T("unverifiable: "+ld.Unverifiable.EN, "无法验证："+ld.Unverifiable.ZH), nil, runEv)
+	}
+	curves, unkeyed := buildCurves(ld.Rows, run)
+	if csErr == nil {
+		curves = append(curves, missingCurves(cs, ld.Rows, run)...)
+	}
+	sort.Slice(curves, func(i, j int) bool { return curves[i].Key < curves[j].Key })
+
+	var failing, passing []curveResult
+	for _, c := range curves {
+		if c.pass(min) {
+			passing = append(passing, c)
+		} else {
+			failing = append(failing, c)
+		}
+	}
+	var problems []Text
+	if len(curves) == 0 {
+		problems = append(problems, T(
+			fmt.Sprintf("unverifiable: run %d artifacts hold no benchmark points", run),
+			fmt.Sprintf("无法验证：运行 %d 的产物中没有基准测试点", run)))
+	}
+	if unkeyed > 0 {
+		problems = append(problems, T(
+			fmt.Sprintf("%d benchmark rows lack the fields of a curve key", unkeyed),
+			fmt.Sprintf("%d 个基准测试行缺少曲线键所需字段", unkeyed)))
+	}
+	if csErr != nil {
+		problems = append(problems, T("affected curves unverifiable: change-set model unavailable ("+csErr.Error()+")",
+			"受影响曲线无法验证：变更集模型不可用（"+csErr.Error()+"）"))
+	}
+	curveEv := make([]Evidence, 0, len(curves))
+	for _, c := range curves {
+		curveEv = append(curveEv, Evidence{Label: "curve", Value: c.text(min).EN})
+	}
+	source := strings.Join(ld.Kinds, " and ")
+	if len(failing) == 0 && len(problems) == 0 {
+		parts := make([]string, len(passing))
+		zh := make([]string, len(passing))
+		for i, c := range passing {
+			parts[i], zh[i] = c.text(min).EN, c.text(min).ZH
+		}
+		return PassR(T(
+			fmt.Sprintf("%s (%s of run %d).", strings.Join(parts, "; "), source, run),
+			fmt.Sprintf("%s（运行 %d 的 %s）。", strings.Join(zh, "；"), run, source)),
+			append([]Evidence{runEv}, curveEv...)...)
+	}
+	var en, zh []string
+	for _, c := range failing {
+		t := c.text(min)
+		en, zh = append(en, t.EN), append(zh, t.ZH)
+	}
+	for _, p := range problems {
+		en, zh = append(en, p.EN), append(zh, p.ZH)
+	}
+	if n := len(passing); n > 0 {
+		en = append(en, fmt.Sprintf("%d other curve(s) pass", n))
+		zh = append(zh, fmt.Sprintf("其余 %d 条曲线通过", n))
+	}
+	return paretoWarn(ctx, pr, sel, T(strings.Join(en, "; "), strings.Join(zh, "；")), curveEv, runEv)
+}
+
+// paretoWarn finishes a WARN row: the findings, the admin-bypass state, the
+// evidence and, unless a bypass verified, what an admin would paste.
+func paretoWarn(ctx context.Context, pr *PR, sel *SweepSelection, what Text, curveEv []Evidence, ev ...Evidence) Result {
+	b, err := FindBypass(ctx, pr, 14)
+	state := b.Text()
+	if err != nil {
+		state = T("admin bypass not verified (comments unreadable)", "管理员豁免未验证（无法读取评论）")
+	}
+	en, zh := what.EN+"; "+state.EN, what.ZH+"；"+state.ZH
+	if sel != nil {
+		en += fmt.Sprintf("; evidence: run %d artifacts.", sel.RunID)
+		zh += fmt.Sprintf("；证据：运行 %d 的产物。", sel.RunID)
+	} else {
+		en += "."
+		zh += "。"
+	}
+	if !b.Verified {
+		cmd := fmt.Sprintf("/verdict bypass 14 %s <reason>", Short(pr.HeadSHA))
+		en += " To record an admin bypass, an admin comments: " + cmd
+		zh += " 如需记录管理员豁免，请管理员评论：" + cmd
+	}
+	out := append(ev, curveEv...)
+	if b.Verified {
+		out = append(out, Evidence{Label: "admin bypass", URL: b.URL, Value: "@" + b.By + ": " + b.Reason})
+	}
+	for _, w := range b.Why {
+		out = append(out, Evidence{Label: "bypass not counted", Value: w})
+	}
+	return WarnR(T(en, zh), out...)
+}
+
+// buildCurves groups rows by app series and counts each curve's frontier.
+// unkeyed counts rows that cannot be placed on any curve.
+func buildCurves(rows []BenchRow, run int64) (curves []curveResult, unkeyed int) {
+	pts := map[string][]Point{}
+	for _, r := range rows {
+		if !r.seriesComplete() {
+			unkeyed++
+			continue
+		}
+		k := r.CurveKey(run)
+		pts[k] = append(pts[k], r.Point)
+	}
+	keys := make([]string, 0, len(pts))
+	for k := range pts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		f := UpperRightFrontier(pts[k])
+		curves = append(curves, curveResult{Key: k, Frontier: len(f.Points), Invalid: f.Invalid})
+	}
+	return curves, unkeyed
+}
+
+// missingCurves reports affected configs with no point at all in the run:
+// their curve cannot be assessed.
+func missingCurves(cs *ChangeSet, rows []BenchRow, run int64) []curveResult {
+	var out []curveResult
+	seen := map[string]bool{}
+	for _, c := range cs.Affected {
+		found := false
+		for _, r := range rows {
+			if configOnSeries(c, r) {
+				found = true
+				break
+			}
+		}
+		if found || seen[c.Key] {
+			continue
+		}
+		seen[c.Key] = true
+		out = append(out, curveResult{Key: c.Key, Unverifiable: T(
+			fmt.Sprintf("no benchmark points in run %d", run),
+			fmt.Sprintf("运行 %d 中没有基准测试点", run))})
+	}
+	return out
+}
+
+// configOnSeries reports whether a benchmark row belongs to a master config's
+// app series: same model prefix, precision, GPU, framework and scenario kind.
+func configOnSeries(c *ConfigEntry, r BenchRow) bool {
+	if !strings.EqualFold(c.ModelPrefix, r.ModelPrefix) || !strings.EqualFold(c.Precision, r.Precision) {
+		return false
+	}
+	if c.Agentic != r.Agentic {
+		return false
+	}
+	cfgRow := BenchRow{HW: c.SKU, Framework: c.Framework, Agentic: true}
+	if cfgRow.HW == "" {
+		cfgRow.HW = NormalizeSKU(c.Runner)
+	}
+	rowKey := r
+	rowKey.Agentic, rowKey.Disagg = true, false
+	cfgRow.Disagg = false
+	return cfgRow.HardwareKey() == rowKey.HardwareKey()
+}
+
+// affectsBenchmarks reports whether the change set can move a benchmark
+// curve: an affected config, a changed file that maps to no known config, or
+// a changed benchmark, runner or non-master config file. A PR that only
+// removes master entries removes curves entirely, which needs no coverage.
+func affectsBenchmarks(l Layout, cs *ChangeSet) bool {
+	if len(cs.Affected) > 0 || len(cs.UnmappedFiles) > 0 {
+		return true
+	}
+	under := func(p, dir string) bool { return dir != "" && strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/") }
+	for _, f := range cs.Files {
+		for _, p := range []string{f.Path, f.PreviousPath} {
+			if p == "" {
+				continue
+			}
+			if under(p, l.BenchmarksDir) || under(p, l.RunnersDir) {
+				return true
+			}
+			if under(p, l.ConfigsDir) && !strings.HasSuffix(p, "-master.yaml") {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -70,13 +70,15 @@ func IsSignOff(body, phrase string) bool {
 // checklist yields no items, which Check 5 reports.
 func ParseSignOff(body string) SignOff {
 	s := SignOff{Body: body}
-	body = strings.ReplaceAll(body, "\r\n", "\n")
+	// Old Mac line endings (a lone \r) would otherwise glue lines together,
+	// since "." matches \r.
+	body = strings.ReplaceAll(strings.ReplaceAll(body, "\r\n", "\n"), "\r", "\n")
 	lines := strings.Split(body, "\n")
 	inDetail := false
 	var detail []string
 	for i, line := range lines {
 		if m := signedRE.FindStringSubmatch(line); m != nil {
-			s.Signed = strings.TrimSpace(strings.Trim(strings.TrimSpace(m[1]), "`"))
+			s.Signed = strings.Trim(m[1], " \t`")
 			inDetail = false
 			continue
 		}
@@ -88,7 +90,8 @@ func ParseSignOff(body string) SignOff {
 			detail = append(detail, line)
 			continue
 		}
-		if m := itemRE.FindStringSubmatch(line); m != nil {
+		// A checkbox with only whitespace after it has no text to match.
+		if m := itemRE.FindStringSubmatch(line); m != nil && strings.TrimSpace(m[3]) != "" {
 			indent := strings.ReplaceAll(m[1], "\t", "    ")
 			s.Items = append(s.Items, ChecklistItem{
 				Text:    strings.TrimSpace(m[3]),

@@ -1,0 +1,21 @@
+# syntax=docker/dockerfile:1
+# Build a static binary, then ship it alone on a distroless non-root base.
+FROM golang:1.26 AS build
+WORKDIR /src
+COPY go.mod go.sum ./
+RUN go mod download
+COPY . .
+ARG VERSION=dev
+RUN CGO_ENABLED=0 GOOS=linux go build -trimpath \
+      -ldflags "-s -w -X main.version=${VERSION}" \
+      -o /out/verdict ./cmd/verdict
+
+FROM gcr.io/distroless/static-debian12:nonroot
+COPY --from=build /out/verdict /verdict
+# SQLite lives on a volume; PostgreSQL is selected with VERDICT_DATABASE_URL.
+ENV VERDICT_DATABASE_URL=sqlite:///data/verdict.db
+VOLUME /data
+USER nonroot:nonroot
+EXPOSE 8080
+ENTRYPOINT ["/verdict"]
+CMD ["serve"]

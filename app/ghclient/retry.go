@@ -1,0 +1,248 @@
+package ghclient
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/verdict-bot/verdict/app/metrics"
+)
+
+// RetryOptions bound the retrying transport. Zero values take defaults.
+type RetryOptions struct {
+	// MaxRetries is the number of retries after the first attempt (default 4).
+	MaxRetries int
+	// BaseDelay is the first backoff (default 500ms); it doubles per retry
+	// up to MaxDelay (default 20s), with jitter.
+	BaseDelay time.Duration
+	MaxDelay  time.Duration
+	// MaxWait bounds the total time one request may spend waiting between
+	// attempts, rate-limit waits included (default 2m). A wait that would
+	// exceed it is not taken: the last response is returned instead.
+	MaxWait time.Duration
+	// AttemptTimeout bounds one attempt, reading the body included
+	// (default 60s; negative disables).
+	AttemptTimeout time.Duration
+	// Sleep waits between attempts; tests may replace it.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// Now is the clock used for X-RateLimit-Reset; default time.Now.
+	Now func() time.Time
+}
+
+func (o RetryOptions) withDefaults() RetryOptions {
+	if o.MaxRetries == 0 {
+		o.MaxRetries = 4
+	}
+	if o.MaxRetries < 0 {
+		o.MaxRetries = 0
+	}
+	if o.BaseDelay <= 0 {
+		o.BaseDelay = 500 * time.Millisecond
+	}
+	if o.MaxDelay <= 0 {
+		o.MaxDelay = 20 * time.Second
+	}
+	if o.MaxWait <= 0 {
+		o.MaxWait = 2 * time.Minute
+	}
+	if o.AttemptTimeout == 0 {
+		o.AttemptTimeout = 60 * time.Second
+	}
+	if o.Sleep == nil {
+		o.Sleep = sleepCtx
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Transport retries GitHub API requests. Idempotent requests (GET, HEAD,
+// OPTIONS, PUT, DELETE) are retried on 5xx, timeouts and connection errors
+// with capped exponential backoff and jitter. Every request, POST and PATCH
+// included, is retried after a rate-limit answer (primary: 403/429 with
+// X-RateLimit-Remaining 0, waiting until X-RateLimit-Reset; secondary:
+// Retry-After or the secondary-limit message), because GitHub did nothing
+// for those. It records per-attempt metrics.
+type Transport struct {
+	Base http.RoundTripper
+	Opts RetryOptions
+}
+
+// NewTransport wraps base (nil: http.DefaultTransport).
+func NewTransport(base http.RoundTripper, o RetryOptions) *Transport {
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	return &Transport{Base: base, Opts: o.withDefaults()}
+}
+
+func idempotent(method string) bool {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodPut, http.MethodDelete:
+		return true
+	}
+	return false
+}
+
+// RoundTrip implements http.RoundTripper.
+func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	o := t.Opts
+	ctx := req.Context()
+	endpoint := Endpoint(req.URL.Path)
+	canReplay := req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
+	var waited time.Duration
+	for attempt := 0; ; attempt++ {
+		areq := req
+		if attempt > 0 && req.Body != nil && req.Body != http.NoBody {
+			body, err := req.GetBody()
+			if err != nil {
+				return nil, err
+			}
+			areq = req.Clone(ctx)
+			areq.Body = body
+		}
+		resp, err := t.attempt(areq, endpoint)
+		if ctx.Err() != nil {
+			if resp != nil {
+				resp.Body.Close()
+			}
+			return nil, ctx.Err()
+		}
+		wait, reason := t.decide(req.Method, attempt, resp, err)
+		if reason == "" || !canReplay || attempt >= o.MaxRetries || waited+wait > o.MaxWait {
+			return resp, err
+		}
+		if resp != nil {
+			io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+			resp.Body.Close()
+		}
+		metrics.APIRetry(reason)
+		if err := o.Sleep(ctx, wait); err != nil {
+			return nil, err
+		}
+		waited += wait
+	}
+}
+
+// attempt sends one request with the per-attempt timeout, which stays armed
+// until the response body is closed.
+func (t *Transport) attempt(req *http.Request, endpoint string) (*http.Response, error) {
+	start := t.Opts.Now()
+	var cancel context.CancelFunc = func() {}
+	if t.Opts.AttemptTimeout > 0 {
+		var ctx context.Context
+		ctx, cancel = context.WithTimeout(req.Context(), t.Opts.AttemptTimeout)
+		req = req.WithContext(ctx)
+	}
+	resp, err := t.Base.RoundTrip(req)
+	status := 0
+	if resp != nil {
+		status = resp.StatusCode
+		if v := resp.Header.Get("X-RateLimit-Remaining"); v != "" {
+			if n, perr := strconv.Atoi(v); perr == nil {
+				metrics.RateLimitRemaining(resp.Header.Get("X-RateLimit-Resource"), n)
+			}
+		}
+	}
+	metrics.APICall(req.Method, endpoint, status, t.Opts.Now().Sub(start))
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
+	return resp, nil
+}
+
+type cancelBody struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (b *cancelBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
+}
+
+// decide returns how long to wait before the next attempt and why, or an
+// empty reason when the outcome is final.
+func (t *Transport) decide(method string, attempt int, resp *http.Response, err error) (time.Duration, string) {
+	o := t.Opts
+	if err != nil {
+		if !idempotent(method) {
+			return 0, ""
+		}
+		reason := "network"
+		var ne net.Error
+		if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
+			reason = "timeout"
+		}
+		return t.backoff(attempt), reason
+	}
+	h := resp.Header
+	if resp.StatusCode == http.StatusForbidden || resp.StatusCode == http.StatusTooManyRequests {
+		if ra := h.Get("Retry-After"); ra != "" {
+			if secs, perr := strconv.Atoi(strings.TrimSpace(ra)); perr == nil && secs >= 0 {
+				return time.Duration(secs) * time.Second, "secondary_limit"
+			}
+		}
+		if h.Get("X-RateLimit-Remaining") == "0" {
+			if reset, perr := strconv.ParseInt(h.Get("X-RateLimit-Reset"), 10, 64); perr == nil {
+				wait := time.Unix(reset, 0).Sub(o.Now()) + time.Second
+				return max(wait, time.Second), "rate_limit"
+			}
+			return t.backoff(attempt), "rate_limit"
+		}
+		if resp.StatusCode == http.StatusTooManyRequests {
+			return t.backoff(attempt), "secondary_limit"
+		}
+		if isSecondaryLimit(resp) {
+			// GitHub asks for at least a minute when it gives no Retry-After.
+			return max(time.Minute, t.backoff(attempt)), "secondary_limit"
+		}
+		return 0, ""
+	}
+	if resp.StatusCode >= 500 && resp.StatusCode != http.StatusNotImplemented && idempotent(method) {
+		return t.backoff(attempt), "server_error"
+	}
+	return 0, ""
+}
+
+// isSecondaryLimit peeks at a 403 body for GitHub's secondary-limit message
+// and puts the bytes back.
+func isSecondaryLimit(resp *http.Response) bool {
+	buf, _ := io.ReadAll(io.LimitReader(resp.Body, 16<<10))
+	resp.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(buf), resp.Body), resp.Body}
+	return bytes.Contains(bytes.ToLower(buf), []byte("secondary rate limit"))
+}
+
+func (t *Transport) backoff(attempt int) time.Duration {
+	d := t.Opts.BaseDelay << min(attempt, 20)
+	if d <= 0 || d > t.Opts.MaxDelay {
+		d = t.Opts.MaxDelay
+	}
+	// Equal jitter: at least half the delay, so retries never collapse to 0.
+	return d/2 + rand.N(d/2+1)
+}

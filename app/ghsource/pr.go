@@ -1,0 +1,102 @@
+package ghsource
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/google/go-github/v62/github"
+
+	"github.com/verdict-bot/verdict/checks"
+)
+
+// prCommitCap is GitHub's limit on the PR commits list.
+const prCommitCap = 250
+
+func (s *Source) what(format string, args ...any) string {
+	return fmt.Sprintf("%s/%s#%d: ", s.owner, s.repo, s.number) + fmt.Sprintf(format, args...)
+}
+
+// pull reads the pull request itself (memoized); Commits uses its commit
+// count to tell whether GitHub's 250-commit cap hid commits.
+func (s *Source) pull(ctx context.Context) (*github.PullRequest, error) {
+	return do(s, "pull", func() (*github.PullRequest, error) {
+		pr, resp, err := s.gh.PullRequests.Get(ctx, s.owner, s.repo, s.number)
+		if err != nil {
+			return nil, apiErr(s.what("reading the pull request"), resp, err)
+		}
+		return pr, nil
+	})
+}
+
+// Files lists the PR's changed files with patches.
+func (s *Source) Files(ctx context.Context) ([]checks.ChangedFile, error) {
+	return do(s, "files", func() ([]checks.ChangedFile, error) {
+		files, resp, err := paginate(ctx, 0, func(opt github.ListOptions) ([]*github.CommitFile, *github.Response, error) {
+			return s.gh.PullRequests.ListFiles(ctx, s.owner, s.repo, s.number, &opt)
+		})
+		if err != nil {
+			return nil, apiErr(s.what("listing changed files"), resp, err)
+		}
+		return convertFiles(files), nil
+	})
+}
+
+func convertFiles(files []*github.CommitFile) []checks.ChangedFile {
+	out := make([]checks.ChangedFile, 0, len(files))
+	for _, f := range files {
+		cf := checks.ChangedFile{Path: f.GetFilename(), PreviousPath: f.GetPreviousFilename(), Status: f.GetStatus(),
+			Additions: f.GetAdditions(), Deletions: f.GetDeletions(), Patch: f.GetPatch()}
+		// GitHub omits the patch for binary and very large diffs; a pure
+		// rename has no patch because nothing changed.
+		cf.PatchMissing = f.Patch == nil && !(cf.Status == "renamed" && f.GetChanges() == 0)
+		out = append(out, cf)
+	}
+	return out
+}
+
+// Commits lists the PR's commits, oldest first.
+func (s *Source) Commits(ctx context.Context) (checks.CommitList, error) {
+	return do(s, "commits", func() (checks.CommitList, error) {
+		commits, resp, err := paginate(ctx, 0, func(opt github.ListOptions) ([]*github.RepositoryCommit, *github.Response, error) {
+			return s.gh.PullRequests.ListCommits(ctx, s.owner, s.repo, s.number, &opt)
+		})
+		if err != nil {
+			return checks.CommitList{}, apiErr(s.what("listing commits"), resp, err)
+		}
+		var out checks.CommitList
+		for _, c := range commits {
+			date := c.GetCommit().GetCommitter().GetDate().Time
+			if date.IsZero() {
+				date = c.GetCommit().GetAuthor().GetDate().Time
+			}
+			out.Commits = append(out.Commits, checks.Commit{SHA: c.GetSHA(), Message: c.GetCommit().GetMessage(), Date: date})
+		}
+		if len(out.Commits) >= prCommitCap {
+			// Only the PR's own count can say whether the cap hid commits;
+			// if it cannot be read, assume it did.
+			pr, err := s.pull(ctx)
+			out.Truncated = err != nil || pr.GetCommits() > len(out.Commits)
+		}
+		return out, nil
+	})
+}
+
+// Comments lists the PR's conversation comments, oldest first.
+func (s *Source) Comments(ctx context.Context) ([]checks.Comment, error) {
+	return do(s, "comments", func() ([]checks.Comment, error) {
+		list, resp, err := paginate(ctx, 0, func(opt github.ListOptions) ([]*github.IssueComment, *github.Response, error) {
+			return s.gh.Issues.ListComments(ctx, s.owner, s.repo, s.number, &github.IssueListCommentsOptions{
+				Sort: github.String("created"), Direction: github.String("asc"), ListOptions: opt})
+		})
+		if err != nil {
+			return nil, apiErr(s.what("listing comments"), resp, err)
+		}
+		out := make([]checks.Comment, 0, len(list))
+		for _, c := range list {
+			out = append(out, checks.Comment{ID: c.GetID(), Author: c.GetUser().GetLogin(), AuthorIsBot: c.GetUser().GetType() == "Bot",
+				Association: c.GetAuthorAssociation(), Body: c.GetBody(), URL: c.GetHTMLURL(),
+				CreatedAt: c.GetCreatedAt().Time, UpdatedAt: c.GetUpdatedAt().Time})
+		}
+		return out, nil
+	})
+}

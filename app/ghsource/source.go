@@ -1,0 +1,213 @@
+// Package ghsource is the GitHub-backed checks.Source for one pull request.
+// It paginates every list, memoizes every answer for the verification it
+// serves (concurrent identical calls share one request), keeps immutable
+// evidence (file contents at a commit SHA, extracted artifact entries) in a
+// byte-bounded LRU cache shared between verifications, and reads artifact
+// archives without trusting them.
+package ghsource
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/google/go-github/v62/github"
+
+	"github.com/verdict-bot/verdict/checks"
+)
+
+// Options tune a Source. Zero values take the defaults in parentheses.
+type Options struct {
+	// UpstreamClient reads upstream pull requests when the installation
+	// client is refused (401, 403, 404): a token or unauthenticated client.
+	UpstreamClient *github.Client
+	// PageClient fetches published documentation pages (20 s timeout,
+	// at most 5 redirects).
+	PageClient *http.Client
+	// DownloadClient downloads artifact archives from the short-lived URL
+	// GitHub redirects to; it must not add a GitHub token (10 min timeout).
+	DownloadClient *http.Client
+	// Cache holds immutable evidence across verifications; share one
+	// between Sources. Nil disables cross-verification caching.
+	Cache *Cache
+	// TempDir receives artifact downloads (os.TempDir()).
+	TempDir string
+
+	MaxFileBytes int64 // ReadFile cap (8 MiB)
+	MaxPageBytes int64 // FetchPage cap (2 MiB)
+	// MaxWorkflowRuns bounds WorkflowRuns pagination (1000).
+	MaxWorkflowRuns int
+	Artifact        ArtifactLimits
+}
+
+// ArtifactLimits bound artifact reading.
+type ArtifactLimits struct {
+	MaxArchiveBytes int64 // compressed download (2 GiB)
+	MaxEntries      int   // entries in the archive (20000)
+	MaxEntryBytes   int64 // uncompressed bytes of one wanted entry (64 MiB)
+	MaxTotalBytes   int64 // uncompressed bytes of all wanted entries (256 MiB)
+}
+
+func (o Options) withDefaults() Options {
+	if o.PageClient == nil {
+		o.PageClient = &http.Client{Timeout: 20 * time.Second, CheckRedirect: limitRedirects}
+	}
+	if o.DownloadClient == nil {
+		o.DownloadClient = &http.Client{Timeout: 10 * time.Minute}
+	}
+	if o.MaxFileBytes <= 0 {
+		o.MaxFileBytes = 8 << 20
+	}
+	if o.MaxPageBytes <= 0 {
+		o.MaxPageBytes = 2 << 20
+	}
+	if o.MaxWorkflowRuns <= 0 {
+		o.MaxWorkflowRuns = 1000
+	}
+	a := &o.Artifact
+	if a.MaxArchiveBytes <= 0 {
+		a.MaxArchiveBytes = 2 << 30
+	}
+	if a.MaxEntries <= 0 {
+		a.MaxEntries = 20000
+	}
+	if a.MaxEntryBytes <= 0 {
+		a.MaxEntryBytes = 64 << 20
+	}
+	if a.MaxTotalBytes <= 0 {
+		a.MaxTotalBytes = 256 << 20
+	}
+	return o
+}
+
+func limitRedirects(req *http.Request, via []*http.Request) error {
+	if len(via) >= 5 {
+		return errors.New("stopped after 5 redirects")
+	}
+	if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
+		return fmt.Errorf("refusing redirect to %s URL", req.URL.Scheme)
+	}
+	return nil
+}
+
+// Source is the GitHub-backed checks.Source for one pull request. It is
+// safe for concurrent use.
+type Source struct {
+	gh          *github.Client
+	owner, repo string
+	number      int
+	o           Options
+
+	mu      sync.Mutex
+	flights map[string]*flight
+}
+
+// New returns the Source for owner/repo#number. One Source serves one
+// verification; create a new one for the next (share Options.Cache).
+func New(client *github.Client, owner, repo string, number int, opts Options) *Source {
+	return &Source{gh: client, owner: owner, repo: repo, number: number, o: opts.withDefaults(), flights: map[string]*flight{}}
+}
+
+var _ checks.Source = (*Source)(nil)
+
+type flight struct {
+	done chan struct{}
+	val  any
+	err  error
+}
+
+// do runs f once per key for this Source. Concurrent callers wait for the
+// first one and share its answer; later callers get the memoized answer.
+// Cancellation is not memoized, so a later call with a live context retries.
+func do[T any](s *Source, key string, f func() (T, error)) (T, error) {
+	s.mu.Lock()
+	fl, ok := s.flights[key]
+	if !ok {
+		fl = &flight{done: make(chan struct{})}
+		s.flights[key] = fl
+	}
+	s.mu.Unlock()
+	if ok {
+		<-fl.done
+	} else {
+		func() {
+			defer close(fl.done)
+			defer func() {
+				if p := recover(); p != nil {
+					fl.err = fmt.Errorf("%s: panic: %v", key, p)
+				}
+			}()
+			fl.val, fl.err = f()
+		}()
+		if errors.Is(fl.err, context.Canceled) || errors.Is(fl.err, context.DeadlineExceeded) {
+			s.mu.Lock()
+			delete(s.flights, key)
+			s.mu.Unlock()
+		}
+	}
+	v, _ := fl.val.(T)
+	return v, fl.err
+}
+
+// apiErr wraps err from a GitHub call with the sentinel its status means.
+func apiErr(what string, resp *github.Response, err error) error {
+	if err == nil {
+		return nil
+	}
+	var rle *github.RateLimitError
+	var arle *github.AbuseRateLimitError
+	if errors.As(err, &rle) || errors.As(err, &arle) {
+		return fmt.Errorf("%s: GitHub rate limit: %w", what, err)
+	}
+	status := 0
+	if resp != nil {
+		status = resp.StatusCode
+	}
+	var sentinel error
+	switch status {
+	case http.StatusNotFound:
+		sentinel = checks.ErrNotFound
+	case http.StatusGone:
+		sentinel = checks.ErrExpired
+	case http.StatusUnauthorized, http.StatusForbidden:
+		sentinel = checks.ErrForbidden
+	}
+	if sentinel != nil {
+		return fmt.Errorf("%s: %w: %w", what, sentinel, err)
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+func statusOf(resp *github.Response) int {
+	if resp == nil {
+		return 0
+	}
+	return resp.StatusCode
+}
+
+// paginate calls list for page 1, 2, ... until GitHub's Link header has no
+// next page or max items were collected.
+func paginate[T any](ctx context.Context, max int, list func(opt github.ListOptions) ([]T, *github.Response, error)) ([]T, *github.Response, error) {
+	opt := github.ListOptions{PerPage: 100, Page: 1}
+	var all []T
+	for {
+		items, resp, err := list(opt)
+		if err != nil {
+			return nil, resp, err
+		}
+		all = append(all, items...)
+		if resp == nil || resp.NextPage == 0 || (max > 0 && len(all) >= max) {
+			if max > 0 && len(all) > max {
+				all = all[:max]
+			}
+			return all, resp, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, resp, err
+		}
+		opt.Page = resp.NextPage
+	}
+}

@@ -1,0 +1,318 @@
+package githubtest
+
+import (
+	"crypto/sha1"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"path"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/google/go-github/v62/github"
+)
+
+// GitHub's contents API inlines base64 content up to 1 MB; up to 100 MB it
+// returns the metadata with encoding "none" (raw media type still works);
+// beyond that it refuses.
+const (
+	contentsInlineMax = 1 << 20
+	contentsRawMax    = 100 << 20
+)
+
+func init() {
+	handle("GET", "/app", (*Server).getApp)
+	handle("POST", "/app/installations/{id}/access_tokens", (*Server).createToken)
+	handle("GET", "/repos/{owner}/{repo}", (*Server).getRepo)
+	handle("GET", "/repos/{owner}/{repo}/installation", (*Server).getRepoInstallation)
+	handle("GET", "/repos/{owner}/{repo}/branches/{branch...}", (*Server).getBranch)
+	handle("GET", "/repos/{owner}/{repo}/codeowners/errors", (*Server).getCodeownersErrors)
+	handle("GET", "/repos/{owner}/{repo}/contents", (*Server).getContents)
+	handle("GET", "/repos/{owner}/{repo}/contents/{path...}", (*Server).getContents)
+	handle("GET", "/repos/{owner}/{repo}/collaborators/{login}/permission", (*Server).getPermission)
+	handle("GET", "/orgs/{org}/teams/{slug}", (*Server).getTeam)
+	handle("GET", "/orgs/{org}/teams/{slug}/memberships/{login}", (*Server).getMembership)
+}
+
+func (s *Server) getApp(w http.ResponseWriter, r *http.Request, p params) {
+	a := s.fx.App
+	writeJSON(w, http.StatusOK, &github.App{ID: github.Int64(a.ID), Slug: github.String(a.Slug), Name: github.String(a.Slug),
+		HTMLURL: github.String("https://github.com/apps/" + a.Slug)})
+}
+
+func (s *Server) createToken(w http.ResponseWriter, r *http.Request, p params) {
+	if !strings.HasPrefix(r.Header.Get("Authorization"), "Bearer ") {
+		writeError(w, http.StatusUnauthorized, "A JSON web token could not be decoded")
+		return
+	}
+	if p.int64("id") != s.fx.App.InstallationID {
+		writeError(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	s.mu.Lock()
+	s.tokens++
+	n := s.tokens
+	s.mu.Unlock()
+	// ghinstallation compares expiry with the wall clock, not the fixture clock.
+	writeJSON(w, http.StatusCreated, map[string]any{
+		"token":      fmt.Sprintf("ghs_fake_%d_%d", s.fx.App.InstallationID, n),
+		"expires_at": time.Now().Add(time.Hour).UTC().Format(time.RFC3339),
+		"permissions": map[string]string{"contents": "read", "pull_requests": "write", "issues": "write",
+			"actions": "read", "checks": "write", "statuses": "write", "metadata": "read"},
+	})
+}
+
+func (s *Server) getRepo(w http.ResponseWriter, r *http.Request, p params) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rs := s.repo(w, p)
+	if rs == nil {
+		return
+	}
+	owner, name, _ := strings.Cut(rs.r.FullName, "/")
+	writeJSON(w, http.StatusOK, &github.Repository{
+		ID: github.Int64(userID(rs.r.FullName)), Name: github.String(name), FullName: github.String(rs.r.FullName),
+		Owner: ghUser(owner, "Organization"), DefaultBranch: github.String(rs.r.DefaultBranch),
+		Private: github.Bool(rs.r.Private), HTMLURL: github.String("https://github.com/" + rs.r.FullName),
+	})
+}
+
+func (s *Server) getRepoInstallation(w http.ResponseWriter, r *http.Request, p params) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.repo(w, p) == nil {
+		return
+	}
+	writeJSON(w, http.StatusOK, &github.Installation{ID: github.Int64(s.fx.App.InstallationID),
+		AppID: github.Int64(s.fx.App.ID), AppSlug: github.String(s.fx.App.Slug)})
+}
+
+func (s *Server) getBranch(w http.ResponseWriter, r *http.Request, p params) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rs := s.repo(w, p)
+	if rs == nil {
+		return
+	}
+	ref, ok := rs.r.Branches[p["branch"]]
+	if !ok {
+		writeError(w, http.StatusNotFound, "Branch not found")
+		return
+	}
+	c := rs.r.commit(ref)
+	writeJSON(w, http.StatusOK, &github.Branch{Name: github.String(p["branch"]), Protected: github.Bool(p["branch"] == rs.r.DefaultBranch),
+		Commit: &github.RepositoryCommit{SHA: github.String(c.SHA), Commit: &github.Commit{Message: github.String(c.Message)}}})
+}
+
+// treeAt resolves ref ("" = default branch) to a commit's tree. ok is false
+// when the ref names no commit.
+func (s *Server) treeAt(rs *repoState, ref string) (files map[string][]byte, c *Commit, ok bool) {
+	if ref == "" {
+		ref = rs.r.DefaultBranch
+	}
+	c = rs.r.commit(ref)
+	if c == nil {
+		return nil, nil, false
+	}
+	if c.Tree == "" {
+		return map[string][]byte{}, c, true
+	}
+	return s.fx.Trees[c.Tree].resolved, c, true
+}
+
+func (s *Server) getCodeownersErrors(w http.ResponseWriter, r *http.Request, p params) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rs := s.repo(w, p)
+	if rs == nil {
+		return
+	}
+	ref := r.URL.Query().Get("ref")
+	files, c, ok := s.treeAt(rs, ref)
+	if !ok {
+		writeError(w, http.StatusNotFound, "No commit found for the ref "+ref)
+		return
+	}
+	found := false
+	for _, f := range []string{".github/CODEOWNERS", "CODEOWNERS", "docs/CODEOWNERS"} {
+		if _, ok := files[f]; ok {
+			found = true
+			break
+		}
+	}
+	if !found {
+		writeError(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	out := &github.CodeownersErrors{Errors: []*github.CodeownersError{}}
+	for key, errs := range rs.r.CodeownersErrors {
+		if rs.r.commit(key) != c {
+			continue
+		}
+		for _, e := range errs {
+			out.Errors = append(out.Errors, &github.CodeownersError{Line: e.Line, Column: e.Column, Kind: e.Kind,
+				Source: e.Source, Message: e.Message, Path: e.Path})
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func blobSHA(data []byte) string {
+	h := sha1.New()
+	fmt.Fprintf(h, "blob %d\x00", len(data))
+	h.Write(data)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func wrap60(s string) string {
+	var b strings.Builder
+	for len(s) > 60 {
+		b.WriteString(s[:60])
+		b.WriteByte('\n')
+		s = s[60:]
+	}
+	b.WriteString(s)
+	b.WriteByte('\n')
+	return b.String()
+}
+
+func (s *Server) getContents(w http.ResponseWriter, r *http.Request, p params) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rs := s.repo(w, p)
+	if rs == nil {
+		return
+	}
+	ref := r.URL.Query().Get("ref")
+	files, c, ok := s.treeAt(rs, ref)
+	if !ok {
+		writeError(w, http.StatusNotFound, "No commit found for the ref "+ref)
+		return
+	}
+	fp := strings.Trim(p["path"], "/")
+	html := func(kind, p string) string {
+		return fmt.Sprintf("https://github.com/%s/%s/%s/%s", rs.r.FullName, kind, c.SHA, p)
+	}
+	apiURL := func(p string) string {
+		return fmt.Sprintf("%s/repos/%s/contents/%s?ref=%s", s.URL, rs.r.FullName, p, c.SHA)
+	}
+	if data, ok := files[fp]; ok {
+		if len(data) > contentsRawMax {
+			writeJSON(w, http.StatusForbidden, map[string]any{"message": "This API returns blobs up to 100 MB in size. The requested blob is too large to fetch via the API, but you can use the Git Data API to request blobs up to 100 MB in size.",
+				"errors": []map[string]string{{"resource": "Blob", "field": "data", "code": "too_large"}}})
+			return
+		}
+		if strings.Contains(r.Header.Get("Accept"), "application/vnd.github.raw") {
+			w.Header().Set("Content-Type", "application/vnd.github.raw")
+			w.WriteHeader(http.StatusOK)
+			w.Write(data)
+			return
+		}
+		rc := &github.RepositoryContent{Type: github.String("file"), Name: github.String(path.Base(fp)), Path: github.String(fp),
+			Size: github.Int(len(data)), SHA: github.String(blobSHA(data)), URL: github.String(apiURL(fp)),
+			HTMLURL: github.String(html("blob", fp)), DownloadURL: github.String(fmt.Sprintf("%s/repos/%s/_raw/%s/%s", s.URL, rs.r.FullName, c.SHA, fp))}
+		if len(data) <= contentsInlineMax {
+			rc.Encoding = github.String("base64")
+			rc.Content = github.String(wrap60(base64.StdEncoding.EncodeToString(data)))
+		} else {
+			rc.Encoding = github.String("none")
+			rc.Content = github.String("")
+		}
+		writeJSON(w, http.StatusOK, rc)
+		return
+	}
+	// A directory: list its immediate children.
+	prefix := fp + "/"
+	if fp == "" {
+		prefix = ""
+	}
+	entries := map[string]*github.RepositoryContent{}
+	for fpath, data := range files {
+		if !strings.HasPrefix(fpath, prefix) {
+			continue
+		}
+		rest := strings.TrimPrefix(fpath, prefix)
+		name, _, isDir := strings.Cut(rest, "/")
+		child := prefix + name
+		if isDir {
+			entries[name] = &github.RepositoryContent{Type: github.String("dir"), Name: github.String(name), Path: github.String(child),
+				Size: github.Int(0), URL: github.String(apiURL(child)), HTMLURL: github.String(html("tree", child))}
+			continue
+		}
+		entries[name] = &github.RepositoryContent{Type: github.String("file"), Name: github.String(name), Path: github.String(child),
+			Size: github.Int(len(data)), SHA: github.String(blobSHA(data)), URL: github.String(apiURL(child)),
+			HTMLURL: github.String(html("blob", child))}
+	}
+	if len(entries) == 0 {
+		writeError(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	out := make([]*github.RepositoryContent, 0, len(entries))
+	for _, k := range sortedKeys(entries) {
+		out = append(out, entries[k])
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].GetName() < out[j].GetName() })
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) getPermission(w http.ResponseWriter, r *http.Request, p params) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rs := s.repo(w, p)
+	if rs == nil {
+		return
+	}
+	login := p["login"]
+	for l, perm := range rs.r.Collaborators {
+		if strings.EqualFold(l, login) {
+			// role_name is real GitHub output that go-github v62 does not model.
+			writeJSON(w, http.StatusOK, map[string]any{"permission": perm.Permission, "role_name": perm.RoleName, "user": ghUser(l, "")})
+			return
+		}
+	}
+	writeError(w, http.StatusNotFound, login+" is not a user")
+}
+
+func (s *Server) getTeam(w http.ResponseWriter, r *http.Request, p params) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, t := range s.fx.Teams {
+		if !strings.EqualFold(t.Org, p["org"]) || !strings.EqualFold(t.Slug, p["slug"]) {
+			continue
+		}
+		if t.Forbidden {
+			writeError(w, http.StatusForbidden, "Resource not accessible by integration")
+			return
+		}
+		writeJSON(w, http.StatusOK, &github.Team{ID: github.Int64(userID(t.Org + "/" + t.Slug)), Slug: github.String(t.Slug),
+			Name: github.String(t.Slug), MembersCount: github.Int(len(t.Members))})
+		return
+	}
+	writeError(w, http.StatusNotFound, "Not Found")
+}
+
+func (s *Server) getMembership(w http.ResponseWriter, r *http.Request, p params) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, t := range s.fx.Teams {
+		if !strings.EqualFold(t.Org, p["org"]) || !strings.EqualFold(t.Slug, p["slug"]) {
+			continue
+		}
+		if t.Forbidden {
+			writeError(w, http.StatusForbidden, "Resource not accessible by integration")
+			return
+		}
+		for l, st := range t.Members {
+			if strings.EqualFold(l, p["login"]) {
+				writeJSON(w, http.StatusOK, &github.Membership{State: github.String(st), Role: github.String("member"),
+					URL: github.String(fmt.Sprintf("%s/orgs/%s/teams/%s/memberships/%s", s.URL, t.Org, t.Slug, l))})
+				return
+			}
+		}
+	}
+	writeError(w, http.StatusNotFound, "Not Found")
+}
+
+func equalFold(a, b string) bool { return strings.EqualFold(a, b) }

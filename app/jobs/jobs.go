@@ -1,0 +1,176 @@
+// Package jobs defines the units of work the queue runs: one argument type
+// per job kind, serialized as JSON into the queue, and the error markers that
+// decide whether a failed job is retried.
+package jobs
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Job kinds. They are stored in the queue: never rename one.
+const (
+	KindVerify  = "verdict.verify"
+	KindReuse   = "verdict.reuse"
+	KindWelcome = "verdict.welcome"
+)
+
+// Sign-off kinds, as logs and reasons name them (the same strings as
+// checks.KindConversation, KindReview and KindInline).
+const (
+	SignOffConversation = "conversation comment"
+	SignOffReview       = "review summary"
+	SignOffInline       = "inline review comment"
+)
+
+// Args is what every job argument type implements (it is River's JobArgs).
+type Args interface {
+	Kind() string
+}
+
+// Repo identifies a repository and the App installation that may read it.
+type Repo struct {
+	InstallationID int64  `json:"installation_id"`
+	Owner          string `json:"owner"`
+	Name           string `json:"repo"`
+}
+
+// FullName is owner/repo.
+func (r Repo) FullName() string { return r.Owner + "/" + r.Name }
+
+// PRKey names one pull request, case-folded because GitHub treats owner and
+// repository names case-insensitively. Per-PR serialization locks on it.
+func PRKey(r Repo, pr int) string {
+	return strings.ToLower(r.FullName()) + "#" + strconv.Itoa(pr)
+}
+
+// VerifyArgs asks for one verification of one sign-off.
+type VerifyArgs struct {
+	Repo
+	PR int `json:"pr"`
+	// SignOffKey is issuecomment-<id>, pullrequestreview-<id> or
+	// discussion_r<id>. Empty means "the newest sign-off on the PR"
+	// (a maintainer's /verdict recheck).
+	SignOffKey string `json:"signoff_key,omitempty"`
+	// SignOffKind is SignOffConversation, SignOffReview or SignOffInline
+	// (empty when SignOffKey is empty).
+	SignOffKind string `json:"signoff_kind,omitempty"`
+	// ActorLogin/ActorType are the event's sender (for edits, the editor):
+	// the verifier authorizes the trigger through the API (gate f).
+	ActorLogin string `json:"actor_login"`
+	ActorType  string `json:"actor_type"`
+	DeliveryID string `json:"delivery_id"`
+	// Action is the webhook action that caused the job ("created",
+	// "edited", "submitted"; "recheck" for a maintainer command).
+	Action string `json:"action"`
+	// Manual is set for explicit re-verification, which bypasses the
+	// open/non-draft gate (d) but nothing else.
+	Manual bool `json:"manual,omitempty"`
+	// Generation is filled in by the queue when the job is enqueued: a job
+	// whose generation is below the sign-off's current one has been
+	// superseded by a newer event for the same sign-off and is skipped.
+	Generation int64 `json:"generation,omitempty"`
+}
+
+// Kind implements Args.
+func (VerifyArgs) Kind() string { return KindVerify }
+
+// CoalesceKey groups the events that a single verification answers: the same
+// sign-off on the same PR (or "newest" for a recheck).
+func (a VerifyArgs) CoalesceKey() string {
+	k := a.SignOffKey
+	if k == "" {
+		k = "newest"
+	}
+	return PRKey(a.Repo, a.PR) + "/" + k
+}
+
+// ReuseArgs asks the reuse acknowledger (§3) to react to one comment that may
+// hold a /reuse-sweep-run or /use command.
+type ReuseArgs struct {
+	Repo
+	PR        int   `json:"pr"`
+	CommentID int64 `json:"comment_id"`
+	// Action is created, edited or deleted.
+	Action string `json:"action"`
+	// Body and UpdatedAt are what the payload carried; the acknowledger
+	// re-fetches the comment and can tell if it changed since.
+	Body      string    `json:"body"`
+	UpdatedAt time.Time `json:"updated_at"`
+	// PreviousBody is changes.body.from for edits (empty otherwise).
+	PreviousBody string `json:"previous_body,omitempty"`
+	// AuthorLogin/AuthorAssociation describe the comment's author, which
+	// §3.1 authorizes by association.
+	AuthorLogin       string `json:"author_login"`
+	AuthorAssociation string `json:"author_association"`
+	DeliveryID        string `json:"delivery_id"`
+}
+
+// Kind implements Args.
+func (ReuseArgs) Kind() string { return KindReuse }
+
+// WelcomeArgs asks for the welcome / recipe-reminder comment (§2.7). The
+// welcomer decides from the PR's files whether it applies.
+type WelcomeArgs struct {
+	Repo
+	PR      int    `json:"pr"`
+	Action  string `json:"action"`
+	HeadSHA string `json:"head_sha,omitempty"`
+	// AuthorLogin is the PR's author.
+	AuthorLogin string `json:"author_login"`
+	DeliveryID  string `json:"delivery_id"`
+}
+
+// Kind implements Args.
+func (WelcomeArgs) Kind() string { return KindWelcome }
+
+// ErrTransient marks a failure worth retrying later: a GitHub 5xx, a timeout,
+// a rate limit, a database hiccup. Wrap it (fmt.Errorf("...: %w", ...) or
+// Transient) and the queue retries with backoff; any other error is final.
+var ErrTransient = errors.New("transient")
+
+// Transient wraps err so that errors.Is(result, ErrTransient) holds. It
+// returns nil for a nil err.
+func Transient(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &transientError{err: err}
+}
+
+type transientError struct{ err error }
+
+func (e *transientError) Error() string { return e.err.Error() }
+func (e *transientError) Unwrap() []error {
+	return []error{e.err, ErrTransient}
+}
+
+// RateLimitError is a transient failure that knows when to try again (from
+// Retry-After or X-RateLimit-Reset). The queue waits that long instead of its
+// usual backoff.
+type RateLimitError struct {
+	RetryAfter time.Duration
+	Err        error
+}
+
+func (e *RateLimitError) Error() string {
+	return fmt.Sprintf("rate limited, retry after %s: %v", e.RetryAfter, e.Err)
+}
+
+// Unwrap makes a RateLimitError both ErrTransient and its cause.
+func (e *RateLimitError) Unwrap() []error { return []error{e.Err, ErrTransient} }
+
+// IsTransient reports whether err should be retried.
+func IsTransient(err error) bool { return errors.Is(err, ErrTransient) }
+
+// RetryAfter returns the wait a rate-limited error asks for, if any.
+func RetryAfter(err error) (time.Duration, bool) {
+	var rl *RateLimitError
+	if errors.As(err, &rl) && rl.RetryAfter > 0 {
+		return rl.RetryAfter, true
+	}
+	return 0, false
+}

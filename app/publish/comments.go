@@ -1,0 +1,170 @@
+package publish
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/google/go-github/v62/github"
+)
+
+// Action says what an upsert did to the conversation.
+type Action string
+
+const (
+	Created   Action = "created"   // no comment of ours existed; one was posted
+	Updated   Action = "updated"   // our comment was edited in place
+	Unchanged Action = "unchanged" // our comment already had this body
+	Recreated Action = "recreated" // our comment vanished during the edit; posted anew
+	Skipped   Action = "skipped"   // a post-once comment already exists
+)
+
+// Published describes the comment a publish call settled on.
+type Published struct {
+	CommentID  int64
+	CommentURL string
+	Action     Action
+	// Wrote reports whether the comment was created or edited.
+	Wrote bool
+}
+
+// maxCommentPages bounds the listing: 200 pages of 100 is far beyond any
+// real PR and keeps a pathological one from looping for ever.
+const maxCommentPages = 200
+
+// Upsert makes body the content of this App's comment keyed by marker on
+// issue or PR number (INFERENCEX.md section 2.4): a comment is ours iff a
+// configured bot login wrote it AND its body starts with marker + "\n". The
+// last such comment is edited in place (nothing is written when it already
+// has body); with none, a comment is posted; if it was deleted between the
+// listing and the edit, a new one is posted. Comments by anyone else that
+// merely contain the marker, and comments with other markers, are never
+// touched.
+func (p *Publisher) Upsert(ctx context.Context, owner, repo string, number int, marker, body string) (Published, error) {
+	if err := p.checkCommentArgs(owner, repo, number, marker, body); err != nil {
+		return Published{}, err
+	}
+	var mine *github.IssueComment
+	err := p.eachComment(ctx, owner, repo, number, func(c *github.IssueComment) bool {
+		if p.isBot(c.GetUser().GetLogin()) && strings.HasPrefix(c.GetBody(), marker+"\n") {
+			mine = c
+		}
+		return true
+	})
+	if err != nil {
+		return Published{}, err
+	}
+	if mine == nil {
+		return p.create(ctx, owner, repo, number, body, Created)
+	}
+	if mine.GetBody() == body {
+		return Published{CommentID: mine.GetID(), CommentURL: mine.GetHTMLURL(), Action: Unchanged}, nil
+	}
+	edited, _, err := p.Client.Issues.EditComment(ctx, owner, repo, mine.GetID(), &github.IssueComment{Body: github.String(body)})
+	if isNotFound(err) {
+		return p.create(ctx, owner, repo, number, body, Recreated)
+	}
+	if err != nil {
+		return Published{}, fmt.Errorf("editing comment %d on %s/%s#%d: %w", mine.GetID(), owner, repo, number, err)
+	}
+	return Published{CommentID: edited.GetID(), CommentURL: edited.GetHTMLURL(), Action: Updated, Wrote: true}, nil
+}
+
+// PostOnce posts body unless any comment on the issue, by anyone, already
+// contains marker (the recipe reminder's rule, section 2.7, over all pages).
+func (p *Publisher) PostOnce(ctx context.Context, owner, repo string, number int, marker, body string) (Published, error) {
+	if err := p.checkCommentArgs(owner, repo, number, marker, body); err != nil {
+		return Published{}, err
+	}
+	var found *github.IssueComment
+	err := p.eachComment(ctx, owner, repo, number, func(c *github.IssueComment) bool {
+		if strings.Contains(c.GetBody(), marker) {
+			found = c
+			return false
+		}
+		return true
+	})
+	if err != nil {
+		return Published{}, err
+	}
+	if found != nil {
+		return Published{CommentID: found.GetID(), CommentURL: found.GetHTMLURL(), Action: Skipped}, nil
+	}
+	return p.create(ctx, owner, repo, number, body, Created)
+}
+
+func (p *Publisher) checkCommentArgs(owner, repo string, number int, marker, body string) error {
+	if p.Client == nil {
+		return errors.New("publish: no GitHub client")
+	}
+	if owner == "" || repo == "" || number <= 0 {
+		return fmt.Errorf("publish: invalid target %s/%s#%d", owner, repo, number)
+	}
+	if len(p.BotLogins) == 0 {
+		// Without identities no comment is ever "ours" and every run would
+		// post a duplicate.
+		return errors.New("publish: no bot identities configured")
+	}
+	if !strings.HasPrefix(marker, "<!--") || !strings.HasSuffix(marker, "-->") || strings.Contains(marker, "\n") {
+		return fmt.Errorf("publish: invalid marker %q", marker)
+	}
+	if !strings.HasPrefix(body, marker+"\n") {
+		return fmt.Errorf("publish: body does not start with its marker %q", marker)
+	}
+	if len(body) > maxCommentChars {
+		return fmt.Errorf("publish: comment body is %d bytes, GitHub accepts at most %d characters", len(body), maxCommentChars)
+	}
+	return nil
+}
+
+// maxCommentChars is GitHub's limit on an issue comment body. Bodies are
+// measured in bytes here, which is never fewer than characters.
+const maxCommentChars = 65536
+
+func (p *Publisher) create(ctx context.Context, owner, repo string, number int, body string, a Action) (Published, error) {
+	c, _, err := p.Client.Issues.CreateComment(ctx, owner, repo, number, &github.IssueComment{Body: github.String(body)})
+	if err != nil {
+		return Published{}, fmt.Errorf("posting comment on %s/%s#%d: %w", owner, repo, number, err)
+	}
+	return Published{CommentID: c.GetID(), CommentURL: c.GetHTMLURL(), Action: a, Wrote: true}, nil
+}
+
+// eachComment visits every conversation comment in creation order until
+// visit returns false.
+func (p *Publisher) eachComment(ctx context.Context, owner, repo string, number int, visit func(*github.IssueComment) bool) error {
+	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
+	for page := 0; ; page++ {
+		if page == maxCommentPages {
+			return fmt.Errorf("listing comments on %s/%s#%d: more than %d pages", owner, repo, number, maxCommentPages)
+		}
+		cs, resp, err := p.Client.Issues.ListComments(ctx, owner, repo, number, opts)
+		if err != nil {
+			return fmt.Errorf("listing comments on %s/%s#%d: %w", owner, repo, number, err)
+		}
+		for _, c := range cs {
+			if !visit(c) {
+				return nil
+			}
+		}
+		if resp.NextPage == 0 {
+			return nil
+		}
+		opts.Page = resp.NextPage
+	}
+}
+
+func (p *Publisher) isBot(login string) bool {
+	for _, b := range p.BotLogins {
+		if login != "" && strings.EqualFold(b, login) {
+			return true
+		}
+	}
+	return false
+}
+
+func isNotFound(err error) bool {
+	var ge *github.ErrorResponse
+	return errors.As(err, &ge) && ge.Response != nil && ge.Response.StatusCode == http.StatusNotFound
+}

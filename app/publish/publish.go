@@ -1,0 +1,301 @@
+// Package publish writes Verdict's results to GitHub idempotently: the
+// verdict comment (one per sign-off, keyed by its hidden marker and updated
+// in place), the commit status and the check run on the assessed commit, and
+// the bot's other comments (reminder, command replies).
+//
+// A verification publishes in two steps. Start marks the pinned head as
+// being verified (pending status, in-progress check run); Finish upserts the
+// comment and then completes the status and the check run, pointing both at
+// the comment. If the comment cannot be written Finish returns before
+// touching the status, so a retry starts from the same state; Abort settles
+// a verification that will not be retried.
+package publish
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/google/go-github/v62/github"
+
+	"github.com/verdict-bot/verdict/app/render"
+	"github.com/verdict-bot/verdict/checks"
+)
+
+// Defaults for the zero Publisher fields.
+const (
+	DefaultStatusContext = "codeowner-signoff-verify"
+	DefaultCheckRunName  = "Verdict / sign-off"
+)
+
+// Status descriptions (INFERENCEX.md section 2.6; the PASS, REJECTED and
+// no-verdict strings are the original's).
+const (
+	descPending  = "Verifying CODEOWNER sign-off"
+	descPass     = "CODEOWNER sign-off independently verified"
+	descWarn     = "CODEOWNER sign-off verified with advisory warnings"
+	descRejected = "Sign-off verification rejected - see verdict comment"
+	descNone     = "No verification verdict was posted for this commit"
+)
+
+// maxOutputChars is GitHub's limit for a check run's output summary and text.
+const maxOutputChars = 65535
+
+var shaRE = regexp.MustCompile(`^[0-9a-f]{40}$`)
+
+// Publisher publishes through one installation client.
+type Publisher struct {
+	Client *github.Client
+	// BotLogins are the identities whose comments count as ours, e.g.
+	// "verdict[bot]" (compared case-insensitively).
+	BotLogins []string
+	// StatusContext defaults to DefaultStatusContext.
+	StatusContext string
+	StatusEnabled bool
+	// WarnAs is the status state for a WARN verdict: "success" (default) or
+	// "failure".
+	WarnAs string
+	// CheckRunName defaults to DefaultCheckRunName.
+	CheckRunName     string
+	CheckRunsEnabled bool
+}
+
+// Handle identifies one verification in progress.
+type Handle struct {
+	Owner, Repo string
+	SHA         string // the pinned head being assessed
+	CheckRunID  int64  // 0 when check runs are off or creation failed
+}
+
+// Start posts the pending status and opens the in-progress check run on sha.
+// It returns a usable Handle even when a write fails (Finish then creates the
+// check run it needs), together with the failures.
+func (p *Publisher) Start(ctx context.Context, owner, repo, sha string) (Handle, error) {
+	h := Handle{Owner: owner, Repo: repo, SHA: sha}
+	if err := p.checkHandle(h); err != nil {
+		return h, err
+	}
+	var errs []error
+	if p.StatusEnabled {
+		if err := p.status(ctx, h, "pending", descPending, ""); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if p.CheckRunsEnabled {
+		cr, _, err := p.Client.Checks.CreateCheckRun(ctx, owner, repo, github.CreateCheckRunOptions{
+			Name:    p.checkRunName(),
+			HeadSHA: sha,
+			Status:  github.String("in_progress"),
+			Output:  &github.CheckRunOutput{Title: github.String(descPending), Summary: github.String(descPending + ".")},
+		})
+		if err != nil {
+			errs = append(errs, fmt.Errorf("creating check run on %s/%s@%s: %w", owner, repo, sha, err))
+		} else {
+			h.CheckRunID = cr.GetID()
+		}
+	}
+	return h, errors.Join(errs...)
+}
+
+// Finish publishes the verdict body rendered for sign-off key on PR pr and
+// completes the status and check run of h. The commit status follows the
+// verdict the body itself announces, or overall if that is stricter, so it
+// can never be greener than the comment it links to. Nothing is written when
+// the key, the body's marker or its assessed commit do not match.
+func (p *Publisher) Finish(ctx context.Context, h Handle, pr int, key, body string, overall checks.Overall) (Published, error) {
+	if err := p.checkHandle(h); err != nil {
+		return Published{}, err
+	}
+	if !checks.ValidKey(key) {
+		return Published{}, fmt.Errorf("publish: invalid sign-off key %q", key)
+	}
+	english := render.EnglishPart(body)
+	if !strings.HasSuffix(english, "\n\nAssessed commit: `"+h.SHA+"`.\n") {
+		return Published{}, fmt.Errorf("publish: verdict body is not for the assessed commit %s", h.SHA)
+	}
+	state := stricter(overall, render.BodyState(body))
+	if state == "" {
+		return Published{}, fmt.Errorf("publish: unknown overall verdict %q", overall)
+	}
+
+	pub, err := p.Upsert(ctx, h.Owner, h.Repo, pr, render.Marker(key), body)
+	if err != nil {
+		return Published{}, fmt.Errorf("publishing verdict for %s: %w", key, err)
+	}
+
+	var errs []error
+	if p.StatusEnabled {
+		st, desc := p.statusFor(state)
+		if err := p.status(ctx, h, st, desc, pub.CommentURL); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if p.CheckRunsEnabled {
+		out := &github.CheckRunOutput{
+			Title:   github.String(title(state)),
+			Summary: github.String(truncate(english, maxOutputChars)),
+		}
+		if zh := strings.TrimPrefix(body, english); strings.TrimSpace(zh) != "" {
+			out.Text = github.String(truncate(strings.TrimLeft(zh, "\n"), maxOutputChars))
+		}
+		if err := p.completeCheckRun(ctx, h, conclusion(state), pub.CommentURL, out); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return pub, errors.Join(errs...)
+}
+
+// Abort settles a verification that produced no verdict and will not be
+// retried: failure status "No verification verdict was posted for this
+// commit" and a failed check run, so the commit never stays pending.
+// detailsURL (may be "") points at whatever explains the failure.
+func (p *Publisher) Abort(ctx context.Context, h Handle, detailsURL string) error {
+	if err := p.checkHandle(h); err != nil {
+		return err
+	}
+	var errs []error
+	if p.StatusEnabled {
+		if err := p.status(ctx, h, "failure", descNone, detailsURL); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if p.CheckRunsEnabled {
+		out := &github.CheckRunOutput{Title: github.String("No verdict"), Summary: github.String(descNone + ".")}
+		if err := p.completeCheckRun(ctx, h, "failure", detailsURL, out); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (p *Publisher) checkHandle(h Handle) error {
+	if p.Client == nil {
+		return errors.New("publish: no GitHub client")
+	}
+	if h.Owner == "" || h.Repo == "" {
+		return fmt.Errorf("publish: invalid repository %q/%q", h.Owner, h.Repo)
+	}
+	if !shaRE.MatchString(h.SHA) {
+		return fmt.Errorf("publish: invalid commit %q: want 40 lowercase hex digits", h.SHA)
+	}
+	switch p.WarnAs {
+	case "", "success", "failure":
+	default:
+		return fmt.Errorf("publish: warnAs must be success or failure, got %q", p.WarnAs)
+	}
+	return nil
+}
+
+func (p *Publisher) status(ctx context.Context, h Handle, state, desc, target string) error {
+	st := &github.RepoStatus{State: github.String(state), Description: github.String(desc), Context: github.String(p.statusContext())}
+	if target != "" {
+		st.TargetURL = github.String(target)
+	}
+	if _, _, err := p.Client.Repositories.CreateStatus(ctx, h.Owner, h.Repo, h.SHA, st); err != nil {
+		return fmt.Errorf("setting %s status on %s/%s@%s: %w", state, h.Owner, h.Repo, h.SHA, err)
+	}
+	return nil
+}
+
+// completeCheckRun completes h's check run, or creates a completed one when
+// Start could not open it or it has disappeared.
+func (p *Publisher) completeCheckRun(ctx context.Context, h Handle, concl, detailsURL string, out *github.CheckRunOutput) error {
+	var details *string
+	if detailsURL != "" {
+		details = github.String(detailsURL)
+	}
+	if h.CheckRunID != 0 {
+		_, _, err := p.Client.Checks.UpdateCheckRun(ctx, h.Owner, h.Repo, h.CheckRunID, github.UpdateCheckRunOptions{
+			Name: p.checkRunName(), Status: github.String("completed"), Conclusion: github.String(concl),
+			DetailsURL: details, Output: out,
+		})
+		if err == nil {
+			return nil
+		}
+		if !isNotFound(err) {
+			return fmt.Errorf("completing check run %d on %s/%s@%s: %w", h.CheckRunID, h.Owner, h.Repo, h.SHA, err)
+		}
+	}
+	_, _, err := p.Client.Checks.CreateCheckRun(ctx, h.Owner, h.Repo, github.CreateCheckRunOptions{
+		Name: p.checkRunName(), HeadSHA: h.SHA, Status: github.String("completed"), Conclusion: github.String(concl),
+		DetailsURL: details, Output: out,
+	})
+	if err != nil {
+		return fmt.Errorf("creating completed check run on %s/%s@%s: %w", h.Owner, h.Repo, h.SHA, err)
+	}
+	return nil
+}
+
+func (p *Publisher) statusFor(v checks.Overall) (state, desc string) {
+	switch v {
+	case checks.VerdictPass:
+		return "success", descPass
+	case checks.VerdictWarn:
+		if p.WarnAs == "failure" {
+			return "failure", descWarn
+		}
+		return "success", descWarn
+	}
+	return "failure", descRejected
+}
+
+func (p *Publisher) statusContext() string {
+	if p.StatusContext == "" {
+		return DefaultStatusContext
+	}
+	return p.StatusContext
+}
+
+func (p *Publisher) checkRunName() string {
+	if p.CheckRunName == "" {
+		return DefaultCheckRunName
+	}
+	return p.CheckRunName
+}
+
+// stricter returns the more severe of two verdicts, "" for an unknown one.
+func stricter(a, b checks.Overall) checks.Overall {
+	rank := map[checks.Overall]int{checks.VerdictPass: 1, checks.VerdictWarn: 2, checks.VerdictRejected: 3}
+	if rank[a] == 0 || rank[b] == 0 {
+		return ""
+	}
+	if rank[a] >= rank[b] {
+		return a
+	}
+	return b
+}
+
+func title(v checks.Overall) string {
+	if v == checks.VerdictRejected {
+		return "REJECTED"
+	}
+	return "Verdict: " + string(v)
+}
+
+// conclusion maps a verdict to a check run conclusion: WARN is advisory, so
+// neutral rather than a failure.
+func conclusion(v checks.Overall) string {
+	switch v {
+	case checks.VerdictPass:
+		return "success"
+	case checks.VerdictWarn:
+		return "neutral"
+	}
+	return "failure"
+}
+
+// truncate cuts s to at most max bytes on a rune boundary and says so.
+func truncate(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	const note = "\n\n… (truncated; the full verdict is in the PR comment)"
+	cut := max - len(note)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + note
+}

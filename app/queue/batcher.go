@@ -1,0 +1,156 @@
+package queue
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/verdict-bot/verdict/app/metrics"
+)
+
+// request is one delivery waiting for its group commit.
+type request struct {
+	d         Delivery
+	duplicate bool
+	done      chan error
+}
+
+// batcher funnels deliveries into group commits. One goroutine commits;
+// while it does, new deliveries pile up and form the next batch, so the
+// batch size adapts to the load with no tuning.
+type batcher struct {
+	eng      engine
+	linger   time.Duration
+	maxBatch int
+	log      *slog.Logger
+
+	in       chan *request
+	quit     chan struct{}
+	finished chan struct{}
+	once     sync.Once
+	started  sync.Once
+}
+
+func newBatcher(eng engine, linger time.Duration, maxBatch int, log *slog.Logger) *batcher {
+	return &batcher{
+		eng: eng, linger: linger, maxBatch: maxBatch, log: log,
+		in:       make(chan *request, 4*maxBatch),
+		quit:     make(chan struct{}),
+		finished: make(chan struct{}),
+	}
+}
+
+func (b *batcher) start() { b.started.Do(func() { go b.run() }) }
+
+// stop makes new submits fail, stores what was already submitted and waits
+// for the last commit.
+func (b *batcher) stop() {
+	b.once.Do(func() { close(b.quit) })
+	b.start() // a never-started batcher still has to drain and finish
+	<-b.finished
+}
+
+func (b *batcher) submit(ctx context.Context, d Delivery) (bool, error) {
+	r := &request{d: d, done: make(chan error, 1)}
+	select {
+	case <-b.quit:
+		return false, ErrClosed
+	default:
+	}
+	select {
+	case b.in <- r:
+	case <-b.quit:
+		return false, ErrClosed
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
+	// Once queued, the delivery will be committed or failed even if the
+	// caller goes away; wait for that unless the caller gives up.
+	select {
+	case err := <-r.done:
+		return r.duplicate, err
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
+}
+
+func (b *batcher) run() {
+	defer close(b.finished)
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	for {
+		var first *request
+		select {
+		case first = <-b.in:
+		case <-b.quit:
+			b.drain()
+			return
+		}
+		batch := append(make([]*request, 0, 16), first)
+		timer.Reset(b.linger)
+	collect:
+		for len(batch) < b.maxBatch {
+			select {
+			case r := <-b.in:
+				batch = append(batch, r)
+			case <-timer.C:
+				break collect
+			case <-b.quit:
+				break collect
+			}
+		}
+		if !timer.Stop() {
+			select {
+			case <-timer.C:
+			default:
+			}
+		}
+		b.flush(batch)
+	}
+}
+
+// drain commits everything submitted before stop.
+func (b *batcher) drain() {
+	for {
+		batch := make([]*request, 0, 16)
+	fill:
+		for len(batch) < b.maxBatch {
+			select {
+			case r := <-b.in:
+				batch = append(batch, r)
+			default:
+				break fill
+			}
+		}
+		if len(batch) == 0 {
+			return
+		}
+		b.flush(batch)
+	}
+}
+
+// flush commits a batch. If the batch as a whole fails, each delivery is
+// retried alone so that one bad delivery cannot fail its neighbours.
+func (b *batcher) flush(batch []*request) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err := b.eng.commit(ctx, batch)
+	if err == nil {
+		metrics.CommitBatch(len(batch))
+		for _, r := range batch {
+			r.done <- nil
+		}
+		return
+	}
+	if len(batch) == 1 {
+		b.log.Error("storing webhook delivery failed", "delivery_id", batch[0].d.ID, "err", err)
+		batch[0].done <- err
+		return
+	}
+	b.log.Warn("group commit failed; storing deliveries one by one", "deliveries", len(batch), "err", err)
+	for _, r := range batch {
+		r.duplicate = false
+		b.flush([]*request{r})
+	}
+}

@@ -1,0 +1,178 @@
+package render
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/verdict-bot/verdict/checks"
+)
+
+func TestJSON(t *testing.T) {
+	rows := with(baseRows(), 2, checks.Fail, "No qualifying in-PR run; eval results cannot be verified.", "没有符合条件的 PR 内运行；无法验证评测结果。")
+	rows[2].Result.Evidence = []checks.Evidence{{Label: "run", URL: "https://github.com/o/r/actions/runs/1"}}
+	// Out of order input: output is sorted by check number.
+	rows[0], rows[5] = rows[5], rows[0]
+	v := verdictFor(rows)
+	v.AdvancedTo = newSHA
+	b, err := JSON(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "rejected_json", string(b))
+
+	var got struct {
+		Verdict     string `json:"verdict"`
+		AssessedSHA string `json:"assessed_sha"`
+		SignOff     string `json:"signoff"`
+		Checks      []struct {
+			Number   int    `json:"number"`
+			Name     string `json:"name"`
+			Status   string `json:"status"`
+			Reason   string `json:"reason"`
+			ReasonZH string `json:"reason_zh"`
+		} `json:"checks"`
+	}
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Verdict != "REJECTED" || got.AssessedSHA != testSHA || got.SignOff != testKey || len(got.Checks) != 16 {
+		t.Fatalf("unexpected top level: %+v", got)
+	}
+	for i, c := range got.Checks {
+		if c.Number != i || c.Name != checks.Names[i].EN {
+			t.Errorf("checks[%d] = %d %q", i, c.Number, c.Name)
+		}
+	}
+	if c := got.Checks[2]; c.Status != "FAIL" || !strings.HasPrefix(c.ReasonZH, "没有") {
+		t.Errorf("check 2 = %+v", c)
+	}
+	order := []string{`"verdict"`, `"assessed_sha"`, `"signoff"`, `"advanced_to"`, `"checks"`}
+	last := -1
+	for _, k := range order {
+		i := strings.Index(string(b), k)
+		if i < last {
+			t.Errorf("field %s out of order", k)
+		}
+		last = i
+	}
+	if _, err := JSON(verdictFor(append(baseRows(), baseRows()[3]))); err == nil {
+		t.Error("JSON accepted a verdict the guard rejects")
+	}
+}
+
+func TestWelcomeMarkdown(t *testing.T) {
+	w := Welcome{
+		Author:        "contributor-a",
+		ShowReview:    true,
+		CodeownersURL: "https://github.com/o/r/blob/main/.github/CODEOWNERS",
+		ChecklistURL:  "https://github.com/o/r/blob/main/.github/PR_REVIEW_CHECKLIST.md",
+		SignOffPhrase: "As a PR reviewer and CODEOWNER, I have reviewed this and have",
+		FailFastLabel: "full-sweep-fail-fast",
+		ContinueLabel: "full-sweep-enabled",
+		RerunDocsURL:  "https://docs.github.com/en/actions/managing-workflow-runs/re-running-workflows-and-jobs",
+	}
+	body, err := WelcomeMarkdown(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "welcome", body)
+	if !strings.HasPrefix(body, WelcomeMarker+"\n") {
+		t.Error("marker is not the first line")
+	}
+	if strings.Count(body, "`"+w.SignOffPhrase+"`") != 2 {
+		t.Error("the sign-off phrase must appear verbatim in both languages")
+	}
+
+	noReview := w
+	noReview.ShowReview, noReview.Author = false, ""
+	body, err = WelcomeMarkdown(noReview)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(body, "**Review:**") || strings.Contains(body, "**审核：**") || strings.Contains(body, "@") {
+		t.Errorf("review bullet or mention rendered when not wanted:\n%s", body)
+	}
+	if !strings.Contains(body, "**PR verification:**") || !strings.Contains(body, "**After merging:**") {
+		t.Error("fixed bullets missing")
+	}
+
+	for name, edit := range map[string]func(*Welcome){
+		"bad author":      func(w *Welcome) { w.Author = "a b" },
+		"empty label":     func(w *Welcome) { w.FailFastLabel = "" },
+		"phrase backtick": func(w *Welcome) { w.SignOffPhrase = "a`b" },
+		"review no URL":   func(w *Welcome) { w.CodeownersURL = "" },
+	} {
+		bad := w
+		edit(&bad)
+		if _, err := WelcomeMarkdown(bad); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+func TestReplies(t *testing.T) {
+	accepted, err := ReuseReplyMarkdown(ReuseReply{CommentID: 555, Accepted: true, PR: 12, RunID: 30123456789, Conclusion: "success"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rejected, err := ReuseReplyMarkdown(ReuseReply{CommentID: 555, Reason: checks.T(
+		"run 777 head 1a2b3c4 is not in PR #12's commit list", "运行 777 的头部提交 1a2b3c4 不在 PR #12 的提交列表中")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	usage, err := UsageReplyMarkdown(UsageReply{CommentID: 556, Actor: "@member-a", Usage: ReuseUsage})
+	if err != nil {
+		t.Fatal(err)
+	}
+	unauth, err := UnauthorizedReplyMarkdown(UnauthorizedReply{CommentID: 557, Actor: "contrib", Command: "/use 555", Need: "association", Associations: []string{"OWNER", "MEMBER", "COLLABORATOR"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bypass, err := BypassReplyMarkdown(BypassReply{CommentID: 558, Actor: "admin-a", SHA: "1a2b3c4", Reason: "tight GPU budget <script>"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "replies", strings.Join([]string{accepted, rejected, usage, unauth, bypass}, "\n---\n"))
+
+	if !strings.HasPrefix(accepted, ReplyMarker(555)+"\n") || !strings.HasPrefix(rejected, ReplyMarker(555)+"\n") {
+		t.Error("accepted and rejected replies to one command must share its marker")
+	}
+	if !strings.Contains(accepted, "Reuse accepted: PR #12, run 30123456789 (success).") ||
+		!strings.Contains(accepted, "复用请求已接受：PR #12，运行 30123456789（success）。") {
+		t.Errorf("accepted reply wording:\n%s", accepted)
+	}
+	if !strings.Contains(usage, "`/use <run_id>` or `/reuse-sweep-run [run_id]`") {
+		t.Errorf("usage reply does not show the syntax as code:\n%s", usage)
+	}
+	if strings.Contains(bypass, "<script>") {
+		t.Error("bypass reason not neutralized")
+	}
+
+	for name, f := range map[string]func() error{
+		"reuse no id":        func() error { _, err := ReuseReplyMarkdown(ReuseReply{Accepted: true, PR: 1, RunID: 1}); return err },
+		"reuse no reason":    func() error { _, err := ReuseReplyMarkdown(ReuseReply{CommentID: 1}); return err },
+		"reuse accepted bad": func() error { _, err := ReuseReplyMarkdown(ReuseReply{CommentID: 1, Accepted: true}); return err },
+		"usage empty":        func() error { _, err := UsageReplyMarkdown(UsageReply{CommentID: 1, Actor: "a"}); return err },
+		"usage bad actor": func() error {
+			_, err := UsageReplyMarkdown(UsageReply{CommentID: 1, Actor: "a b", Usage: ReuseUsage})
+			return err
+		},
+		"unauth need": func() error {
+			_, err := UnauthorizedReplyMarkdown(UnauthorizedReply{CommentID: 1, Actor: "a", Command: "/x", Need: "root"})
+			return err
+		},
+		"unauth no assoc": func() error {
+			_, err := UnauthorizedReplyMarkdown(UnauthorizedReply{CommentID: 1, Actor: "a", Command: "/x", Need: "association"})
+			return err
+		},
+		"bypass bad sha": func() error {
+			_, err := BypassReplyMarkdown(BypassReply{CommentID: 1, Actor: "a", SHA: "HEAD"})
+			return err
+		},
+	} {
+		if f() == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}

@@ -1,0 +1,406 @@
+// Package render turns a finished verification into the comment body Verdict
+// publishes: the English verdict exactly as INFERENCEX.md section 2.2 lays it
+// out, followed by the same verdict in Chinese inside
+// <details><summary>中文</summary>. It also renders the JSON form of a
+// verdict, the recipe reminder and the short command replies. Rendering never
+// decides anything: the overall verdict comes from the caller and the guard
+// (Validate, section 2.3) refuses a body whose rows disagree with it.
+//
+// Body layout. The English part is byte-for-byte the section 2.4 body:
+//
+//	marker(KEY) + "\n" + verdict + "\n\nAssessed commit: `H`.\n"
+//
+// and the Chinese block follows it after one blank line:
+//
+//	"\n<details>\n<summary>中文</summary>\n\n" + 中文 verdict + "\n\n评估的提交：`H`。\n\n</details>\n"
+//
+// Keeping the footer inside the English part (rather than at the very end)
+// means the English part can be cut out with EnglishPart, validated and
+// compared exactly as a gen-4 publisher would, and the Chinese block never
+// sits between a verdict and the commit it was made for.
+package render
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/verdict-bot/verdict/checks"
+)
+
+// Verdict is everything the renderer needs for one sign-off's verdict.
+type Verdict struct {
+	// Key is the sign-off key (issuecomment-<id>, pullrequestreview-<id> or
+	// discussion_r<id>) that the hidden marker carries.
+	Key string
+	// Author is the sign-off author's login (with or without "@"); it is
+	// mentioned on a REJECTED verdict.
+	Author string
+	// HeadSHA is the pinned commit that was assessed.
+	HeadSHA string
+	Rows    []checks.Outcome
+	Overall checks.Overall
+	// Escalation are the handles mentioned when Check 14 WARNs.
+	Escalation []string
+	// AdvancedTo is the newer head that was not assessed, "" if none.
+	AdvancedTo string
+	// ParetoMinimum is the frontier point count quoted in the escalation
+	// paragraph; 0 means the InferenceX default of 5.
+	ParetoMinimum int
+}
+
+// paretoCheck is the only row whose WARN triggers the escalation paragraph.
+const paretoCheck = 14
+
+// maxReasonRunes bounds one reason so that sixteen rows in two languages stay
+// well inside GitHub's 65536-character comment limit.
+const maxReasonRunes = 1000
+
+var (
+	shaRE        = regexp.MustCompile(`^[0-9a-f]{40}$`)
+	loginRE      = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]{0,38}(\[bot\])?$`)
+	statusDashRE = regexp.MustCompile(`: (PASS|FAIL|N/A|WARN) — `)
+	handleRE     = regexp.MustCompile(`^@[A-Za-z0-9][A-Za-z0-9-]{0,38}(/[A-Za-z0-9][A-Za-z0-9._-]*)?$`)
+)
+
+// statusEmoji is the fixed emoji of each row status (section 2.1).
+var statusEmoji = map[checks.Status]string{
+	checks.Pass: "✅",
+	checks.Fail: "❌",
+	checks.NA:   "➖",
+	checks.Warn: "⚠️",
+}
+
+// Marker is the hidden first line that keys a verdict comment to its sign-off.
+// It does not check key; callers validate it first.
+func Marker(key string) string {
+	return "<!-- codeowner-signoff-verify signoff=" + key + " -->"
+}
+
+// Markdown renders the full comment body for v. The English verdict is run
+// through Validate first; if the guard rejects it, Markdown returns the fixed
+// "did not produce a valid verdict" body together with an error, so a caller
+// that publishes anyway publishes a REJECTED verdict, never a malformed one.
+// Malformed inputs (key, SHAs, handles) are an error with an empty body.
+func Markdown(v Verdict) (string, error) {
+	if err := v.checkInputs(); err != nil {
+		return "", err
+	}
+	en, err := v.verdictText(EN)
+	if err != nil {
+		return "", err
+	}
+	if verr := Validate(en); verr != nil {
+		body, err := InvalidMarkdown(v.Key, v.HeadSHA)
+		if err != nil {
+			return "", err
+		}
+		return body, fmt.Errorf("rendered verdict failed validation: %w", verr)
+	}
+	zh, err := v.verdictText(ZH)
+	if err != nil {
+		return "", err
+	}
+	return compose(v.Key, v.HeadSHA, en, zh)
+}
+
+// InvalidMarkdown is the body published when no valid verdict exists (section
+// 2.3 step 4): REJECTED header, the fixed sentence, the footer.
+func InvalidMarkdown(key, headSHA string) (string, error) {
+	if err := checkKeySHA(key, headSHA); err != nil {
+		return "", err
+	}
+	var parts [2]string
+	for i, l := range langs {
+		h, err := text(l, "header."+string(checks.VerdictRejected), nil)
+		if err != nil {
+			return "", err
+		}
+		s, err := text(l, "invalid", nil)
+		if err != nil {
+			return "", err
+		}
+		parts[i] = h + "\n\n" + s
+	}
+	return compose(key, headSHA, parts[0], parts[1])
+}
+
+// EnglishPart returns the section 2.4 body (marker, English verdict, footer)
+// of a body produced by this package: everything before the Chinese block.
+func EnglishPart(body string) string {
+	summary, err := text(ZH, "lang.summary", nil)
+	if err != nil {
+		return body
+	}
+	// The first occurrence is the right one: reasons are single lines with
+	// HTML neutralized, so the English part cannot contain this sequence.
+	if i := strings.Index(body, "\n\n<details>\n<summary>"+summary+"</summary>\n"); i >= 0 {
+		return body[:i+1]
+	}
+	return body
+}
+
+// compose joins marker, English verdict, footer and the Chinese block.
+func compose(key, sha, en, zh string) (string, error) {
+	footEN, err := text(EN, "footer", sha)
+	if err != nil {
+		return "", err
+	}
+	footZH, err := text(ZH, "footer", sha)
+	if err != nil {
+		return "", err
+	}
+	block, err := chineseBlock(zh + "\n\n" + footZH)
+	if err != nil {
+		return "", err
+	}
+	return Marker(key) + "\n" + en + "\n\n" + footEN + "\n" + "\n" + block, nil
+}
+
+func checkKeySHA(key, sha string) error {
+	if !checks.ValidKey(key) {
+		return fmt.Errorf("invalid sign-off key %q", key)
+	}
+	if !shaRE.MatchString(sha) {
+		return fmt.Errorf("invalid assessed commit %q: want 40 lowercase hex digits", sha)
+	}
+	return nil
+}
+
+func (v Verdict) checkInputs() error {
+	if err := checkKeySHA(v.Key, v.HeadSHA); err != nil {
+		return err
+	}
+	if v.AdvancedTo != "" && !shaRE.MatchString(v.AdvancedTo) {
+		return fmt.Errorf("invalid advanced head %q: want 40 lowercase hex digits", v.AdvancedTo)
+	}
+	if v.Overall == checks.VerdictRejected && !loginRE.MatchString(strings.TrimPrefix(v.Author, "@")) {
+		return fmt.Errorf("invalid sign-off author %q for the REJECTED mention", v.Author)
+	}
+	if _, err := handles(v.Escalation); err != nil {
+		return err
+	}
+	if v.ParetoMinimum < 0 {
+		return fmt.Errorf("invalid Pareto minimum %d", v.ParetoMinimum)
+	}
+	return nil
+}
+
+// handles normalizes escalation handles to "@login" or "@org/team".
+func handles(in []string) ([]string, error) {
+	out := make([]string, 0, len(in))
+	for _, h := range in {
+		h = strings.TrimSpace(h)
+		if !strings.HasPrefix(h, "@") {
+			h = "@" + h
+		}
+		if !handleRE.MatchString(h) {
+			return nil, fmt.Errorf("invalid escalation handle %q", h)
+		}
+		out = append(out, h)
+	}
+	return out, nil
+}
+
+// row is the data of one rendered row.
+type row struct {
+	Emoji  string
+	Number int
+	Name   string
+	Status string
+	Reason string
+}
+
+// verdictText renders the verdict of language l without marker and footer:
+// header, [escalation], [@author line], expanded rows, collapsed group,
+// [head-advanced sentence], joined by blank lines (section 2.2).
+func (v Verdict) verdictText(l Lang) (string, error) {
+	rows := slices.Clone(v.Rows)
+	slices.SortStableFunc(rows, func(a, b checks.Outcome) int { return a.Number - b.Number })
+
+	var sections []string
+	add := func(name string, data any) error {
+		s, err := text(l, name, data)
+		if err == nil {
+			sections = append(sections, s)
+		}
+		return err
+	}
+	switch v.Overall {
+	case checks.VerdictPass, checks.VerdictWarn, checks.VerdictRejected:
+	default:
+		return "", fmt.Errorf("unknown overall verdict %q", v.Overall)
+	}
+	if err := add("header."+string(v.Overall), nil); err != nil {
+		return "", err
+	}
+
+	var fails, warns, others, collapsed []row
+	for _, o := range rows {
+		r := makeRow(l, o)
+		switch o.Result.Status {
+		case checks.Fail:
+			fails = append(fails, r)
+		case checks.Warn:
+			warns = append(warns, r)
+		case checks.Pass, checks.NA:
+			collapsed = append(collapsed, r)
+		default:
+			// An unknown status stays visible; the guard then rejects it.
+			others = append(others, r)
+		}
+	}
+
+	if slices.ContainsFunc(rows, func(o checks.Outcome) bool {
+		return o.Number == paretoCheck && o.Result.Status == checks.Warn
+	}) {
+		hs, err := handles(v.Escalation)
+		if err != nil {
+			return "", err
+		}
+		min := v.ParetoMinimum
+		if min == 0 {
+			min = 5
+		}
+		if err := add("escalation", map[string]any{"Handles": hs, "Minimum": min}); err != nil {
+			return "", err
+		}
+	}
+	if v.Overall == checks.VerdictRejected {
+		data := map[string]any{"Author": strings.TrimPrefix(v.Author, "@"), "Blocking": fails}
+		if err := add("author", data); err != nil {
+			return "", err
+		}
+	}
+
+	expanded := append(append(fails, warns...), others...)
+	if len(expanded) > 0 {
+		s, err := joinRows(l, expanded)
+		if err != nil {
+			return "", err
+		}
+		sections = append(sections, s)
+	}
+	if len(collapsed) > 0 {
+		summary, err := text(l, "details.summary", nil)
+		if err != nil {
+			return "", err
+		}
+		s, err := joinRows(l, collapsed)
+		if err != nil {
+			return "", err
+		}
+		sections = append(sections, "<details>\n<summary>"+summary+"</summary>\n\n"+s+"\n\n</details>")
+	}
+	if v.AdvancedTo != "" {
+		if err := add("advanced", v.AdvancedTo); err != nil {
+			return "", err
+		}
+	}
+	return strings.Join(sections, "\n\n"), nil
+}
+
+func joinRows(l Lang, rows []row) (string, error) {
+	out := make([]string, 0, len(rows))
+	for _, r := range rows {
+		s, err := text(l, "row", r)
+		if err != nil {
+			return "", err
+		}
+		out = append(out, s)
+	}
+	return strings.Join(out, "\n\n"), nil
+}
+
+func makeRow(l Lang, o checks.Outcome) row {
+	name, reason := o.Name.EN, o.Result.Reason.EN
+	canonical := checks.Names[o.Number]
+	if name == "" {
+		name = canonical.EN
+	}
+	if l == ZH {
+		// The Chinese name is canonical when the row carries the canonical
+		// English name; a custom check supplies its own.
+		switch {
+		case o.Name.ZH != "":
+			name = o.Name.ZH
+		case canonical.ZH != "" && (o.Name.EN == "" || o.Name.EN == canonical.EN):
+			name = canonical.ZH
+		}
+		if o.Result.Reason.ZH != "" {
+			reason = o.Result.Reason.ZH
+		}
+	}
+	return row{
+		Emoji:  statusEmoji[o.Result.Status],
+		Number: o.Number,
+		Name:   cleanInline(name),
+		Status: string(o.Result.Status),
+		Reason: cleanInline(reason),
+	}
+}
+
+// cleanInline makes check-supplied text safe for one row: one line, bounded
+// length, and no raw HTML tag openings outside code spans (a stray
+// "</details>" or "<!--" in a reason would otherwise restructure the comment).
+func cleanInline(s string) string {
+	// Control characters include line boundaries (\x1c-\x1e) that the guard
+	// splits on but strings.Fields does not.
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) > maxReasonRunes {
+		r := []rune(s)
+		s = strings.TrimSpace(string(r[:maxReasonRunes-1])) + "…"
+	}
+	// The guard's row pattern is greedy up to the last "): STATUS — ", so a
+	// reason quoting such text would make a row read as another status. The
+	// guard would then reject the whole verdict; defuse the quote instead.
+	s = statusDashRE.ReplaceAllString(s, ": $1 - ")
+	return neutralizeHTML(s)
+}
+
+// neutralizeHTML escapes "<" where it would open an HTML tag, comment or
+// declaration, except inside backtick code spans where Markdown shows it
+// literally anyway.
+func neutralizeHTML(s string) string {
+	if !strings.Contains(s, "<") {
+		return s
+	}
+	segs := strings.Split(s, "`")
+	// With an odd number of backticks the last one is unmatched and the text
+	// after it is ordinary text.
+	lastInside := len(segs) - 2
+	if len(segs)%2 == 0 {
+		lastInside = len(segs) - 3
+	}
+	for i := range segs {
+		if i%2 == 1 && i <= lastInside {
+			continue
+		}
+		segs[i] = escapeTagOpen(segs[i])
+	}
+	return strings.Join(segs, "`")
+}
+
+func escapeTagOpen(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '<' && i+1 < len(s) {
+			c := s[i+1]
+			if c == '!' || c == '/' || c == '?' || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') {
+				b.WriteString("&lt;")
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}

@@ -1,0 +1,157 @@
+package render
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/verdict-bot/verdict/checks"
+)
+
+// The guard of INFERENCEX.md section 2.3, kept as the original publisher
+// applies it. The headers are repeated here rather than read from the
+// templates on purpose: the guard must catch a template that drifts.
+const (
+	HeaderPass     = "## ✅✅✅ **Verdict: PASS** ✅✅✅"
+	HeaderWarn     = "## ⚠️ **Verdict: WARN** ⚠️"
+	HeaderRejected = "## ❌❌❌ **REJECTED** ❌❌❌"
+)
+
+var (
+	rowRE = regexp.MustCompile(`^(?:[-*+] )?(✅|❌|➖|⚠️) Check ([0-9]+) \([^\r\n]+\): (PASS|FAIL|N/A|WARN) — \S.*$`)
+	// rowishRE finds lines that try to be rows: an optional bullet, a status
+	// emoji, optional spaces and the word Check.
+	rowishRE = regexp.MustCompile(`^(?:[-*+] )?(?:✅|❌|➖|⚠️) *Check`)
+)
+
+// guardEmoji is the emoji each status must carry.
+var guardEmoji = map[string]string{"PASS": "✅", "FAIL": "❌", "N/A": "➖", "WARN": "⚠️"}
+
+// warnCapable are the gen-4 advisory rows: the only ones that may WARN and
+// the ones that may never FAIL.
+var warnCapable = map[int]bool{4: true, 14: true, 15: true}
+
+// numChecks is the gen-4 row count: every number 0..15 exactly once.
+const numChecks = 16
+
+// Validate applies the publisher guard to an English verdict (the text
+// between the marker line and the footer). It returns nil for a valid
+// verdict, otherwise every problem found, joined.
+func Validate(englishVerdict string) error {
+	lines := splitLines(englishVerdict)
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+
+	seen := map[int]int{}
+	anyFail, anyWarn := false, false
+	for i, raw := range lines {
+		line := strings.TrimSpace(raw)
+		m := rowRE.FindStringSubmatch(line)
+		if m == nil {
+			if rowishRE.MatchString(line) {
+				bad("line %d is a malformed check row: %q", i+1, line)
+			}
+			continue
+		}
+		emoji, status := m[1], m[3]
+		n, err := strconv.Atoi(m[2])
+		if err != nil || n < 0 || n >= numChecks {
+			bad("line %d: check number %s is outside 0..%d", i+1, m[2], numChecks-1)
+			continue
+		}
+		if guardEmoji[status] != emoji {
+			bad("line %d: Check %d has emoji %s for status %s", i+1, n, emoji, status)
+		}
+		if status == "WARN" && !warnCapable[n] {
+			bad("line %d: Check %d may not WARN (only checks 4, 14 and 15 can)", i+1, n)
+		}
+		if status == "FAIL" && warnCapable[n] {
+			bad("line %d: advisory Check %d may not FAIL", i+1, n)
+		}
+		seen[n]++
+		if seen[n] == 2 {
+			bad("line %d: Check %d appears more than once", i+1, n)
+		}
+		anyFail = anyFail || status == "FAIL"
+		anyWarn = anyWarn || status == "WARN"
+	}
+	for n := range numChecks {
+		if seen[n] == 0 {
+			bad("Check %d is missing", n)
+		}
+	}
+
+	want := HeaderPass
+	switch {
+	case anyFail:
+		want = HeaderRejected
+	case anyWarn:
+		want = HeaderWarn
+	}
+	var headers []int
+	for i, line := range lines {
+		if line == HeaderPass || line == HeaderWarn || line == HeaderRejected {
+			headers = append(headers, i)
+		}
+	}
+	switch {
+	case len(headers) == 0:
+		bad("no verdict header line")
+	case len(headers) > 1:
+		bad("%d verdict header lines, want exactly one", len(headers))
+	case headers[0] != 0:
+		bad("verdict header is on line %d, want line 1", headers[0]+1)
+	case lines[0] != want:
+		bad("header %q does not match the rows, want %q", lines[0], want)
+	}
+	return errors.Join(errs...)
+}
+
+// BodyState reads back the verdict a published body announces (section 2.3
+// step 6): PASS or WARN when the line after the marker is that header, else
+// REJECTED. Publishers derive the commit status from it so that the status
+// can never be greener than the comment it points to.
+func BodyState(body string) checks.Overall {
+	_, rest, _ := strings.Cut(body, "\n")
+	header, _, _ := strings.Cut(rest, "\n")
+	switch header {
+	case HeaderPass:
+		return checks.VerdictPass
+	case HeaderWarn:
+		return checks.VerdictWarn
+	}
+	return checks.VerdictRejected
+}
+
+// splitLines splits like Python's str.splitlines, which the original guard
+// used: every Unicode line boundary ends a line, so a row cannot hide a second
+// line behind a character Markdown might treat as a break.
+func splitLines(s string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(s); {
+		r, size := rune(s[i]), 1
+		if r >= 0x80 {
+			r, size = utf8.DecodeRuneInString(s[i:])
+		}
+		switch r {
+		case '\r':
+			out = append(out, s[start:i])
+			if i+1 < len(s) && s[i+1] == '\n' {
+				size = 2
+			}
+			start = i + size
+		case '\n', '\v', '\f', 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029:
+			out = append(out, s[start:i])
+			start = i + size
+		}
+		i += size
+	}
+	if start < len(s) {
+		out = append(out, s[start:])
+	}
+	return out
+}

@@ -1,0 +1,205 @@
+package reuse
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/google/go-github/v62/github"
+
+	"github.com/verdict-bot/verdict/app/jobs"
+	"github.com/verdict-bot/verdict/app/render"
+	"github.com/verdict-bot/verdict/app/repoconfig"
+	"github.com/verdict-bot/verdict/checks"
+)
+
+// Rejection reasons of §3.5 that are not eligibility reasons.
+var supersededReason = checks.T(
+	"a newer reuse request supersedes this comment",
+	"已有更新的复用请求取代了此评论",
+)
+
+// decide validates a command comment in the order of §3.5 step 4 and
+// returns the first failure, or the acceptance with the chosen source run.
+// An error means the answer could not be determined (retry or log).
+func (r *ack) decide(ctx context.Context, c commentView) (outcome, error) {
+	pr, _, err := r.gh.PullRequests.Get(ctx, r.owner, r.repo, r.job.PR)
+	if err != nil {
+		return outcome{}, apiError(fmt.Sprintf("reading PR #%d", r.job.PR), err)
+	}
+	src := r.NewSource(r.gh, r.owner, r.repo, r.job.PR)
+	settings, invalid, err := r.loadSettings(ctx, pr, src)
+	if err != nil {
+		return outcome{}, err
+	}
+	if invalid != nil {
+		return r.rejection(c, checks.T(
+			"could not be verified: "+invalid.Error(),
+			"无法验证："+invalid.Error(),
+		)), nil
+	}
+	r.settings = settings
+	allowed := settings.ReuseAssociations
+
+	cmd, perr := checks.ParseReuseCommand(c.Body)
+	if !checks.AssociationAllowed(c.Association, allowed) {
+		return r.unauthorized(c, cmd, perr, allowed), nil
+	}
+	if perr != checks.CommandOK {
+		out := r.rejection(c, checks.ReuseUsage)
+		out.reply = r.withFallback(out.reply, func() (string, error) {
+			return render.UsageReplyMarkdown(render.UsageReply{CommentID: c.ID, Actor: c.Author, Usage: render.ReuseUsage})
+		})
+		return out, nil
+	}
+	comments, err := r.comments(ctx)
+	if err != nil {
+		return outcome{}, err
+	}
+	if _, newest, ok := checks.NewestAuthorized(comments, allowed); !ok || newest.ID != c.ID {
+		return r.rejection(c, supersededReason), nil
+	}
+	if pr.GetState() != "open" {
+		state := "closed"
+		if pr.GetMerged() {
+			state = "merged"
+		}
+		return r.rejection(c, checks.T(
+			fmt.Sprintf("PR #%d is %s, not open", r.job.PR, state),
+			fmt.Sprintf("PR #%d 已%s，不是打开状态", r.job.PR, map[string]string{"closed": "关闭", "merged": "合并"}[state]),
+		)), nil
+	}
+	var labels []string
+	for _, l := range pr.Labels {
+		labels = append(labels, l.GetName())
+	}
+	target := checks.ReuseTarget{Number: r.job.PR, HeadRef: pr.GetHead().GetRef(), Labels: labels}
+	d := checks.ReuseEligibility(ctx, src, &settings, target, cmd)
+	if d.Err != nil {
+		// Evidence that cannot be read for a lasting reason (no Actions
+		// permission, an unreadable answer) is an answer worth giving;
+		// anything else is retried.
+		if errors.Is(d.Err, checks.ErrForbidden) || errors.Is(d.Err, checks.ErrMalformed) || errors.Is(d.Err, checks.ErrTooLarge) {
+			return r.rejection(c, d.Reason), nil
+		}
+		if jobs.IsTransient(d.Err) {
+			return outcome{}, d.Err
+		}
+		return outcome{}, jobs.Transient(d.Err)
+	}
+	if !d.Eligible {
+		out := r.rejection(c, d.Reason)
+		out.cmd = cmd
+		return out, nil
+	}
+	return outcome{accepted: true, cmd: cmd, run: d.Run}, nil
+}
+
+// rejection is a 👎 with the generic "Reuse rejected: <reason>" reply.
+func (r *ack) rejection(c commentView, reason checks.Text) outcome {
+	return outcome{reason: reason, reply: func() (string, error) {
+		return render.ReuseReplyMarkdown(render.ReuseReply{CommentID: c.ID, PR: r.job.PR, Reason: reason})
+	}}
+}
+
+// withFallback renders with the specific reply and falls back to the
+// generic one (which only needs the reason) if the specific one refuses its
+// input, for example an author login it does not accept.
+func (r *ack) withFallback(generic, specific func() (string, error)) func() (string, error) {
+	return func() (string, error) {
+		if body, err := specific(); err == nil {
+			return body, nil
+		} else {
+			r.log.Warn("specific reuse reply could not be rendered; using the generic one", "err", err)
+		}
+		return generic()
+	}
+}
+
+func (r *ack) unauthorized(c commentView, cmd checks.ReuseCommand, perr checks.CommandError, allowed []string) outcome {
+	assoc := c.Association
+	if assoc == "" {
+		assoc = "NONE"
+	}
+	out := r.rejection(c, checks.T(
+		fmt.Sprintf("a reuse command requires %s %s author association; @%s is %s", article(allowed), orList(allowed, "or"), c.Author, assoc),
+		fmt.Sprintf("复用命令要求作者关联身份为 %s；@%s 为 %s", orList(allowed, "或"), c.Author, assoc),
+	))
+	label := cmd.String()
+	if perr != checks.CommandOK {
+		label = "/use"
+		if strings.Contains(c.Body, "/reuse-sweep-run") {
+			label = "/reuse-sweep-run"
+		}
+	}
+	out.reply = r.withFallback(out.reply, func() (string, error) {
+		return render.UnauthorizedReplyMarkdown(render.UnauthorizedReply{
+			CommentID: c.ID, Actor: c.Author, Command: label, Need: "association", Associations: allowed,
+		})
+	})
+	return out
+}
+
+// article is "an" before OWNER and "a" before MEMBER.
+func article(list []string) string {
+	if len(list) > 0 && strings.ContainsRune("AEIOUaeiou", rune(list[0][0])) {
+		return "an"
+	}
+	return "a"
+}
+
+// orList joins "A, B, or C" (English) or "A、B 或 C" (conj "或").
+func orList(list []string, conj string) string {
+	if len(list) == 0 {
+		return "(none)"
+	}
+	if len(list) == 1 {
+		return list[0]
+	}
+	head, last := list[:len(list)-1], list[len(list)-1]
+	if conj != "or" {
+		return strings.Join(head, "、") + " " + conj + " " + last
+	}
+	if len(list) == 2 {
+		return head[0] + " or " + last
+	}
+	return strings.Join(head, ", ") + ", or " + last
+}
+
+// loadSettings reads the repository configuration from the default branch,
+// never from the PR. invalid is set when the file exists but cannot be used
+// (the answer is then "could not be verified"); err when it could not be
+// read at all (retried).
+func (r *ack) loadSettings(ctx context.Context, pr *github.PullRequest, src checks.Source) (s checks.Settings, invalid, err error) {
+	def := pr.GetBase().GetRepo().GetDefaultBranch()
+	if def == "" {
+		repo, _, err := r.gh.Repositories.Get(ctx, r.owner, r.repo)
+		if err != nil {
+			return s, nil, apiError("reading the repository", err)
+		}
+		def = repo.GetDefaultBranch()
+	}
+	br, _, err := r.gh.Repositories.GetBranch(ctx, r.owner, r.repo, def, 1)
+	if err != nil {
+		return s, nil, apiError("reading default branch "+def, err)
+	}
+	sha := br.GetCommit().GetSHA()
+	data, err := src.ReadFile(ctx, sha, repoconfig.Path)
+	switch {
+	case errors.Is(err, checks.ErrNotFound):
+		return repoconfig.Default().Settings, nil, nil
+	case errors.Is(err, checks.ErrTooLarge), errors.Is(err, checks.ErrMalformed), errors.Is(err, checks.ErrForbidden):
+		return s, fmt.Errorf("%s on %s could not be read (%v)", repoconfig.Path, def, err), nil
+	case err != nil:
+		if jobs.IsTransient(err) {
+			return s, nil, err
+		}
+		return s, nil, jobs.Transient(fmt.Errorf("reading %s: %w", repoconfig.Path, err))
+	}
+	cfg, err := repoconfig.Parse(data)
+	if err != nil {
+		return s, fmt.Errorf("%s on %s is invalid (%v)", repoconfig.Path, def, err), nil
+	}
+	return cfg.Settings, nil, nil
+}

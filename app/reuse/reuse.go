@@ -1,0 +1,249 @@
+// Package reuse is the acknowledger of /use and /reuse-sweep-run commands
+// (INFERENCEX.md §3.5). For each command comment it removes its own earlier
+// reaction, validates the request in the specified order, and answers with
+// 👍 or 👎. A 👎 also gets one short bilingual reply saying why, keyed by a
+// hidden marker so that editing the command updates the same reply and
+// editing the command away removes it. The acknowledger never triggers,
+// cancels or merges anything: the sweep workflow's own gate acts on the
+// request; the reaction tells the maintainer what that gate will see.
+package reuse
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+
+	"github.com/google/go-github/v62/github"
+
+	"github.com/verdict-bot/verdict/app/jobs"
+	"github.com/verdict-bot/verdict/checks"
+)
+
+// Acknowledger reacts to reuse command comments. It implements the queue's
+// ReuseAcknowledger.
+type Acknowledger struct {
+	// Client returns a client authorized for an App installation.
+	Client func(ctx context.Context, installationID int64) (*github.Client, error)
+	// NewSource builds the evidence source of one pull request (in the App:
+	// ghsource.New). Eligibility (§3.4) reads commits, runs, artifacts and
+	// the repository configuration through it.
+	NewSource func(gh *github.Client, owner, repo string, number int) checks.Source
+	// BotLogins are the App's own identities ("<slug>[bot]"). Only reactions
+	// and replies authored by one of them are treated as the bot's own.
+	BotLogins []string
+	Logger    *slog.Logger
+}
+
+// Summaries written to the log, as the original writes them to the step
+// summary.
+const (
+	acceptedSummary = "Reuse accepted / 复用请求已接受: PR #%d, run %d (%s)."
+	rejectedSummary = "Reuse rejected / 复用请求未接受: %s"
+)
+
+// Acknowledge handles one issue_comment event that carried, or used to
+// carry, a reuse command. Errors wrapping jobs.ErrTransient are retried by
+// the queue; every step is idempotent, so a retry repeats work but never
+// duplicates a reaction or a reply.
+func (a *Acknowledger) Acknowledge(ctx context.Context, job jobs.ReuseArgs) error {
+	log := a.logger().With("repo", job.FullName(), "pr", job.PR, "delivery_id", job.DeliveryID,
+		"comment_id", job.CommentID, "action", job.Action)
+	if len(a.BotLogins) == 0 || a.Client == nil || a.NewSource == nil {
+		return errors.New("reuse acknowledger: Client, NewSource and BotLogins must be configured")
+	}
+	if job.CommentID <= 0 || job.PR <= 0 {
+		return fmt.Errorf("reuse acknowledger: invalid job (comment %d, PR %d)", job.CommentID, job.PR)
+	}
+	gh, err := a.Client(ctx, job.InstallationID)
+	if err != nil {
+		return jobs.Transient(fmt.Errorf("creating a client for installation %d: %w", job.InstallationID, err))
+	}
+	r := &ack{Acknowledger: a, gh: gh, job: job, log: log, owner: job.Owner, repo: job.Name}
+	return r.run(ctx)
+}
+
+func (a *Acknowledger) logger() *slog.Logger {
+	if a.Logger != nil {
+		return a.Logger
+	}
+	return slog.Default()
+}
+
+// ack is the state of one acknowledgement.
+type ack struct {
+	*Acknowledger
+	gh          *github.Client
+	job         jobs.ReuseArgs
+	log         *slog.Logger
+	owner, repo string
+	// settings are the repository's, loaded by decide.
+	settings checks.Settings
+}
+
+// outcome is the answer to a command comment.
+type outcome struct {
+	accepted bool
+	cmd      checks.ReuseCommand
+	run      checks.WorkflowRun
+	// reason says why a request was rejected (also the log summary).
+	reason checks.Text
+	// reply renders the 👎 reply; nil for an acceptance.
+	reply func() (string, error)
+}
+
+func (r *ack) run(ctx context.Context) error {
+	if r.job.Action == "deleted" {
+		// The comment and its reactions are gone; only our reply remains.
+		r.log.Info("reuse command comment deleted; removing the reply")
+		return r.removeReply(ctx)
+	}
+	c, err := r.comment(ctx)
+	if notFound(err) {
+		r.log.Info("reuse command comment no longer exists; removing the reply")
+		return r.removeReply(ctx)
+	}
+	if err != nil {
+		return err
+	}
+	// (1) The event must describe the comment as it is now; otherwise a
+	// later event (already queued) describes the current state.
+	if c.Body != r.job.Body || (!r.job.UpdatedAt.IsZero() && !c.UpdatedAt.Equal(r.job.UpdatedAt)) {
+		r.log.Info("stale event: the comment changed since; a newer event will handle it")
+		return nil
+	}
+	// (2) Our earlier verdict on this comment no longer holds.
+	if err := r.clearReactions(ctx); err != nil {
+		return err
+	}
+	// (3) An edit that removed the command leaves nothing to answer.
+	if !checks.HasReuseCommandLine(c.Body) {
+		r.log.Info("the comment no longer holds a reuse command; acknowledgement cleared")
+		return r.removeReply(ctx)
+	}
+	// (4) Validate.
+	out, err := r.decide(ctx, c)
+	if err != nil {
+		return err
+	}
+	// (5) Race guard: answer only the comment as validated, and accept only
+	// a request that is still the newest authorized one.
+	now, err := r.comment(ctx)
+	if notFound(err) {
+		return r.removeReply(ctx)
+	}
+	if err != nil {
+		return err
+	}
+	if now.Body != c.Body || !now.UpdatedAt.Equal(c.UpdatedAt) {
+		r.log.Info("the comment changed during validation; a newer event will handle it")
+		return r.clearReactions(ctx)
+	}
+	if out.accepted {
+		comments, err := r.comments(ctx)
+		if err != nil {
+			return err
+		}
+		_, newest, ok := checks.NewestAuthorized(comments, r.settings.ReuseAssociations)
+		if !ok || newest.ID != c.ID {
+			r.log.Info("a newer reuse request appeared during validation; leaving this comment unanswered")
+			return r.clearReactions(ctx)
+		}
+	}
+	// (6) Answer.
+	if out.accepted {
+		if err := r.react(ctx, "+1"); err != nil {
+			return err
+		}
+		if err := r.removeReply(ctx); err != nil {
+			return err
+		}
+		r.log.Info(fmt.Sprintf(acceptedSummary, r.job.PR, out.run.ID, out.run.Conclusion),
+			"command", out.cmd.String(), "run_id", out.run.ID, "conclusion", out.run.Conclusion, "outcome", "accepted")
+		return nil
+	}
+	if err := r.react(ctx, "-1"); err != nil {
+		return err
+	}
+	body, err := out.reply()
+	if err != nil {
+		return fmt.Errorf("rendering the reuse reply: %w", err)
+	}
+	if err := r.upsertReply(ctx, body); err != nil {
+		return err
+	}
+	r.log.Info(fmt.Sprintf(rejectedSummary, out.reason.EN), "outcome", "rejected")
+	return nil
+}
+
+// commentView is the fields of a comment the acknowledger compares.
+type commentView struct {
+	checks.Comment
+	issueURL string
+}
+
+func (r *ack) comment(ctx context.Context) (commentView, error) {
+	ic, _, err := r.gh.Issues.GetComment(ctx, r.owner, r.repo, r.job.CommentID)
+	if err != nil {
+		if notFound(err) {
+			return commentView{}, err
+		}
+		return commentView{}, apiError(fmt.Sprintf("reading comment %d", r.job.CommentID), err)
+	}
+	v := commentView{Comment: toComment(ic), issueURL: ic.GetIssueURL()}
+	// The payload named the PR; the comment itself must agree.
+	if !strings.HasSuffix(v.issueURL, "/issues/"+strconv.Itoa(r.job.PR)) {
+		return commentView{}, fmt.Errorf("comment %d belongs to %s, not PR #%d", r.job.CommentID, v.issueURL, r.job.PR)
+	}
+	return v, nil
+}
+
+func toComment(ic *github.IssueComment) checks.Comment {
+	return checks.Comment{
+		ID:          ic.GetID(),
+		Author:      ic.GetUser().GetLogin(),
+		AuthorIsBot: ic.GetUser().GetType() == "Bot",
+		Association: ic.GetAuthorAssociation(),
+		Body:        ic.GetBody(),
+		URL:         ic.GetHTMLURL(),
+		CreatedAt:   ic.GetCreatedAt().Time,
+		UpdatedAt:   ic.GetUpdatedAt().Time,
+	}
+}
+
+// maxCommentPages bounds the comment listing (100 per page).
+const maxCommentPages = 100
+
+// comments lists the PR's conversation comments, fresh (never memoized: the
+// race guard depends on seeing comments posted a moment ago).
+func (r *ack) comments(ctx context.Context) ([]checks.Comment, error) {
+	opt := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
+	var out []checks.Comment
+	for page := 0; ; page++ {
+		if page == maxCommentPages {
+			return nil, fmt.Errorf("PR #%d has more than %d comments; refusing to list further", r.job.PR, maxCommentPages*100)
+		}
+		cs, resp, err := r.gh.Issues.ListComments(ctx, r.owner, r.repo, r.job.PR, opt)
+		if err != nil {
+			return nil, apiError(fmt.Sprintf("listing PR #%d comments", r.job.PR), err)
+		}
+		for _, ic := range cs {
+			out = append(out, toComment(ic))
+		}
+		if resp.NextPage == 0 {
+			return out, nil
+		}
+		opt.Page = resp.NextPage
+	}
+}
+
+func (r *ack) isBot(login string) bool {
+	for _, b := range r.BotLogins {
+		if strings.EqualFold(b, login) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,196 @@
+package reuse
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-github/v62/github"
+
+	"github.com/verdict-bot/verdict/app/githubtest"
+	"github.com/verdict-bot/verdict/app/jobs"
+	"github.com/verdict-bot/verdict/app/render"
+	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/checkstest"
+)
+
+const (
+	repoName = "acme/bench"
+	prNum    = 12
+	bot      = "verdict[bot]"
+)
+
+// env is one fake GitHub with PR #12 (head branch feat, commits c1 and c2)
+// and an Actions catalogue, plus an acknowledger wired to it.
+type env struct {
+	t   *testing.T
+	s   *githubtest.Server
+	fx  *githubtest.Fixture
+	src *checkstest.Source
+	ack *Acknowledger
+	log *bytes.Buffer
+	// hook runs once when eligibility lists artifacts (mid-validation).
+	hook   func()
+	minute int
+}
+
+type envOpt func(fx *githubtest.Fixture, p *githubtest.Pull)
+
+func withLabels(ls ...string) envOpt {
+	return func(_ *githubtest.Fixture, p *githubtest.Pull) { p.Labels = ls }
+}
+
+func closed() envOpt { return func(_ *githubtest.Fixture, p *githubtest.Pull) { p.State = "closed" } }
+
+func newEnv(t *testing.T, opts ...envOpt) *env {
+	t.Helper()
+	fx := githubtest.NewFixture("verdict")
+	fx.Tree("base").Put("README.md", "bench\n")
+	fx.Tree("head").From("base").Put("benchmarks/new.sh", "#!/bin/sh\n")
+	r := fx.Repo(repoName)
+	r.Commit("base", "base")
+	c1 := r.Commit("c1", "head")
+	c2 := r.Commit("c2", "head")
+	r.Branch("main", "base")
+	p := r.Pull(&githubtest.Pull{Number: prNum, Head: githubtest.Ref{Ref: "feat", Commit: "c2"},
+		Base: githubtest.Ref{Ref: "main", Commit: "base"}, Commits: []string{"c1", "c2"}})
+	for _, o := range opts {
+		o(fx, p)
+	}
+	s := githubtest.New(t, fx)
+
+	run := func(id int64, event, conclusion, head string) checks.WorkflowRun {
+		return checks.WorkflowRun{ID: id, Path: ".github/workflows/run-sweep.yml", Event: event, Status: "completed",
+			Conclusion: conclusion, HeadSHA: head, HeadBranch: "feat"}
+	}
+	src := &checkstest.Source{
+		CommitList: checks.CommitList{Commits: []checks.Commit{{SHA: c1}, {SHA: c2}}},
+		Workflow: map[int64]checks.WorkflowRun{
+			30123456789: run(30123456789, "pull_request", "success", c2),
+			30123456000: run(30123456000, "pull_request", "success", c2),
+			777:         run(777, "pull_request", "cancelled", c1),
+			555:         run(555, "push", "success", c1),
+			556:         run(556, "pull_request", "success", "dddddddddddddddddddddddddddddddddddddddd"),
+		},
+		RunArtifacts: map[int64][]checks.Artifact{
+			30123456789: {{ID: 1, Name: "eval_results_all"}},
+			30123456000: {{ID: 2, Name: "reuse-gate-noop"}},
+			777:         {{ID: 3, Name: "results_bmk"}},
+			555:         {{ID: 4, Name: "results_bmk"}},
+			556:         {{ID: 5, Name: "results_bmk"}},
+		},
+	}
+	// Newest first: the newest success only carries the gate's no-op artifact.
+	src.RunList = []checks.WorkflowRun{src.Workflow[30123456000], src.Workflow[30123456789]}
+
+	e := &env{t: t, s: s, fx: fx, src: src, log: &bytes.Buffer{}}
+	var once sync.Once
+	e.ack = &Acknowledger{
+		Client: func(context.Context, int64) (*github.Client, error) { return s.Client(), nil },
+		NewSource: func(*github.Client, string, string, int) checks.Source {
+			return hookSource{src, func() {
+				if e.hook != nil {
+					once.Do(e.hook)
+				}
+			}}
+		},
+		BotLogins: []string{bot},
+		Logger:    slog.New(slog.NewTextHandler(e.log, nil)),
+	}
+	return e
+}
+
+// hookSource runs f when eligibility lists a run's artifacts, which is the
+// last read before the race guard.
+type hookSource struct {
+	*checkstest.Source
+	f func()
+}
+
+func (h hookSource) Artifacts(ctx context.Context, id int64) ([]checks.Artifact, error) {
+	h.f()
+	return h.Source.Artifacts(ctx, id)
+}
+
+// post adds a user comment; each one is a minute newer than the last.
+func (e *env) post(author, assoc, body string) int64 {
+	e.minute++
+	at := githubtest.DefaultNow.Add(-time.Hour + time.Duration(e.minute)*time.Minute)
+	return e.s.AddComment(repoName, prNum, githubtest.Comment{User: author, Association: assoc, Body: body, CreatedAt: at, UpdatedAt: at})
+}
+
+// job builds the event the router would enqueue for the comment's current
+// state.
+func (e *env) job(id int64, action string) jobs.ReuseArgs {
+	e.t.Helper()
+	j := jobs.ReuseArgs{Repo: jobs.Repo{InstallationID: 1, Owner: "acme", Name: "bench"}, PR: prNum,
+		CommentID: id, Action: action, DeliveryID: "d-" + action}
+	for _, c := range e.s.Comments(repoName, prNum) {
+		if c.ID == id {
+			j.Body, j.UpdatedAt, j.AuthorLogin, j.AuthorAssociation = c.Body, c.UpdatedAt, c.User, c.Association
+		}
+	}
+	return j
+}
+
+func (e *env) acknowledge(id int64, action string) {
+	e.t.Helper()
+	if err := e.ack.Acknowledge(context.Background(), e.job(id, action)); err != nil {
+		e.t.Fatalf("Acknowledge(%d, %s): %v", id, action, err)
+	}
+}
+
+// reactions returns the bot's reactions on a comment.
+func (e *env) reactions(id int64) []string {
+	var out []string
+	for _, c := range e.s.Comments(repoName, prNum) {
+		if c.ID != id {
+			continue
+		}
+		for _, r := range c.Reactions {
+			if r.User == bot {
+				out = append(out, r.Content)
+			}
+		}
+	}
+	return out
+}
+
+// replies returns the bot's reply bodies to a command comment.
+func (e *env) replies(id int64) []githubtest.Comment {
+	var out []githubtest.Comment
+	for _, c := range e.s.Comments(repoName, prNum) {
+		if c.User == bot && strings.HasPrefix(c.Body, render.ReplyMarker(id)) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func (e *env) expect(id int64, reaction string, reply string) {
+	e.t.Helper()
+	got := e.reactions(id)
+	if reaction == "" && len(got) != 0 || reaction != "" && (len(got) != 1 || got[0] != reaction) {
+		e.t.Errorf("bot reactions on %d = %v, want [%s]", id, got, reaction)
+	}
+	rs := e.replies(id)
+	switch {
+	case reply == "" && len(rs) != 0:
+		e.t.Errorf("unexpected reply to %d: %q", id, rs[0].Body)
+	case reply != "" && len(rs) != 1:
+		e.t.Errorf("want exactly one reply to %d containing %q, got %d", id, reply, len(rs))
+	case reply != "" && !strings.Contains(rs[0].Body, reply):
+		e.t.Errorf("reply to %d = %q, want it to contain %q", id, rs[0].Body, reply)
+	}
+}
+
+func (e *env) logged(s string) {
+	e.t.Helper()
+	if !strings.Contains(e.log.String(), s) {
+		e.t.Errorf("log lacks %q:\n%s", s, e.log.String())
+	}
+}

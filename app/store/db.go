@@ -1,0 +1,296 @@
+// Package store keeps Verdict's own state next to the job queue: the
+// delivery log (dedupe by X-GitHub-Delivery), the audit trail of published
+// verdicts, sign-off generations (coalescing) and per-PR leases. It runs on
+// SQLite (one process) or PostgreSQL (many processes) with the same SQL:
+// placeholders are $N (SQLite accepts them) and times are Unix milliseconds.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+)
+
+// Dialect names the database engine behind a Store.
+type Dialect string
+
+// Supported dialects.
+const (
+	SQLite   Dialect = "sqlite"
+	Postgres Dialect = "postgres"
+)
+
+// ErrNoRows is returned by Row.Scan when a query matched nothing.
+var ErrNoRows = errors.New("no rows")
+
+// Row is a single-row query result.
+type Row interface {
+	Scan(dest ...any) error
+}
+
+// Execer runs statements on a connection pool or inside a transaction. It is
+// the common ground of database/sql and pgx, so every query is written once.
+type Execer interface {
+	Exec(ctx context.Context, query string, args ...any) (rowsAffected int64, err error)
+	QueryRow(ctx context.Context, query string, args ...any) Row
+}
+
+// sqlRunner is what *sql.DB and *sql.Tx have in common.
+type sqlRunner interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// SQLExecer adapts a *sql.DB or *sql.Tx.
+func SQLExecer(r sqlRunner) Execer { return sqlExecer{r} }
+
+type sqlExecer struct{ r sqlRunner }
+
+func (e sqlExecer) Exec(ctx context.Context, q string, args ...any) (int64, error) {
+	res, err := e.r.ExecContext(ctx, q, args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+func (e sqlExecer) QueryRow(ctx context.Context, q string, args ...any) Row {
+	return sqlRow{e.r.QueryRowContext(ctx, q, args...)}
+}
+
+type sqlRow struct{ r *sql.Row }
+
+func (r sqlRow) Scan(dest ...any) error {
+	if err := r.r.Scan(dest...); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNoRows
+		}
+		return err
+	}
+	return nil
+}
+
+// pgxRunner is what *pgxpool.Pool and pgx.Tx have in common.
+type pgxRunner interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// PgxExecer adapts a *pgxpool.Pool or pgx.Tx.
+func PgxExecer(r pgxRunner) Execer { return pgxExecer{r} }
+
+type pgxExecer struct{ r pgxRunner }
+
+func (e pgxExecer) Exec(ctx context.Context, q string, args ...any) (int64, error) {
+	tag, err := e.r.Exec(ctx, q, args...)
+	if err != nil {
+		return 0, err
+	}
+	return tag.RowsAffected(), nil
+}
+
+func (e pgxExecer) QueryRow(ctx context.Context, q string, args ...any) Row {
+	return pgxRow{e.r.QueryRow(ctx, q, args...)}
+}
+
+type pgxRow struct{ r pgx.Row }
+
+func (r pgxRow) Scan(dest ...any) error {
+	if err := r.r.Scan(dest...); err != nil {
+		if errors.Is(err, pgx.ErrNoRows) {
+			return ErrNoRows
+		}
+		return err
+	}
+	return nil
+}
+
+// Store is Verdict's database. Exactly one of SQL and Pgx is non-nil.
+type Store struct {
+	dialect Dialect
+	sqlDB   *sql.DB
+	pool    *pgxpool.Pool
+	db      Execer
+}
+
+// Open connects to url and creates Verdict's tables if needed.
+//
+//	sqlite://verdict.db, sqlite:///abs/path.db, sqlite::memory:  SQLite file
+//	postgres://user@host/db?sslmode=disable (or postgresql://)  PostgreSQL
+func Open(ctx context.Context, rawURL string) (*Store, error) {
+	s, err := connect(ctx, rawURL)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.migrate(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func connect(ctx context.Context, rawURL string) (*Store, error) {
+	switch {
+	case strings.HasPrefix(rawURL, "postgres://"), strings.HasPrefix(rawURL, "postgresql://"):
+		pool, err := pgxpool.New(ctx, rawURL)
+		if err != nil {
+			return nil, fmt.Errorf("opening PostgreSQL database: %w", err)
+		}
+		if err := pool.Ping(ctx); err != nil {
+			pool.Close()
+			return nil, fmt.Errorf("connecting to PostgreSQL database %s: %w", redact(rawURL), err)
+		}
+		return &Store{dialect: Postgres, pool: pool, db: PgxExecer(pool)}, nil
+	case strings.HasPrefix(rawURL, "sqlite:"):
+		dsn, err := sqliteDSN(rawURL)
+		if err != nil {
+			return nil, err
+		}
+		db, err := sql.Open("sqlite", dsn)
+		if err != nil {
+			return nil, fmt.Errorf("opening SQLite database: %w", err)
+		}
+		// SQLite allows one writer; River and the store share one
+		// connection so they queue in Go instead of failing with
+		// SQLITE_BUSY. Group commit keeps that single connection cheap.
+		db.SetMaxOpenConns(1)
+		db.SetConnMaxIdleTime(0)
+		db.SetConnMaxLifetime(0)
+		if err := db.PingContext(ctx); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("opening SQLite database %s: %w", rawURL, err)
+		}
+		return &Store{dialect: SQLite, sqlDB: db, db: SQLExecer(db)}, nil
+	default:
+		return nil, fmt.Errorf("database URL %q: want sqlite://<file> or postgres://...", redact(rawURL))
+	}
+}
+
+// sqliteDSN turns sqlite://path into a modernc file: DSN with WAL journaling
+// and full fsync on commit (a 202 promises the delivery survives a crash).
+func sqliteDSN(rawURL string) (string, error) {
+	rest := strings.TrimPrefix(rawURL, "sqlite:")
+	rest = strings.TrimPrefix(rest, "//")
+	path, query, _ := strings.Cut(rest, "?")
+	if path == "" {
+		return "", fmt.Errorf("database URL %q: missing SQLite file name", rawURL)
+	}
+	q, err := url.ParseQuery(query)
+	if err != nil {
+		return "", fmt.Errorf("database URL %q: %w", rawURL, err)
+	}
+	pragmas := []string{"busy_timeout(10000)", "foreign_keys(1)"}
+	if path != ":memory:" {
+		pragmas = append(pragmas, "journal_mode(WAL)")
+	}
+	if q.Get("synchronous") == "" {
+		pragmas = append(pragmas, "synchronous(FULL)")
+	}
+	for _, p := range pragmas {
+		q.Add("_pragma", p)
+	}
+	if s := q.Get("synchronous"); s != "" {
+		q.Del("synchronous")
+		q.Add("_pragma", "synchronous("+s+")")
+	}
+	return "file:" + path + "?" + q.Encode(), nil
+}
+
+func redact(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	return u.Redacted()
+}
+
+// Dialect reports the database engine.
+func (s *Store) Dialect() Dialect { return s.dialect }
+
+// SQL is the SQLite pool (nil on PostgreSQL).
+func (s *Store) SQL() *sql.DB { return s.sqlDB }
+
+// Pgx is the PostgreSQL pool (nil on SQLite).
+func (s *Store) Pgx() *pgxpool.Pool { return s.pool }
+
+// DB runs statements outside any transaction.
+func (s *Store) DB() Execer { return s.db }
+
+// Ping reports whether the database answers (readiness).
+func (s *Store) Ping(ctx context.Context) error {
+	var one int
+	if err := s.db.QueryRow(ctx, "SELECT 1").Scan(&one); err != nil {
+		return fmt.Errorf("pinging %s database: %w", s.dialect, err)
+	}
+	return nil
+}
+
+// Close releases the connections.
+func (s *Store) Close() {
+	if s.sqlDB != nil {
+		s.sqlDB.Close()
+	}
+	if s.pool != nil {
+		s.pool.Close()
+	}
+}
+
+// InTx runs f in one transaction and commits if f returns nil.
+func (s *Store) InTx(ctx context.Context, f func(Execer) error) error {
+	if s.sqlDB != nil {
+		tx, err := s.sqlDB.BeginTx(ctx, nil)
+		if err != nil {
+			return fmt.Errorf("beginning transaction: %w", err)
+		}
+		if err := f(SQLExecer(tx)); err != nil {
+			tx.Rollback()
+			return err
+		}
+		return tx.Commit()
+	}
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("beginning transaction: %w", err)
+	}
+	if err := f(PgxExecer(tx)); err != nil {
+		tx.Rollback(ctx)
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
+// each runs a multi-row query and calls f for every row.
+func (s *Store) each(ctx context.Context, q string, args []any, f func(Row) error) error {
+	if s.sqlDB != nil {
+		rows, err := s.sqlDB.QueryContext(ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			if err := f(rows); err != nil {
+				return err
+			}
+		}
+		return rows.Err()
+	}
+	rows, err := s.pool.Query(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := f(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}

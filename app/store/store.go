@@ -1,0 +1,221 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// schema is valid on both SQLite and PostgreSQL. Times are Unix ms (BIGINT)
+// so the same statements and scans work on both.
+var schema = []string{
+	`CREATE TABLE IF NOT EXISTS verdict_delivery (
+		delivery_id TEXT PRIMARY KEY,
+		event       TEXT NOT NULL,
+		action      TEXT NOT NULL,
+		repo        TEXT NOT NULL,
+		pr_number   BIGINT NOT NULL,
+		received_at BIGINT NOT NULL,
+		outcome     TEXT NOT NULL,
+		jobs        INTEGER NOT NULL
+	)`,
+	`CREATE INDEX IF NOT EXISTS verdict_delivery_received ON verdict_delivery (received_at)`,
+	`CREATE TABLE IF NOT EXISTS verdict_audit (
+		repo         TEXT NOT NULL,
+		pr_number    BIGINT NOT NULL,
+		signoff_key  TEXT NOT NULL,
+		assessed_sha TEXT NOT NULL,
+		verdict      TEXT NOT NULL,
+		comment_url  TEXT NOT NULL,
+		delivery_id  TEXT NOT NULL,
+		published_at BIGINT NOT NULL
+	)`,
+	`CREATE INDEX IF NOT EXISTS verdict_audit_pr ON verdict_audit (repo, pr_number, published_at)`,
+	`CREATE TABLE IF NOT EXISTS verdict_generation (
+		coalesce_key TEXT PRIMARY KEY,
+		generation   BIGINT NOT NULL
+	)`,
+	`CREATE TABLE IF NOT EXISTS verdict_lease (
+		lease_key  TEXT PRIMARY KEY,
+		holder     TEXT NOT NULL,
+		expires_at BIGINT NOT NULL
+	)`,
+}
+
+func (s *Store) migrate(ctx context.Context) error {
+	return s.InTx(ctx, func(tx Execer) error {
+		if s.dialect == Postgres {
+			// Concurrent CREATE TABLE IF NOT EXISTS can still collide in
+			// PostgreSQL's catalog; serialize processes starting together.
+			if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(7305880417)"); err != nil {
+				return fmt.Errorf("locking schema migration: %w", err)
+			}
+		}
+		for _, stmt := range schema {
+			if _, err := tx.Exec(ctx, stmt); err != nil {
+				return fmt.Errorf("creating Verdict tables: %w", err)
+			}
+		}
+		return nil
+	})
+}
+
+// Delivery is one webhook delivery as the log keeps it.
+type Delivery struct {
+	ID       string
+	Event    string
+	Action   string
+	Repo     string // owner/name, empty when the payload has none
+	PR       int
+	Received time.Time
+	// Outcome is "queued" when jobs were enqueued, "ignored" otherwise.
+	Outcome string
+	Jobs    int
+}
+
+// InsertDelivery records d unless its ID is already known. It reports
+// whether d is new; a redelivery returns false and must not be processed.
+func InsertDelivery(ctx context.Context, ex Execer, d Delivery) (bool, error) {
+	n, err := ex.Exec(ctx, `INSERT INTO verdict_delivery
+		(delivery_id, event, action, repo, pr_number, received_at, outcome, jobs)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+		ON CONFLICT (delivery_id) DO NOTHING`,
+		d.ID, d.Event, d.Action, d.Repo, d.PR, d.Received.UnixMilli(), d.Outcome, d.Jobs)
+	if err != nil {
+		return false, fmt.Errorf("recording delivery %s: %w", d.ID, err)
+	}
+	return n == 1, nil
+}
+
+// LookupDelivery returns the log entry of a delivery ID.
+func (s *Store) LookupDelivery(ctx context.Context, id string) (Delivery, error) {
+	d := Delivery{ID: id}
+	var ms int64
+	err := s.db.QueryRow(ctx, `SELECT event, action, repo, pr_number, received_at, outcome, jobs
+		FROM verdict_delivery WHERE delivery_id = $1`, id).
+		Scan(&d.Event, &d.Action, &d.Repo, &d.PR, &ms, &d.Outcome, &d.Jobs)
+	if err != nil {
+		return Delivery{}, fmt.Errorf("looking up delivery %s: %w", id, err)
+	}
+	d.Received = time.UnixMilli(ms).UTC()
+	return d, nil
+}
+
+// CountDeliveries is the number of deliveries logged (for tests and ops).
+func (s *Store) CountDeliveries(ctx context.Context) (int, error) {
+	var n int
+	if err := s.db.QueryRow(ctx, `SELECT COUNT(*) FROM verdict_delivery`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("counting deliveries: %w", err)
+	}
+	return n, nil
+}
+
+// NextGeneration bumps and returns the generation of a coalescing key. Run it
+// in the transaction that enqueues the job carrying the generation.
+func NextGeneration(ctx context.Context, ex Execer, key string) (int64, error) {
+	var g int64
+	err := ex.QueryRow(ctx, `INSERT INTO verdict_generation (coalesce_key, generation) VALUES ($1, 1)
+		ON CONFLICT (coalesce_key) DO UPDATE SET generation = verdict_generation.generation + 1
+		RETURNING generation`, key).Scan(&g)
+	if err != nil {
+		return 0, fmt.Errorf("bumping generation of %s: %w", key, err)
+	}
+	return g, nil
+}
+
+// Generation returns the current generation of key (0 if never enqueued).
+func (s *Store) Generation(ctx context.Context, key string) (int64, error) {
+	var g int64
+	err := s.db.QueryRow(ctx, `SELECT generation FROM verdict_generation WHERE coalesce_key = $1`, key).Scan(&g)
+	if err == ErrNoRows {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("reading generation of %s: %w", key, err)
+	}
+	return g, nil
+}
+
+// AcquireLease takes (or renews, for the same holder) the lease on key until
+// now+ttl. It reports false when another holder's lease has not expired.
+// Leases make "one verification per PR at a time" hold across processes
+// that share a PostgreSQL database; a crashed holder's lease simply expires.
+func (s *Store) AcquireLease(ctx context.Context, key, holder string, ttl time.Duration) (bool, error) {
+	now := time.Now()
+	n, err := s.db.Exec(ctx, `INSERT INTO verdict_lease (lease_key, holder, expires_at) VALUES ($1, $2, $3)
+		ON CONFLICT (lease_key) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+		WHERE verdict_lease.expires_at < $4 OR verdict_lease.holder = excluded.holder`,
+		key, holder, now.Add(ttl).UnixMilli(), now.UnixMilli())
+	if err != nil {
+		return false, fmt.Errorf("acquiring lease %s: %w", key, err)
+	}
+	return n == 1, nil
+}
+
+// ReleaseLease gives up holder's lease on key (no-op if it is not held).
+func (s *Store) ReleaseLease(ctx context.Context, key, holder string) error {
+	if _, err := s.db.Exec(ctx, `DELETE FROM verdict_lease WHERE lease_key = $1 AND holder = $2`, key, holder); err != nil {
+		return fmt.Errorf("releasing lease %s: %w", key, err)
+	}
+	return nil
+}
+
+// Verdict is one published verdict, as the audit trail keeps it.
+type Verdict struct {
+	Repo        string // owner/name
+	PR          int
+	SignOffKey  string
+	AssessedSHA string
+	Verdict     string // PASS, WARN or REJECTED
+	CommentURL  string
+	DeliveryID  string
+	PublishedAt time.Time
+}
+
+// RecordVerdict appends v to the audit trail. PublishedAt defaults to now.
+func (s *Store) RecordVerdict(ctx context.Context, v Verdict) error {
+	if v.PublishedAt.IsZero() {
+		v.PublishedAt = time.Now()
+	}
+	_, err := s.db.Exec(ctx, `INSERT INTO verdict_audit
+		(repo, pr_number, signoff_key, assessed_sha, verdict, comment_url, delivery_id, published_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+		v.Repo, v.PR, v.SignOffKey, v.AssessedSHA, v.Verdict, v.CommentURL, v.DeliveryID, v.PublishedAt.UnixMilli())
+	if err != nil {
+		return fmt.Errorf("recording verdict for %s#%d: %w", v.Repo, v.PR, err)
+	}
+	return nil
+}
+
+// Verdicts returns the audit trail of one PR, oldest first.
+func (s *Store) Verdicts(ctx context.Context, repo string, pr int) ([]Verdict, error) {
+	var out []Verdict
+	err := s.each(ctx, `SELECT signoff_key, assessed_sha, verdict, comment_url, delivery_id, published_at
+		FROM verdict_audit WHERE repo = $1 AND pr_number = $2
+		ORDER BY published_at, signoff_key, assessed_sha`, []any{repo, pr}, func(r Row) error {
+		v := Verdict{Repo: repo, PR: pr}
+		var ms int64
+		if err := r.Scan(&v.SignOffKey, &v.AssessedSHA, &v.Verdict, &v.CommentURL, &v.DeliveryID, &ms); err != nil {
+			return err
+		}
+		v.PublishedAt = time.UnixMilli(ms).UTC()
+		out = append(out, v)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading verdicts of %s#%d: %w", repo, pr, err)
+	}
+	return out, nil
+}
+
+// QueueDepth counts jobs waiting to run (available, scheduled, retryable,
+// pending) in River's table.
+func (s *Store) QueueDepth(ctx context.Context) (int, error) {
+	var n int
+	err := s.db.QueryRow(ctx, `SELECT COUNT(*) FROM river_job
+		WHERE state IN ('available', 'scheduled', 'retryable', 'pending')`).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("counting queued jobs: %w", err)
+	}
+	return n, nil
+}

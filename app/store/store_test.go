@@ -1,0 +1,177 @@
+package store_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/verdict-bot/verdict/app/store"
+	"github.com/verdict-bot/verdict/app/store/storetest"
+)
+
+func open(t *testing.T, url string) *store.Store {
+	t.Helper()
+	s, err := store.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+func TestDeliveryDedupe(t *testing.T) {
+	storetest.Engines(t, func(t *testing.T, url string) {
+		ctx := context.Background()
+		s := open(t, url)
+		at := time.Date(2026, 11, 5, 10, 0, 0, 0, time.UTC)
+		d := store.Delivery{ID: "d-1", Event: "issue_comment", Action: "created", Repo: "o/r", PR: 7, Received: at, Outcome: "queued", Jobs: 1}
+		for i, want := range []bool{true, false, false} {
+			fresh, err := store.InsertDelivery(ctx, s.DB(), d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fresh != want {
+				t.Fatalf("insert %d: fresh=%v, want %v", i, fresh, want)
+			}
+		}
+		got, err := s.LookupDelivery(ctx, "d-1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != d {
+			t.Fatalf("lookup = %+v, want %+v", got, d)
+		}
+		if n, _ := s.CountDeliveries(ctx); n != 1 {
+			t.Fatalf("deliveries = %d, want 1", n)
+		}
+		if err := s.Ping(ctx); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+func TestGenerations(t *testing.T) {
+	storetest.Engines(t, func(t *testing.T, url string) {
+		ctx := context.Background()
+		s := open(t, url)
+		if g, err := s.Generation(ctx, "k"); err != nil || g != 0 {
+			t.Fatalf("unknown key: %d, %v", g, err)
+		}
+		for want := int64(1); want <= 3; want++ {
+			g, err := store.NextGeneration(ctx, s.DB(), "k")
+			if err != nil || g != want {
+				t.Fatalf("NextGeneration = %d, %v; want %d", g, err, want)
+			}
+		}
+		if g, _ := s.Generation(ctx, "k"); g != 3 {
+			t.Fatalf("Generation = %d, want 3", g)
+		}
+		if g, _ := store.NextGeneration(ctx, s.DB(), "other"); g != 1 {
+			t.Fatalf("other key generation = %d, want 1", g)
+		}
+	})
+}
+
+func TestLease(t *testing.T) {
+	storetest.Engines(t, func(t *testing.T, url string) {
+		ctx := context.Background()
+		s := open(t, url)
+		steps := []struct {
+			name   string
+			holder string
+			ttl    time.Duration
+			want   bool
+		}{
+			{"first holder takes it", "a", time.Minute, true},
+			{"second holder is refused", "b", time.Minute, false},
+			{"holder renews", "a", time.Minute, true},
+			{"holder shortens to expired", "a", -time.Second, true},
+			{"expired lease is taken over", "b", time.Minute, true},
+			{"old holder is refused", "a", time.Minute, false},
+		}
+		for _, st := range steps {
+			got, err := s.AcquireLease(ctx, "pr", st.holder, st.ttl)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != st.want {
+				t.Fatalf("%s: got %v", st.name, got)
+			}
+		}
+		if err := s.ReleaseLease(ctx, "pr", "a"); err != nil { // not the holder: no-op
+			t.Fatal(err)
+		}
+		if ok, _ := s.AcquireLease(ctx, "pr", "c", time.Minute); ok {
+			t.Fatal("release by a non-holder freed the lease")
+		}
+		if err := s.ReleaseLease(ctx, "pr", "b"); err != nil {
+			t.Fatal(err)
+		}
+		if ok, _ := s.AcquireLease(ctx, "pr", "c", time.Minute); !ok {
+			t.Fatal("released lease not available")
+		}
+	})
+}
+
+func TestLeaseExclusiveUnderContention(t *testing.T) {
+	storetest.Engines(t, func(t *testing.T, url string) {
+		ctx := context.Background()
+		s := open(t, url)
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		won := 0
+		for i := range 16 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				ok, err := s.AcquireLease(ctx, "contended", string(rune('a'+i)), time.Minute)
+				if err != nil {
+					t.Error(err)
+				}
+				if ok {
+					mu.Lock()
+					won++
+					mu.Unlock()
+				}
+			}()
+		}
+		wg.Wait()
+		if won != 1 {
+			t.Fatalf("%d holders acquired one lease", won)
+		}
+	})
+}
+
+func TestRecordVerdict(t *testing.T) {
+	storetest.Engines(t, func(t *testing.T, url string) {
+		ctx := context.Background()
+		s := open(t, url)
+		t0 := time.Date(2026, 11, 5, 10, 0, 0, 0, time.UTC)
+		vs := []store.Verdict{
+			{Repo: "o/r", PR: 1, SignOffKey: "issuecomment-2", AssessedSHA: "bbb", Verdict: "PASS", CommentURL: "u2", DeliveryID: "d2", PublishedAt: t0.Add(time.Minute)},
+			{Repo: "o/r", PR: 1, SignOffKey: "issuecomment-1", AssessedSHA: "aaa", Verdict: "REJECTED", CommentURL: "u1", DeliveryID: "d1", PublishedAt: t0},
+			{Repo: "o/r", PR: 2, SignOffKey: "issuecomment-3", AssessedSHA: "ccc", Verdict: "WARN", CommentURL: "u3", DeliveryID: "d3", PublishedAt: t0},
+		}
+		for _, v := range vs {
+			if err := s.RecordVerdict(ctx, v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := s.Verdicts(ctx, "o/r", 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 2 || got[0] != vs[1] || got[1] != vs[0] {
+			t.Fatalf("Verdicts = %+v", got)
+		}
+	})
+}
+
+func TestOpenRejectsUnknownURL(t *testing.T) {
+	for _, u := range []string{"mysql://x", "", "sqlite://", "verdict.db"} {
+		if _, err := store.Open(context.Background(), u); err == nil {
+			t.Errorf("Open(%q) succeeded", u)
+		}
+	}
+}

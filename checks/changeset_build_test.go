@@ -1,0 +1,168 @@
+package checks_test
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/checkstest"
+)
+
+// h6Counting counts ReadFile calls per ref and path.
+type h6Counting struct {
+	*checkstest.Source
+	mu    sync.Mutex
+	reads map[string]int
+}
+
+func (c *h6Counting) ReadFile(ctx context.Context, ref, p string) ([]byte, error) {
+	c.mu.Lock()
+	if c.reads == nil {
+		c.reads = map[string]int{}
+	}
+	c.reads[ref+":"+p]++
+	c.mu.Unlock()
+	return c.Source.ReadFile(ctx, ref, p)
+}
+
+func TestChangeSetBuild(t *testing.T) {
+	for name, layout := range h6Layouts() {
+		t.Run(name, func(t *testing.T) {
+			r := h6NewRepo(layout)
+			// Change one entry's image, add one entry, select two keys by glob,
+			// edit a recipe (maps to the disagg entry) and a helper (unmapped).
+			r.head["configs/nvidia-master.yaml"] = strings.Replace(r.head["configs/nvidia-master.yaml"],
+				"lmsysorg/sglang:v0.5.12-cu130", "lmsysorg/sglang:v0.5.13-cu130", 1)
+			r.h6AppendEntry("configs/amd-master.yaml", `dsr1-fp8-mi355x-sglang:
+  image: lmsysorg/sglang:v0.5.12-rocm700-mi35x
+  model: deepseek-ai/DeepSeek-R1-0528
+  model-prefix: dsr1
+  runner: mi355x
+  precision: fp8
+  framework: sglang
+  multinode: false
+  scenarios:
+    fixed-seq-len:
+    - { isl: 8192, osl: 1024, search-space: [ { tp: 8, conc-start: 4, conc-end: 64 } ] }
+`)
+			r.h6AppendChangelog("dsr1-fp4-*", "qwen3.5-fp8-b2[0-9]0-sglang")
+			r.head["benchmarks/multi_node/srt-slurm-recipes/sglang/dsv4/disagg.yaml"] += "  # tuned\n"
+			r.head["benchmarks/benchmark_lib.sh"] += "# helper tweak\n"
+			pr, src := r.pr(t)
+			cnt := &h6Counting{Source: src}
+			pr.Source = cnt
+			cs, err := pr.ChangeSet(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(cs.Problems) != 0 {
+				t.Fatalf("problems: %+v", cs.Problems)
+			}
+			eq := func(what string, got, want []string) {
+				t.Helper()
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s = %q, want %q", what, got, want)
+				}
+			}
+			eq("added", cs.AddedKeys, []string{"dsr1-fp8-mi355x-sglang"})
+			eq("changed", cs.ChangedKeys, []string{"dsr1-fp4-b200-sglang-mtp"})
+			eq("removed", cs.RemovedKeys, nil)
+			eq("selected", cs.Selected, []string{"dsr1-fp4-b200-sglang-mtp", "dsr1-fp4-mi355x-sglang", "qwen3.5-fp8-b200-sglang"})
+			if _, ok := cs.MasterHead["oldm-fp8-mi300x-vllm"]; ok {
+				t.Fatal("deprecated/ configs must be excluded")
+			}
+			var aff []string
+			for _, e := range cs.Affected {
+				aff = append(aff, e.Key)
+			}
+			eq("affected", aff, []string{"dsr1-fp4-b200-sglang-mtp", "dsr1-fp4-mi355x-sglang", "dsr1-fp8-mi355x-sglang", "dsv4-fp4-gb200-dynamo-sglang-disagg", "qwen3.5-fp8-b200-sglang"})
+			eq("unmapped", cs.UnmappedFiles, []string{r.path("benchmarks/benchmark_lib.sh")})
+			if len(cs.ChangelogAdded) != 1 || len(cs.ChangelogAdded[0].Matched) != 3 {
+				t.Fatalf("changelog added = %+v", cs.ChangelogAdded)
+			}
+			var eff []string
+			for _, f := range cs.Effective["dsr1-fp4-b200-sglang-mtp"] {
+				eff = append(eff, f.Kind+":"+f.Path)
+			}
+			eq("effective", eff, []string{
+				"script:" + r.path("benchmarks/single_node/fixed_seq_len/dsr1_fp4_b200_mtp.sh"),
+				"launcher:" + r.path("runners/launch_b200-dgxc.sh"),
+				"helper:" + r.path("benchmarks/benchmark_lib.sh"),
+			})
+			d := cs.Effective["dsv4-fp4-gb200-dynamo-sglang-disagg"]
+			if len(d) != 1 || d[0].Kind != "recipe" || !d[0].Changed || d[0].Path != r.path("benchmarks/multi_node/srt-slurm-recipes/sglang/dsv4/disagg.yaml") {
+				t.Fatalf("disagg effective = %+v", d)
+			}
+			e := cs.MasterHead["exm-fp4-mi355x-vllm-agentic-mtp"]
+			if !e.Agentic || !e.SpecDecode || e.SKU != "mi355x" || !e.OpenSource || e.MultiNode {
+				t.Fatalf("classification = %+v", e)
+			}
+			g := cs.MasterHead["dsv4-fp4-gb200-dynamo-sglang-disagg"]
+			if !g.MultiNode || !g.Disagg || g.SpecDecode || g.Line == 0 {
+				t.Fatalf("classification = %+v", g)
+			}
+			for k, n := range cnt.reads {
+				if n != 1 {
+					t.Errorf("%s read %d times", k, n)
+				}
+			}
+			// A second consumer gets the same model without new reads.
+			before := len(cnt.reads)
+			cs2, _ := pr.ChangeSet(context.Background())
+			m, _, _ := checks.LoadMasterConfigs(context.Background(), pr, h6Head)
+			if cs2 != cs || len(m) != len(cs.MasterHead) || len(cnt.reads) != before {
+				t.Fatal("change set or master configs rebuilt")
+			}
+		})
+	}
+}
+
+func TestChangeSetBadInput(t *testing.T) {
+	r := h6NewRepo(checks.LegacyLayout())
+	r.head["configs/amd-master.yaml"] += "\ndsr1-fp4-mi355x-sglang:\n  image: x\n"
+	r.head["configs/nvidia-master.yaml"] += "\nbroken-entry:\n  image: [unclosed\n"
+	r.head["perf-changelog.yaml"] = "- config-keys: [a\n"
+	r.head["configs/nvidia-master.yaml"] = strings.Replace(r.head["configs/nvidia-master.yaml"],
+		"CONFIG_FILE=recipes/sglang/dsv4/disagg.yaml", "CONFIG_FILE=recipes/sglang/dsv4/missing.yaml", 1)
+	pr, _ := r.pr(t)
+	cs, err := pr.ChangeSet(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []string
+	for _, p := range cs.Problems {
+		all = append(all, p.Path+": "+p.Err)
+	}
+	joined := strings.Join(all, "\n")
+	for _, want := range []string{`duplicate key "dsr1-fp4-mi355x-sglang"`, "broken-entry", "perf-changelog.yaml: changelog at head000 does not parse"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("problems lack %q:\n%s", want, joined)
+		}
+	}
+	// The other entries are still there.
+	if cs.MasterHead["dsr1-fp4-b200-sglang-mtp"] == nil {
+		t.Fatal("good entries were lost")
+	}
+	// Checks needing the master configs say what could not be read.
+	res := checks.ImagesCheck().Finalize(checks.ImagesCheck().Run(context.Background(), pr))
+	if res.Status != checks.Fail || !strings.Contains(res.Reason.EN, "could not be verified") {
+		t.Fatalf("check 6 = %+v", res)
+	}
+}
+
+func TestChangeSetAliasBomb(t *testing.T) {
+	bomb := "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+	prev := "a"
+	for i := 0; i < 9; i++ {
+		n := string(rune('b' + i))
+		bomb += n + ": &" + n + " [*" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + "]\n"
+		prev = n
+	}
+	es, ps := checks.ParseMasterConfig("configs/bomb-master.yaml", []byte(bomb))
+	if len(ps) == 0 || len(es) != 0 {
+		t.Fatalf("alias bomb accepted: %d entries, problems %v", len(es), ps)
+	}
+}

@@ -1,0 +1,44 @@
+package checks
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+)
+
+var (
+	dcHTMLCommentRE = regexp.MustCompile(`(?s)<!--.*?(-->|$)`)
+	dcTagRE         = regexp.MustCompile(`</?[A-Za-z][^>]*>`)
+)
+
+// dcQuote makes untrusted text safe to quote inside a one-line verdict row:
+// HTML comments and tags removed, markdown and angle brackets dropped,
+// newlines folded, emoji and control characters removed, double quotes
+// replaced, and the result cut to max runes with an ellipsis.
+func dcQuote(s string, max int) string {
+	if len(s) > 4096 {
+		s = s[:4096]
+	}
+	s = dcHTMLCommentRE.ReplaceAllString(s, " ")
+	s = dcTagRE.ReplaceAllString(s, " ")
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\n' || r == '\r' || r == '\t':
+			b.WriteRune(' ')
+		case r == '"' || r == '`':
+			b.WriteRune('\'')
+		case strings.ContainsRune("<>*#|[]~\\", r):
+			b.WriteRune(' ')
+		case r == '\uFFFD' || unicode.IsControl(r) || !unicode.IsPrint(r):
+		case r > 0x2000 && (unicode.Is(unicode.So, r) || unicode.Is(unicode.Sk, r) || (r >= 0x1F000 && r <= 0x1FAFF) || (r >= 0x2600 && r <= 0x27BF) || r == 0x200D || (r >= 0xFE00 && r <= 0xFE0F)):
+		default:
+			b.WriteRune(r)
+		}
+	}
+	out := strings.Join(strings.Fields(b.String()), " ")
+	if rs := []rune(out); len(rs) > max {
+		out = strings.TrimSpace(string(rs[:max])) + "…"
+	}
+	return out
+}

@@ -1,0 +1,415 @@
+package checks
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Speculative-decoding knob extraction shared by Checks 11 and 13. It reads
+// the change-set model's effective Settings (never the files themselves) and
+// reduces the engine-specific spellings to one view per config.
+
+// sdEngine maps a master-config framework to its serving engine family.
+func sdEngine(framework string) string {
+	f := strings.ToLower(framework)
+	switch {
+	case strings.Contains(f, "vllm") || f == "llm-d":
+		return "vllm"
+	case strings.Contains(f, "sglang"):
+		return "sglang"
+	case strings.Contains(f, "trt"):
+		return "trt"
+	case strings.Contains(f, "atom"):
+		return "atom"
+	}
+	return f
+}
+
+// sdNorm folds the spellings of one knob together: leading dashes dropped,
+// lower case, underscores as dashes. `--speculative_num_steps`,
+// `speculative-num-steps` and `SPECULATIVE_NUM_STEPS` all become
+// `speculative-num-steps`.
+func sdNorm(name string) string {
+	n := strings.TrimLeft(strings.TrimSpace(name), "-")
+	return strings.ReplaceAll(strings.ToLower(n), "_", "-")
+}
+
+// sdTruthy reports whether a setting value enables a boolean knob.
+func sdTruthy(v string) bool {
+	switch strings.ToLower(strings.Trim(strings.TrimSpace(v), `"'`)) {
+	case "1", "true", "on", "yes", "y", "enable", "enabled":
+		return true
+	}
+	return false
+}
+
+// sdUnquote strips the quotes a shell or YAML value may carry.
+func sdUnquote(v string) string {
+	v = strings.TrimSpace(v)
+	for len(v) >= 2 && (v[0] == '"' && v[len(v)-1] == '"' || v[0] == '\'' && v[len(v)-1] == '\'') {
+		v = strings.TrimSpace(v[1 : len(v)-1])
+	}
+	return v
+}
+
+// sdFloat parses a finite decimal number.
+func sdFloat(v string) (float64, bool) {
+	f, err := strconv.ParseFloat(sdUnquote(v), 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, false
+	}
+	return f, true
+}
+
+// sdRound2 rounds to hundredths as an integer, so values committed with two
+// decimals compare exactly (no float ==).
+func sdRound2(f float64) int64 { return int64(math.Round(f * 100)) }
+
+// sdGenRole is the generation role of a config: decode when the launch config
+// has a decode role, else agg.
+func sdGenRole(settings []Setting) string {
+	for _, s := range settings {
+		if s.Role == "decode" {
+			return "decode"
+		}
+	}
+	return "agg"
+}
+
+// sdInRole keeps the settings that apply to role: the role's own and the
+// role-less ones (scripts, shared helpers).
+func sdInRole(settings []Setting, role string) []Setting {
+	var out []Setting
+	for _, s := range settings {
+		if s.Role == role || s.Role == "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// sdSpecConfig decodes a speculative-config value (JSON or YAML mapping) into
+// snake_case keys. Oversized or non-mapping values yield nil.
+func sdSpecConfig(v string) map[string]string {
+	v = sdUnquote(v)
+	if v == "" || len(v) > 64<<10 {
+		return nil
+	}
+	var m map[string]any
+	if err := yaml.Unmarshal([]byte(v), &m); err != nil {
+		return nil
+	}
+	out := map[string]string{}
+	for k, val := range m {
+		out[sdSubKey(k)] = fmt.Sprint(val)
+	}
+	return out
+}
+
+func sdSubKey(k string) string {
+	return strings.ReplaceAll(strings.ToLower(strings.TrimSpace(k)), "-", "_")
+}
+
+// specSource is one knob value with where it came from.
+type specSource struct {
+	Name  string // knob as written
+	Value string
+	S     Setting
+}
+
+func (s specSource) where() string {
+	if s.S.File == "" {
+		return s.Name
+	}
+	if s.S.Line > 0 {
+		return fmt.Sprintf("%s:%d", s.S.File, s.S.Line)
+	}
+	return s.S.File
+}
+
+// specKnobs is the speculative-decoding view of one role of a config.
+type specKnobs struct {
+	Engine string
+	Role   string
+	// Method is the raw method (speculative-algorithm, speculative-config
+	// method, decoding_type), lower case; empty when unset.
+	Method      string
+	Num         int
+	NumFound    bool
+	NumSrc      specSource
+	DraftPath   string
+	DraftSample string
+	// Spec is the merged speculative-config / speculative_config mapping.
+	Spec map[string]string
+	// Pins are simulated acceptance lengths the role pins, already
+	// converted to AL (TRT adds the bonus token, ATOM rates are scaled).
+	Pins []alPin
+	// Harness is set when a harness injects the golden AL itself
+	// (legacy SYNTHETIC_ACCEPTANCE=true without an explicit length).
+	Harness    bool
+	HarnessSrc specSource
+	ThinkOff   bool
+}
+
+// alPin is one pinned simulated acceptance length.
+type alPin struct {
+	Knob string  // the knob name as the reason prints it
+	Raw  float64 // the value as written
+	AL   float64 // the acceptance length it means
+	Src  specSource
+}
+
+// sdSimKnobs are the names (normalized) that pin or enable simulated
+// acceptance, used to detect synthetic acceptance on any config.
+var sdSimKnobs = map[string]bool{
+	"sglang-simulate-acc-len":                    true,
+	"tllm-spec-decode-force-num-accepted-tokens": true,
+	"spec-decode-acceptance-length":              true,
+	"spec-decode-acceptance-rate":                true,
+	"synthetic-acceptance":                       true,
+	"synthetic-acceptance-length":                true,
+}
+
+// extractSpec reads the speculative-decoding knobs of role from settings.
+func extractSpec(engine, role string, settings []Setting) specKnobs {
+	k := specKnobs{Engine: engine, Role: role, Spec: map[string]string{}}
+	rs := sdInRole(settings, role)
+	by := map[string][]specSource{}
+	for _, s := range rs {
+		n := sdNorm(s.Name)
+		src := specSource{Name: s.Name, Value: sdUnquote(s.Value), S: s}
+		by[n] = append(by[n], src)
+		switch {
+		case n == "speculative-config":
+			for sk, sv := range sdSpecConfig(s.Value) {
+				k.Spec[sk] = sv
+			}
+		case strings.HasPrefix(n, "speculative-config."):
+			k.Spec[sdSubKey(strings.TrimPrefix(n, "speculative-config."))] = sdUnquote(s.Value)
+		}
+		if strings.Contains(n, "thinking") {
+			v := strings.ToLower(sdUnquote(s.Value))
+			if v == "thinking_off" || v == "off" || v == "false" || v == "0" || v == "disabled" {
+				k.ThinkOff = true
+			}
+		}
+		if strings.EqualFold(sdUnquote(s.Value), "thinking_off") {
+			k.ThinkOff = true
+		}
+	}
+	last := func(n string) (specSource, bool) {
+		v := by[n]
+		if len(v) == 0 {
+			return specSource{}, false
+		}
+		return v[len(v)-1], true
+	}
+	specSrc := func(sub string) specSource {
+		for _, s := range rs {
+			if n := sdNorm(s.Name); n == "speculative-config" || n == "speculative-config."+strings.ReplaceAll(sub, "_", "-") {
+				return specSource{Name: "speculative-config." + sub, Value: k.Spec[sub], S: s}
+			}
+		}
+		return specSource{Name: "speculative-config." + sub, Value: k.Spec[sub]}
+	}
+
+	// Method.
+	if s, ok := last("speculative-algorithm"); ok {
+		k.Method = strings.ToLower(s.Value)
+	} else if m := k.Spec["method"]; m != "" {
+		k.Method = strings.ToLower(m)
+	} else if m := k.Spec["decoding_type"]; m != "" {
+		k.Method = strings.ToLower(m)
+	} else if s, ok := last("method"); ok {
+		k.Method = strings.ToLower(s.Value)
+	}
+
+	// Draft length, per engine, falling back to any known spelling.
+	setNum := func(src specSource) bool {
+		n, err := strconv.Atoi(sdUnquote(src.Value))
+		if err != nil || n < 1 || n > 64 {
+			return false
+		}
+		k.Num, k.NumFound, k.NumSrc = n, true, src
+		return true
+	}
+	tryName := func(n string) bool {
+		if s, ok := last(n); ok {
+			return setNum(s)
+		}
+		return false
+	}
+	trySpec := func(sub string) bool {
+		if _, ok := k.Spec[sub]; ok {
+			return setNum(specSrc(sub))
+		}
+		return false
+	}
+	order := []func() bool{
+		func() bool { return trySpec("num_speculative_tokens") },
+		func() bool { return strings.Contains(k.Method, "dspark") && tryName("speculative-dspark-block-size") },
+		func() bool { return tryName("speculative-num-steps") },
+		func() bool { return trySpec("max_draft_len") },
+		func() bool { return tryName("max-draft-len") },
+		func() bool { return tryName("num-speculative-tokens") },
+		func() bool { return tryName("speculative-dspark-block-size") },
+	}
+	for _, f := range order {
+		if f() {
+			break
+		}
+	}
+
+	// Draft model and sampling.
+	if s, ok := last("speculative-draft-model-path"); ok {
+		k.DraftPath = s.Value
+	} else if m := k.Spec["model"]; m != "" {
+		k.DraftPath = m
+	}
+	if v := k.Spec["draft_sample_method"]; v != "" {
+		k.DraftSample = strings.ToLower(v)
+	}
+	for n, v := range by {
+		if strings.HasSuffix(n, "draft-sample-method") && len(v) > 0 && k.DraftSample == "" {
+			k.DraftSample = strings.ToLower(v[len(v)-1].Value)
+		}
+	}
+
+	// Simulated acceptance.
+	if s, ok := last("sglang-simulate-acc-len"); ok {
+		k.addPin("SGLANG_SIMULATE_ACC_LEN", s, 0)
+	}
+	if strings.EqualFold(k.Spec["rejection_sample_method"], "synthetic") {
+		if _, ok := k.Spec["synthetic_acceptance_length"]; ok {
+			k.addPin("synthetic_acceptance_length", specSrc("synthetic_acceptance_length"), 0)
+		} else {
+			// Synthetic rejection without a length: vLLM cannot run it as the
+			// golden value, so it counts as a pin that matches nothing.
+			src := specSrc("rejection_sample_method")
+			src.Value = ""
+			k.Pins = append(k.Pins, alPin{Knob: "synthetic_acceptance_length", Raw: math.NaN(), AL: math.NaN(), Src: src})
+		}
+	}
+	if s, ok := last("tllm-spec-decode-force-num-accepted-tokens"); ok {
+		k.addPin("TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS", s, 1)
+	}
+	if s, ok := last("spec-decode-acceptance-length"); ok {
+		k.addPin("--spec-decode-acceptance-length", s, 0)
+	}
+	if s, ok := last("spec-decode-acceptance-rate"); ok {
+		if r, ok2 := sdFloat(s.Value); ok2 && k.NumFound {
+			k.Pins = append(k.Pins, alPin{Knob: "--spec-decode-acceptance-rate", Raw: r, AL: 1 + r*float64(k.Num), Src: s})
+		} else {
+			k.Pins = append(k.Pins, alPin{Knob: "--spec-decode-acceptance-rate", Raw: math.NaN(), AL: math.NaN(), Src: s})
+		}
+	}
+	if s, ok := last("synthetic-acceptance"); ok && sdTruthy(s.Value) {
+		if l, ok := last("synthetic-acceptance-length"); ok && l.Value != "" {
+			k.addPin("SYNTHETIC_ACCEPTANCE_LENGTH", l, 0)
+		} else {
+			k.Harness, k.HarnessSrc = true, s
+		}
+	}
+	return k
+}
+
+// addPin records a pinned value; offset is added to reach AL (TRT pins the
+// accepted draft tokens, AL − 1). An unparsable value is kept as NaN so the
+// comparison fails visibly instead of being skipped.
+func (k *specKnobs) addPin(knob string, s specSource, offset float64) {
+	f, ok := sdFloat(s.Value)
+	if !ok {
+		k.Pins = append(k.Pins, alPin{Knob: knob, Raw: math.NaN(), AL: math.NaN(), Src: s})
+		return
+	}
+	k.Pins = append(k.Pins, alPin{Knob: knob, Raw: f, AL: f + offset, Src: s})
+}
+
+// sdSyntheticKnobs lists every setting (any role) that pins or enables
+// simulated acceptance, sorted by file and line.
+func sdSyntheticKnobs(settings []Setting) []Setting {
+	var out []Setting
+	for _, s := range settings {
+		n := sdNorm(s.Name)
+		switch {
+		case n == "synthetic-acceptance":
+			if sdTruthy(s.Value) {
+				out = append(out, s)
+			}
+		case sdSimKnobs[n]:
+			out = append(out, s)
+		case n == "speculative-config":
+			if strings.EqualFold(sdSpecConfig(s.Value)["rejection_sample_method"], "synthetic") {
+				out = append(out, s)
+			}
+		case n == "speculative-config.rejection-sample-method":
+			if strings.EqualFold(sdUnquote(s.Value), "synthetic") {
+				out = append(out, s)
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].File != out[j].File {
+			return out[i].File < out[j].File
+		}
+		return out[i].Line < out[j].Line
+	})
+	return out
+}
+
+// sdConfigMethod is the spec-decoding method the master entry declares: the
+// first search-space spec-decoding value that is not none, else what the key
+// says.
+func sdConfigMethod(c *ConfigEntry) string {
+	for _, sc := range c.Scenarios {
+		for _, ss := range sc.Search {
+			if m := strings.ToLower(strings.TrimSpace(ss.SpecDecoding)); m != "" && m != "none" {
+				return m
+			}
+		}
+	}
+	k := strings.ToLower(c.Key)
+	switch {
+	case strings.Contains(k, "dspark"):
+		return "dspark"
+	case strings.Contains(k, "eagle"):
+		return "eagle3"
+	case strings.HasSuffix(k, "-mtp") || strings.Contains(k, "-mtp-"):
+		return "mtp"
+	}
+	return ""
+}
+
+// sdAllSettings flattens the effective files of a config.
+func sdAllSettings(files []*EffectiveFile) []Setting {
+	var out []Setting
+	for _, f := range files {
+		if f == nil {
+			continue
+		}
+		for _, s := range f.Settings {
+			if s.File == "" {
+				s.File = f.Path
+			}
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// sdFileErrors lists effective files of a config that could not be read.
+func sdFileErrors(files []*EffectiveFile) []string {
+	var out []string
+	for _, f := range files {
+		if f != nil && f.Err != "" {
+			out = append(out, f.Path+": "+f.Err)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

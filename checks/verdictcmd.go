@@ -1,0 +1,109 @@
+package checks
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Maintainer commands addressed to Verdict itself. Like the reuse grammar
+// they are whole lines: leading horizontal whitespace is allowed, a quoted
+// line ("> /verdict recheck") is not a command, and the last valid command
+// line of a comment wins.
+//
+//	/verdict recheck
+//	/verdict bypass <check-number> <sha, 7-40 hex> <reason…>
+var verdictLineRE = regexp.MustCompile(`(?m)^[^\S\n]*/verdict(?:[^\S\n]+(.*?))?[^\S\n]*$`)
+
+var (
+	checkNumberRE = regexp.MustCompile(`^[0-9]{1,3}$`)
+	shaPrefixRE   = regexp.MustCompile(`^[0-9a-fA-F]{7,40}$`)
+)
+
+// VerdictUsage is the usage message of a /verdict line that does not parse.
+var VerdictUsage = T(
+	"Usage: /verdict recheck or /verdict bypass <check-number> <sha> <reason>",
+	"用法：/verdict recheck 或 /verdict bypass <check-number> <sha> <reason>",
+)
+
+// VerdictAction is what a /verdict command asks for.
+type VerdictAction int
+
+const (
+	// VerdictRecheck re-runs verification of the PR's sign-offs.
+	VerdictRecheck VerdictAction = iota + 1
+	// VerdictBypass records a maintainer's bypass of one check on one commit.
+	VerdictBypass
+)
+
+func (a VerdictAction) String() string {
+	switch a {
+	case VerdictRecheck:
+		return "recheck"
+	case VerdictBypass:
+		return "bypass"
+	}
+	return "unknown"
+}
+
+// VerdictCommand is a parsed /verdict command. Check, SHA and Reason are set
+// for a bypass only; SHA is lower-case.
+type VerdictCommand struct {
+	Action VerdictAction
+	Check  int
+	SHA    string
+	Reason string
+}
+
+// String renders the command as a maintainer would type it.
+func (c VerdictCommand) String() string {
+	if c.Action == VerdictBypass {
+		return "/verdict bypass " + strconv.Itoa(c.Check) + " " + c.SHA + " " + c.Reason
+	}
+	return "/verdict " + c.Action.String()
+}
+
+// ParseVerdictCommand parses a comment body. A body without any /verdict
+// line is NoCommand; one whose /verdict lines are all malformed (unknown
+// sub-command, missing or extra arguments, a bad SHA) is CommandUsage.
+func ParseVerdictCommand(body string) (VerdictCommand, CommandError) {
+	ms := verdictLineRE.FindAllStringSubmatch(body, -1)
+	if len(ms) == 0 {
+		return VerdictCommand{}, NoCommand
+	}
+	for i := len(ms) - 1; i >= 0; i-- {
+		if c, ok := parseVerdictArgs(ms[i][1]); ok {
+			return c, CommandOK
+		}
+	}
+	return VerdictCommand{}, CommandUsage
+}
+
+func parseVerdictArgs(rest string) (VerdictCommand, bool) {
+	sub, rest := cutToken(rest)
+	switch sub {
+	case "recheck":
+		return VerdictCommand{Action: VerdictRecheck}, rest == ""
+	case "bypass":
+		num, rest := cutToken(rest)
+		sha, reason := cutToken(rest)
+		if !checkNumberRE.MatchString(num) || !shaPrefixRE.MatchString(sha) || reason == "" {
+			return VerdictCommand{}, false
+		}
+		n, _ := strconv.Atoi(num) // at most three ASCII digits
+		return VerdictCommand{Action: VerdictBypass, Check: n, SHA: strings.ToLower(sha), Reason: reason}, true
+	}
+	return VerdictCommand{}, false
+}
+
+// cutToken splits off the first token of s, separated by horizontal ASCII
+// whitespace, and returns it with the trimmed remainder.
+func cutToken(s string) (tok, rest string) {
+	const ws = " \t\f\r\v"
+	s = strings.TrimLeft(s, ws)
+	i := strings.IndexAny(s, ws)
+	if i < 0 {
+		return s, ""
+	}
+	return s[:i], strings.Trim(s[i:], ws)
+}

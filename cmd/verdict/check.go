@@ -1,0 +1,155 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/verdict-bot/verdict/app/ghclient"
+	"github.com/verdict-bot/verdict/app/githubtest"
+	"github.com/verdict-bot/verdict/app/render"
+	"github.com/verdict-bot/verdict/app/verify"
+	"github.com/verdict-bot/verdict/checks"
+)
+
+// Exit codes of verdict check.
+const (
+	exitPass     = 0
+	exitRejected = 1
+	exitError    = 2
+	exitWarn     = 3
+)
+
+// cmdCheck verifies one PR and prints the verdict. It is read-only unless
+// --publish is given.
+func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	repoFlag := fs.String("repo", "", "repository as OWNER/NAME")
+	prFlag := fs.Int("pr", 0, "pull request number")
+	signoff := fs.String("signoff", "", "sign-off key (issuecomment-N, pullrequestreview-N, discussion_rN) or URL; default: the newest sign-off")
+	githubURL := fs.String("github-url", envOr("VERDICT_GITHUB_URL", "https://api.github.com/"), "GitHub REST API base URL")
+	token := fs.String("token", "", "GitHub token (default $GITHUB_TOKEN)")
+	date := fs.String("date", "", "review date YYYY-MM-DD (default today, UTC)")
+	format := fs.String("format", "markdown", "output format: markdown or json")
+	publish := fs.Bool("publish", false, "publish the verdict comment, status and check run")
+	fixture := fs.String("fixture", "", "serve a recorded PR from this fixture directory through the in-process fake GitHub")
+	verbose := fs.Bool("v", false, "log progress to stderr")
+	if err := fs.Parse(args); err != nil {
+		return exitError
+	}
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "verdict check: "+format+"\n", a...)
+		return exitError
+	}
+	if fs.NArg() > 0 {
+		return fail("unexpected argument %q", fs.Arg(0))
+	}
+	if *format != "markdown" && *format != "json" {
+		return fail("--format must be markdown or json, not %q", *format)
+	}
+	var reviewDate time.Time
+	if *date != "" {
+		d, err := time.Parse("2006-01-02", *date)
+		if err != nil {
+			return fail("--date %q is not YYYY-MM-DD", *date)
+		}
+		reviewDate = d
+	}
+	level := slog.LevelWarn
+	if *verbose {
+		level = slog.LevelInfo
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+
+	base, tok := *githubURL, *token
+	if tok == "" {
+		tok = os.Getenv("GITHUB_TOKEN")
+	}
+	if *fixture != "" {
+		fx, err := githubtest.LoadFixture(*fixture)
+		if err != nil {
+			return fail("loading fixture: %v", err)
+		}
+		srv := githubtest.NewServer(fx)
+		defer srv.Close()
+		base, tok = srv.URL+"/", "fixture-token"
+		if *repoFlag == "" && *prFlag == 0 {
+			if r, n, ok := fx.OnlyPR(); ok {
+				*repoFlag, *prFlag = r, n
+			}
+		}
+	}
+	owner, name, ok := strings.Cut(*repoFlag, "/")
+	if !ok || owner == "" || name == "" {
+		return fail("--repo OWNER/NAME is required")
+	}
+	if *prFlag <= 0 {
+		return fail("--pr N is required")
+	}
+	if tok == "" && *publish {
+		return fail("--publish needs a token (GITHUB_TOKEN or --token)")
+	}
+	gh, err := ghclient.NewToken(base, tok)
+	if err != nil {
+		return fail("%v", err)
+	}
+	v := newVerifier(logger, nil)
+	out, err := v.Verify(ctx, gh, verify.Request{
+		Owner: owner, Repo: name, Number: *prFlag,
+		SignOff: *signoff, Explicit: true, SkipActor: true,
+		ReviewDate: reviewDate, Publish: *publish,
+	})
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return fail("cancelled")
+		}
+		return fail("%v", oneLine(err))
+	}
+	switch out.Status {
+	case verify.NotRequired:
+		if *format == "json" {
+			b, _ := json.Marshal(map[string]any{"verdict": "NOT_REQUIRED", "reason": out.SkipReason})
+			fmt.Fprintln(stdout, string(b))
+		} else {
+			fmt.Fprintf(stdout, "No sign-off required: %s.\n", out.SkipReason)
+		}
+		return exitPass
+	case verify.Skipped:
+		return fail("not verified: %s", out.SkipReason)
+	}
+	if *format == "json" {
+		b, err := render.JSON(out.Verdict)
+		if err != nil {
+			return fail("rendering JSON: %v", err)
+		}
+		fmt.Fprintln(stdout, string(b))
+	} else {
+		fmt.Fprint(stdout, out.Markdown)
+	}
+	switch out.Verdict.Overall {
+	case checks.VerdictPass:
+		return exitPass
+	case checks.VerdictWarn:
+		return exitWarn
+	default:
+		return exitRejected
+	}
+}
+
+func envOr(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
+}
+
+// oneLine keeps CLI errors to one line, as go-github errors can span several.
+func oneLine(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }
