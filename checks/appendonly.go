@@ -25,6 +25,9 @@ func runAppendOnly(ctx context.Context, pr *PR) Result {
 		}
 	}
 	if len(ao) == 0 {
+		if r, bad := h7InputsUnread(pr, cs); bad {
+			return r
+		}
 		return NAR(T("No added changelog entry uses append-only: true.", "没有新增的变更日志条目使用 append-only: true。"))
 	}
 	// 1. No mixing, no eval selection.

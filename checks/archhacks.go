@@ -14,13 +14,13 @@ func ArchHacksCheck() Check { return row(8, runArchHacks) }
 var (
 	// archKnobRE matches architecture overrides in a setting name or value,
 	// spelled with '-' or '_'.
-	archFlagRE  = regexp.MustCompile(`(?i)^(hf[-_]overrides|json[-_]model[-_]override[-_]args)$`)
-	archFieldRE = regexp.MustCompile(`(?i)\b(num[-_]hidden[-_]layers|num[-_]experts[-_]per[-_]tok|num[-_]experts|index[-_]topk|layers[-_]to[-_]skip|skip[-_]layers|layer[-_]skip)\b`)
-	archTextRE  = regexp.MustCompile(`(?i)(--?hf[-_]overrides|hf[-_]overrides\s*:|--?json[-_]model[-_]override[-_]args|json[-_]model[-_]override[-_]args\s*:)`)
-	archConfigJSON  = regexp.MustCompile(`config\.json`)
-	archSedInPlace  = regexp.MustCompile(`(^|[\s;&|(])sed\s+(-[A-Za-z]*i|--in-place)`)
-	archJQ       = regexp.MustCompile(`(^|[\s;&|(])jq\s`)
-	archPublishRE   = regexp.MustCompile(`(?i)publish[-_]events[-_]and[-_]metrics["']?\s*(?:[:=]\s*|\s+)["']?(false|0|no|off)\b`)
+	archFlagRE     = regexp.MustCompile(`(?i)^(hf[-_]overrides|json[-_]model[-_]override[-_]args)$`)
+	archFieldRE    = regexp.MustCompile(`(?i)\b(num[-_]hidden[-_]layers|num[-_]experts[-_]per[-_]tok|num[-_]experts|index[-_]topk|layers[-_]to[-_]skip|skip[-_]layers|layer[-_]skip)\b`)
+	archTextRE     = regexp.MustCompile(`(?i)(--?hf[-_]overrides|hf[-_]overrides\s*:|--?json[-_]model[-_]override[-_]args|json[-_]model[-_]override[-_]args\s*:)`)
+	archConfigJSON = regexp.MustCompile(`config\.json`)
+	archSedInPlace = regexp.MustCompile(`(^|[\s;&|(])sed\s+(-[A-Za-z]*i|--in-place)`)
+	archJQ         = regexp.MustCompile(`(^|[\s;&|(])jq\s`)
+	archPublishRE  = regexp.MustCompile(`(?i)publish[-_]events[-_]and[-_]metrics["']?\s*(?:[:=]\s*|\s+)["']?(false|0|no|off)\b`)
 )
 
 // falsy is the §Check 8 set of "disabled" spellings.
@@ -67,6 +67,8 @@ func runArchHacks(ctx context.Context, pr *PR) Result {
 				disabled(s)
 			case archFlagRE.MatchString(base):
 				knob(s.Name+" "+s.Value, csLoc(s.File, s.Line))
+			case underArchFlag(n):
+				// nested key of an override already reported
 			case s.Kind != "command" && (archFieldRE.MatchString(s.Name) || archFieldRE.MatchString(s.Value)):
 				knob(s.Name+"="+s.Value, csLoc(s.File, s.Line))
 			}
@@ -128,4 +130,16 @@ func csFirstLine(s string) string {
 // stripTrailingComment drops a " # comment" tail outside quotes.
 func csStripComment(s string) string {
 	return string(yamlStripComment([]byte(s)))
+}
+
+// underArchFlag reports whether a dotted setting name lies inside an
+// hf-overrides / json-model-override-args mapping.
+func underArchFlag(n string) bool {
+	parts := strings.Split(n, ".")
+	for _, p := range parts[:len(parts)-1] {
+		if archFlagRE.MatchString(p) {
+			return true
+		}
+	}
+	return false
 }

@@ -226,3 +226,58 @@ func FuzzParseAgenticResult(f *testing.F) {
 		UpperRightFrontier(pts)
 	})
 }
+
+func FuzzParseThresholds(f *testing.F) {
+	f.Add([]byte("default:\n  gsm8k: 0.9\nmodels:\n  q: { gsm8k: 0.94 }\n"))
+	f.Add([]byte(`{"default": {"a": 0}, "models": {}}`))
+	f.Add([]byte("a: &a [*a]"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		th, err := ParseThresholds(b, 0.85)
+		if err != nil {
+			return
+		}
+		for _, m := range append([]map[string]float64{th.Default}, mapsOf(th.Models)...) {
+			for k, v := range m {
+				if math.IsNaN(v) || v < 0 || v > 1 {
+					t.Fatalf("%s = %v accepted", k, v)
+				}
+			}
+		}
+	})
+}
+
+func mapsOf(m map[string]map[string]float64) []map[string]float64 {
+	var out []map[string]float64
+	for _, v := range m {
+		out = append(out, v)
+	}
+	return out
+}
+
+// FuzzParseEvalFiles covers the per-config eval and fixed-seq benchmark
+// parsers: no input panics, and accepted scores are in range.
+func FuzzParseEvalFiles(f *testing.F) {
+	f.Add([]byte(`{"lm_eval_version":"1","results":{"g":{"exact_match,s":0.5}},"n-samples":{"g":{"effective":3}}}`))
+	f.Add([]byte(`{"eval_concs":[1,2],"completed_eval_concs":[1],"failed_eval_concs":[2]}`))
+	f.Add([]byte(`[{"isl":8192,"osl":1024,"median_e2el":NaN,"tput_per_gpu":3}]`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		rows, _, err := ParseLMEvalResult(b)
+		if err == nil {
+			for _, r := range rows {
+				for _, m := range r.Metrics {
+					if math.IsNaN(m.Value) || m.Value < 0 || m.Value > 1 {
+						t.Fatalf("metric out of range accepted: %+v", m)
+					}
+				}
+			}
+		}
+		_, _ = ParseMetaEnv(b)
+		if bs, err := ParseAggBmk(b); err == nil {
+			for _, r := range bs {
+				if r.Point.OK && (math.IsNaN(r.Point.X) || math.IsInf(r.Point.Y, 0)) {
+					t.Fatalf("non-finite point accepted: %+v", r.Point)
+				}
+			}
+		}
+	})
+}

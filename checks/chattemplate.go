@@ -153,4 +153,3 @@ func chatRecipe(e *ConfigEntry, rs []*EffectiveFile, fail, review, pass *csFindi
 			e.Key+"：配方的基准测试客户端未设置聊天接口或聊天模板，客户端未知")
 	}
 }
-

@@ -180,7 +180,50 @@ func NewRegistry(cs ...Check) (*Registry, error) {
 		}
 		seen[c.Number] = true
 	}
+	if err := checkOrder(cs); err != nil {
+		return nil, err
+	}
 	return &Registry{checks: cs}, nil
+}
+
+// checkOrder refuses a dependency cycle among After lists, which would
+// otherwise deadlock the runner.
+func checkOrder(cs []Check) error {
+	after := map[int][]int{}
+	for _, c := range cs {
+		after[c.Number] = c.After
+	}
+	const (
+		unseen = iota
+		visiting
+		done
+	)
+	state := map[int]int{}
+	var visit func(n int) error
+	visit = func(n int) error {
+		switch state[n] {
+		case visiting:
+			return fmt.Errorf("check %d is part of a dependency cycle", n)
+		case done:
+			return nil
+		}
+		state[n] = visiting
+		for _, d := range after[n] {
+			if _, ok := after[d]; ok {
+				if err := visit(d); err != nil {
+					return err
+				}
+			}
+		}
+		state[n] = done
+		return nil
+	}
+	for _, c := range cs {
+		if err := visit(c.Number); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Checks returns the registered checks in registration order.

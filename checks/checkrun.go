@@ -71,7 +71,7 @@ func RunIDFromURL(u string) int64 {
 }
 
 // runURL is the run page for a check run's details_url.
-func runURL(detailsURL string, id int64) string {
+func runURL(detailsURL string) string {
 	loc := runIDRE.FindStringIndex(detailsURL)
 	if loc == nil {
 		return ""
@@ -128,7 +128,7 @@ func groupByRun(s *Settings, runs []CheckRun) []*SweepGroup {
 		}
 		g := by[id]
 		if g == nil {
-			g = &SweepGroup{RunID: id, RunURL: runURL(r.DetailsURL, id)}
+			g = &SweepGroup{RunID: id, RunURL: runURL(r.DetailsURL)}
 			by[id] = g
 		}
 		if k == JobEval {

@@ -57,6 +57,7 @@ var (
 	clMarkRE  = regexp.MustCompile(`(?i)\b(old|previous|previously|before|from|was)\b|\b(to|now|new|after)\b|->|→`)
 	clKeyTok  = regexp.MustCompile(`[A-Za-z0-9][A-Za-z0-9._-]{2,}`)
 	clIntRE   = regexp.MustCompile(`\d+`)
+	clURLRE   = regexp.MustCompile(`https?://[^\s<>()\[\]"'` + "`" + `]+`)
 	clComment = regexp.MustCompile(`(?s)<!--.*?(?:-->|$)`)
 )
 
@@ -90,20 +91,30 @@ func ExtractClaims(body string, isKey func(string) bool) []Claim {
 				out = append(out, Claim{Kind: ClaimConfig, Token: k, Line: ln, Keys: keys})
 			}
 		}
+		runLine := line
+		// Numbers and tags inside URLs are not claims (run links are read from
+		// runLine below).
+		line = clURLRE.ReplaceAllStringFunc(line, func(u string) string { return strings.Repeat(" ", len(u)) })
+		prev := 0
 		for _, m := range clImageRE.FindAllStringSubmatchIndex(line, -1) {
 			img := strings.TrimRight(line[m[2]:m[3]], ".-_")
-			out = append(out, Claim{Kind: ClaimImage, Token: img, Line: ln, Old: clIsOld(line[:m[2]]), Keys: keys})
+			out = append(out, Claim{Kind: ClaimImage, Token: img, Line: ln, Old: clIsOld(line[prev:m[2]]), Keys: keys})
+			prev = m[1]
 		}
+		prev = 0
 		for _, m := range clConcRE.FindAllStringSubmatchIndex(line, -1) {
 			ints := clInts(line[m[2]:m[3]])
-			out = append(out, Claim{Kind: ClaimConc, Token: clJoin(ints), Line: ln, Old: clIsOld(line[:m[0]]), Keys: keys, Ints: ints})
+			out = append(out, Claim{Kind: ClaimConc, Token: clJoin(ints), Line: ln, Old: clIsOld(line[prev:m[0]]), Keys: keys, Ints: ints})
+			prev = m[1]
 		}
+		prev = 0
 		for _, m := range clTPRE.FindAllStringSubmatchIndex(line, -1) {
 			ints := clInts(line[m[2]:m[3]])
-			out = append(out, Claim{Kind: ClaimTP, Token: clJoin(ints), Line: ln, Old: clIsOld(line[:m[0]]), Keys: keys, Ints: ints})
+			out = append(out, Claim{Kind: ClaimTP, Token: clJoin(ints), Line: ln, Old: clIsOld(line[prev:m[0]]), Keys: keys, Ints: ints})
+			prev = m[1]
 		}
-		pass := clPassRE.MatchString(line)
-		for _, m := range clRunURL.FindAllStringSubmatch(line, -1) {
+		pass := clPassRE.MatchString(runLine)
+		for _, m := range clRunURL.FindAllStringSubmatch(runLine, -1) {
 			id, err := strconv.ParseInt(m[2], 10, 64)
 			if err != nil || seenRun[id] {
 				continue
@@ -119,12 +130,14 @@ func ExtractClaims(body string, isKey func(string) bool) []Claim {
 			seenRun[id] = true
 			out = append(out, Claim{Kind: ClaimRun, Token: m[1], Line: ln, RunID: id, SaysPass: pass})
 		}
+		prev = 0
 		for _, m := range clALRE.FindAllStringSubmatchIndex(line, -1) {
 			f, err := strconv.ParseFloat(line[m[2]:m[3]], 64)
 			if err != nil {
 				continue
 			}
-			out = append(out, Claim{Kind: ClaimAL, Token: strconv.FormatFloat(f, 'f', 2, 64), Line: ln, Old: clIsOld(line[:m[0]]), Keys: keys, AL: f})
+			out = append(out, Claim{Kind: ClaimAL, Token: strconv.FormatFloat(f, 'f', 2, 64), Line: ln, Old: clIsOld(line[prev:m[0]]), Keys: keys, AL: f})
+			prev = m[1]
 		}
 	}
 	return out

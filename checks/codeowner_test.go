@@ -235,10 +235,14 @@ func TestCodeownerCheckEvidenceAndLookups(t *testing.T) {
 		nvMaster:                    "line 6 inferencex-e2e/configs/nvidia-master.yaml: @nv-owner-a @nv-owner-b @SemiAnalysisAI/core — accepted: team membership unverifiable",
 		"Default paths":             "1 (catch-all rule)",
 		"Team @SemiAnalysisAI/core": "@amd-owner-a: unverifiable",
+		"GitHub CODEOWNERS errors":  "none",
 	}
 	got := map[string]string{}
 	for _, e := range r.Evidence {
 		got[e.Label] = e.Value
+	}
+	if u := r.Evidence[0].URL; u != "https://github.com/SemiAnalysisAI/InferenceX/blob/"+ownersBase+"/.github/CODEOWNERS" {
+		t.Errorf("CODEOWNERS link = %q", u)
 	}
 	for k, v := range want {
 		if got[k] != v {

@@ -49,10 +49,13 @@ func runDeprecated(ctx context.Context, pr *PR) Result {
 			if !r.RetiredOn.IsZero() {
 				when = " " + r.RetiredOn.Format("2006-01-02")
 			}
-			fail.add(fmt.Sprintf("%s is %s (MODELS.md support matrix: %s%s)", e.ModelPrefix, how, how, when),
-				fmt.Sprintf("%s 已%s（MODELS.md 支持矩阵：%s%s）", e.ModelPrefix, howZH, howZH, when),
+			fail.add(fmt.Sprintf("%s is %s (MODELS.md support matrix: retired%s)", e.ModelPrefix, how, when),
+				fmt.Sprintf("%s 已%s（MODELS.md 支持矩阵：%s 退役）", e.ModelPrefix, howZH, strings.TrimSpace(when)),
 				ev, Evidence{Label: models, Value: fmt.Sprintf("line %d: %s", r.Line, r.Model)})
 			hit = true
+		}
+		if hit {
+			continue // retirement is the root issue; scenario rules add nothing
 		}
 		for _, sc := range entryScenarioNames(e) {
 			for _, r := range doc.Matrix {

@@ -146,7 +146,8 @@ func runDescription(ctx context.Context, pr *PR) Result {
 			}
 			run, err := pr.Source.WorkflowRun(ctx, cl.RunID)
 			if err != nil {
-				unver = append(unver, dcFinding{en: fmt.Sprintf("run %d (%v)", cl.RunID, err), zh: fmt.Sprintf("运行 %d（%v）", cl.RunID, err)})
+				msg := dcQuote(err.Error(), 80)
+				unver = append(unver, dcFinding{en: fmt.Sprintf("run %d (%s)", cl.RunID, msg), zh: fmt.Sprintf("运行 %d（%s）", cl.RunID, msg)})
 				continue
 			}
 			if !commitsRead {

@@ -32,6 +32,9 @@ func runDraftPrecision(ctx context.Context, pr *PR) Result {
 		}
 	}
 	if len(spec) == 0 {
+		if r, bad := h7InputsUnread(pr, cs); bad {
+			return r
+		}
 		return NAR(T("No affected configuration uses speculative decoding.", "没有受影响的配置使用推测解码。"))
 	}
 

@@ -80,3 +80,20 @@ func TestDraftPrecisionCheck(t *testing.T) {
 		})
 	}
 }
+
+// TestNAIsFailClosed: a check that would say N/A says "could not be
+// verified" when a master config or the changelog could not be read.
+func TestNAIsFailClosed(t *testing.T) {
+	plain := h7Entry("qwen3.5-fp4-b200-sglang", "qwen3.5", "trt", false, false, checks.SearchSpace{TP: 8})
+	for _, c := range []checks.Check{checks.DraftPrecisionCheck(), checks.GoldenALCheck(), checks.UpstreamRecipeCheck(), checks.AppendOnlyCheck()} {
+		cs := &checks.ChangeSet{Affected: []*checks.ConfigEntry{plain},
+			Problems: []checks.InputProblem{{Path: "configs/nvidia-master.yaml", Err: "yaml: line 3: mapping values are not allowed"}}}
+		pr := h7PR(t, cs, nil, checks.LegacyLayout(), draftEvidence)
+		h7Check(t, h7Run(c, pr), checks.Fail, "could not be verified: configs/nvidia-master.yaml: yaml: line 3")
+		cs.Problems = nil
+		pr = h7PR(t, cs, nil, checks.LegacyLayout(), draftEvidence)
+		if r := h7Run(c, pr); r.Status != checks.NA {
+			t.Fatalf("check %d without problems = %+v, want N/A", c.Number, r)
+		}
+	}
+}

@@ -44,6 +44,13 @@ func ReuseEligibility(ctx context.Context, src Source, s *Settings, t ReuseTarge
 		d := Defaults()
 		s = &d
 	}
+	if s.SweepWorkflow == "" {
+		// Without it every run would fail the path rule; the preset's
+		// workflow is the only sensible reading of "not configured".
+		c := *s
+		c.SweepWorkflow = Defaults().SweepWorkflow
+		s = &c
+	}
 	for _, bad := range s.ReuseIncompatibleLabels {
 		for _, l := range t.Labels {
 			if strings.EqualFold(l, bad) {

@@ -19,6 +19,9 @@ type evalLoad struct {
 	// Problem, when set, is the FAIL row that ends Check 2 (expired,
 	// unavailable, incomplete batched evals, unreadable).
 	Problem *Result
+	// Notes are facts that did not decide the row (per-config artifacts
+	// that could not be read to cross-check batched evals).
+	Notes []string
 }
 
 // artifactReads bounds concurrent artifact downloads of one check.
@@ -48,7 +51,13 @@ func loadEvalRows(ctx context.Context, pr *PR, run int64, arts []Artifact) evalL
 	sortArtifacts(per)
 	switch {
 	case len(agg) > 0:
-		return loadArtifacts(ctx, pr, run, agg, false)
+		ld := loadArtifacts(ctx, pr, run, agg, false)
+		if ld.Problem == nil && len(per) > 0 {
+			// The aggregate has no eval_concs: the per-config meta_env.json
+			// files say which concurrencies a batched job had to finish.
+			ld.Problem, ld.Notes = batchedAcross(ctx, pr, run, per)
+		}
+		return ld
 	case len(per) > 0:
 		return loadArtifacts(ctx, pr, run, per, true)
 	}
@@ -88,6 +97,8 @@ func perConfigEvalFile(name string) bool {
 type artifactRows struct {
 	rows    []EvalRow
 	problem *Result
+	// batched is an incomplete batched eval job (also set as problem).
+	batched *Result
 }
 
 func loadArtifacts(ctx context.Context, pr *PR, run int64, arts []Artifact, perConfig bool) evalLoad {
@@ -100,6 +111,17 @@ func loadArtifacts(ctx context.Context, pr *PR, run int64, arts []Artifact, perC
 			return out
 		}
 	}
+	for _, p := range readEvalArtifacts(ctx, pr, run, arts, perConfig) {
+		if p.problem != nil {
+			out.Problem = p.problem
+			return out
+		}
+		out.Rows = append(out.Rows, p.rows...)
+	}
+	return out
+}
+
+func readEvalArtifacts(ctx context.Context, pr *PR, run int64, arts []Artifact, perConfig bool) []artifactRows {
 	parts := make([]artifactRows, len(arts))
 	sem := make(chan struct{}, artifactReads)
 	var wg sync.WaitGroup
@@ -113,14 +135,25 @@ func loadArtifacts(ctx context.Context, pr *PR, run int64, arts []Artifact, perC
 		}(i, a)
 	}
 	wg.Wait()
-	for _, p := range parts {
-		if p.problem != nil {
-			out.Problem = p.problem
-			return out
+	return parts
+}
+
+// batchedAcross checks batched-eval completeness from the per-config
+// artifacts when the rows come from an aggregate. An unreadable per-config
+// artifact is a note, not a failure: the aggregate rows are the scores.
+func batchedAcross(ctx context.Context, pr *PR, run int64, per []Artifact) (*Result, []string) {
+	var notes []string
+	for i, p := range readEvalArtifacts(ctx, pr, run, per, true) {
+		switch {
+		case p.batched != nil:
+			return p.batched, nil
+		case per[i].Expired:
+			notes = append(notes, per[i].Name+" expired")
+		case p.problem != nil:
+			notes = append(notes, per[i].Name+": "+p.problem.Reason.EN)
 		}
-		out.Rows = append(out.Rows, p.rows...)
 	}
-	return out
+	return nil, notes
 }
 
 func expiredRow(run int64, name string) Result {
@@ -202,7 +235,7 @@ func readEvalArtifact(ctx context.Context, pr *PR, run int64, a Artifact, perCon
 			}
 		}
 		if p := batchedProblem(run, a.Name, *meta, concFiles); p != nil {
-			out.problem = p
+			out.problem, out.batched = p, p
 		}
 	} else if perConfig && len(out.rows) > 0 {
 		r := Unverified(T(

@@ -103,10 +103,14 @@ func runEvals(ctx context.Context, pr *PR) Result {
 	}
 	byMargin(worst)
 	w := worst[0]
+	ev := []Evidence{runEv, artEv, thEv}
+	for _, n := range ld.Notes {
+		ev = append(ev, Evidence{Label: "batched evals not cross-checked", Value: n})
+	}
 	return PassR(T(
 		fmt.Sprintf("%s %s ≥ %s in run %d (lowest of %d scores); %s.", w.row.label(), w.text(), fmtFloat(w.bar), run, len(worst), img),
 		fmt.Sprintf("运行 %d 中 %s %s ≥ %s（%d 项分数中最低）；%s。", run, w.row.label(), w.text(), fmtFloat(w.bar), len(worst), imgZH)),
-		runEv, artEv, thEv)
+		ev...)
 }
 
 // scored is one metric of one row against its threshold.

@@ -178,6 +178,14 @@ func TestEvalsCheck(t *testing.T) {
 		{name: "per-config batched evals with a failed conc", f: h5EvalFixture{arts: perArts, data: map[int64]map[string]string{21: {
 			"meta_env.json": strings.Replace(metaOK, `"failed_eval_concs": []`, `"failed_eval_concs": [64]`, 1), "results_2026-10-01T12-00-00_conc32.json": lm("0.95"), "results_2026-10-01T12-00-00_conc64.json": lm("0.95")}}},
 			st: checks.Fail, want: "Batched evals incomplete: concurrency 64 failed in eval_qwen_fp8_conc64 of run 30123456789 (eval_concs [32 64])."},
+		{name: "aggregate rows, but a per-config batched job missed a concurrency", f: h5EvalFixture{
+			arts: append(append([]checks.Artifact{}, arts...), perArts...),
+			data: map[int64]map[string]string{7: data[7], 21: {"meta_env.json": metaOK, "results_2026-10-01T12-00-00_conc32.json": lm("0.95")}}},
+			st: checks.Fail, want: "Batched evals incomplete: concurrency 64 has no _conc64 result file in eval_qwen_fp8_conc64 of run 30123456789 (eval_concs [32 64])."},
+		{name: "aggregate rows with complete per-config batched jobs", f: h5EvalFixture{
+			arts: append(append([]checks.Artifact{}, arts...), perArts...),
+			data: map[int64]map[string]string{7: data[7], 21: {"meta_env.json": metaOK, "results_a_conc32.json": lm("0.5"), "results_a_conc64.json": lm("0.5")}}},
+			st: checks.Pass, want: "qwen3.5 mi355x-amds sglang fp8 c8 gsm8k em_strict 0.973 ± 0.004 (n=1319) ≥ 0.94 in run 30123456789 (lowest of 2 scores); same image for 1 affected config(s)."},
 		{name: "per-config results without lm_eval_version are not results", f: h5EvalFixture{arts: perArts, data: map[int64]map[string]string{21: {
 			"meta_env.json": `{"infmax_model_prefix": "qwen3.5"}`, "results_x.json": `{"results": {"gsm8k": {"exact_match,strict-match": 0.99}}}`}}},
 			st: checks.Fail, want: "Evals empty: eval_qwen_fp8_conc64 of run 30123456789 holds no eval result rows."},

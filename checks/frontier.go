@@ -1,6 +1,10 @@
 package checks
 
-import "math"
+import (
+	"cmp"
+	"math"
+	"slices"
+)
 
 // FrontierFlagKey is the canonical per-point flag of INFERENCEX.md §6.1 step 4.
 const FrontierFlagKey = "isOnNormalizedInteractivityFrontier"
@@ -43,18 +47,27 @@ func (p Point) eligible() bool {
 // sorting internals.
 func UpperRightFrontier(pts []Point) Frontier {
 	f := Frontier{Total: len(pts)}
-	recs := make([]xyRec, 0, len(pts))
 	flagged := false
-	for i, p := range pts {
+	eligible := 0
+	for _, p := range pts {
 		flagged = flagged || p.HasFlag
 		if p.eligible() {
+			eligible++
+		}
+	}
+	f.Invalid = len(pts) - eligible
+	dominated := sampleStaircase(pts, eligible)
+	recs := make([]xyRec, 0, eligible)
+	for i, p := range pts {
+		if p.eligible() && !dominated(p) {
 			recs = append(recs, xyRec{k: math.Float64bits(p.X), y: p.Y, i: int32(i)})
 		}
 	}
-	f.Invalid = len(pts) - len(recs)
 	recs = sortByX(recs)
 
-	var out []Point
+	// The walk compacts the kept records to the front of recs (it never
+	// writes ahead of where it reads), so the result is allocated once.
+	kept := 0
 	maxY := math.Inf(-1)
 	for g := 0; g < len(recs); {
 		// One group of equal x: the walk only ever keeps its highest y, the
@@ -67,10 +80,15 @@ func UpperRightFrontier(pts []Point) Frontier {
 			}
 		}
 		g = e
-		if y := recs[best].y; y > maxY || (len(out) > 0 && y == maxY) {
-			out = append(out, pts[recs[best].i])
+		if y := recs[best].y; y > maxY || (kept > 0 && y == maxY) {
+			recs[kept] = recs[best]
+			kept++
 			maxY = y
 		}
+	}
+	out := make([]Point, kept)
+	for i, r := range recs[:kept] {
+		out[i] = pts[r.i]
 	}
 	if flagged {
 		kept := out[:0]
@@ -83,6 +101,56 @@ func UpperRightFrontier(pts []Point) Frontier {
 	}
 	f.Points = out
 	return f
+}
+
+// sampleStaircase returns a cheap test that rejects points which cannot be
+// on the frontier, so large inputs sort far fewer records. It takes an evenly
+// spaced sample of eligible points and records, on a uniform grid over x, the
+// best sampled y at or left of each cell's left edge. A point with a sampled
+// point at a smaller-or-equal x and a strictly higher y is skipped by the
+// walk whatever else the curve holds, so dropping it early cannot change the
+// result; the grid only ever under-states that best y.
+func sampleStaircase(pts []Point, eligible int) func(Point) bool {
+	const sampleSize, cells = 4096, 1 << 15
+	none := func(Point) bool { return false }
+	if eligible < 4*sampleSize {
+		return none
+	}
+	type xy struct{ x, y float64 }
+	sample := make([]xy, 0, sampleSize+1)
+	for i := 0; i < len(pts); i += max(1, len(pts)/sampleSize) {
+		if p := pts[i]; p.eligible() {
+			sample = append(sample, xy{p.X, p.Y})
+		}
+	}
+	if len(sample) < 2 {
+		return none
+	}
+	slices.SortFunc(sample, func(a, b xy) int { return cmp.Compare(a.x, b.x) })
+	lo, hi := sample[0].x, sample[len(sample)-1].x
+	w := (hi - lo) / cells
+	if !(w > 0) || math.IsInf(w, 0) {
+		return none
+	}
+	edge := func(c int) float64 { return lo + float64(c)*w }
+	grid := make([]float64, cells)
+	best, j := math.Inf(-1), 0
+	for c := range grid {
+		for ; j < len(sample) && sample[j].x <= edge(c); j++ {
+			best = max(best, sample[j].y)
+		}
+		grid[c] = best
+	}
+	return func(p Point) bool {
+		if p.X < lo {
+			return false
+		}
+		c := min(int((p.X-lo)/w), cells-1)
+		for c > 0 && edge(c) > p.X {
+			c--
+		}
+		return grid[c] > p.Y
+	}
 }
 
 // xyRec is an eligible point in sort order: k is the bit pattern of x, i its

@@ -3,6 +3,7 @@ package checks
 import (
 	"math"
 	"math/rand/v2"
+	"sort"
 	"testing"
 )
 
@@ -113,5 +114,87 @@ func BenchmarkFrontier1M(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		UpperRightFrontier(pts)
+	}
+}
+
+// refFrontier is §6.1 written out literally (stable sort, the walk with
+// same-x replacement), to check the optimized implementation against.
+func refFrontier(pts []Point) []Point {
+	var e []Point
+	for _, p := range pts {
+		if p.eligible() {
+			e = append(e, p)
+		}
+	}
+	sort.SliceStable(e, func(i, j int) bool {
+		if e[i].X != e[j].X {
+			return e[i].X < e[j].X
+		}
+		return e[i].Y > e[j].Y
+	})
+	var f []Point
+	maxY := math.Inf(-1)
+	for _, p := range e {
+		n := len(f)
+		if p.Y > maxY || (n > 0 && p.Y == maxY && p.X > f[n-1].X) {
+			if n > 0 && p.X == f[n-1].X {
+				f[n-1] = p
+			} else {
+				f = append(f, p)
+			}
+			maxY = p.Y
+		}
+	}
+	return f
+}
+
+// FuzzFrontierLarge compares the optimized frontier (radix sort and the
+// sampled pre-filter, which only engage on large inputs) with the literal
+// algorithm on large random curves with ties, plateaus and invalid points.
+func FuzzFrontierLarge(f *testing.F) {
+	f.Add(uint64(1), uint16(20000), uint8(50))
+	f.Add(uint64(7), uint16(40000), uint8(3))
+	f.Add(uint64(9), uint16(17000), uint8(255))
+	f.Fuzz(func(t *testing.T, seed uint64, n uint16, grid uint8) {
+		r := rand.New(rand.NewPCG(seed, 99))
+		g := float64(grid) + 1
+		pts := make([]Point, int(n))
+		for i := range pts {
+			pts[i] = fpt(math.Floor(r.Float64()*g)/4, math.Floor(r.Float64()*g*r.Float64()))
+			switch r.IntN(50) {
+			case 0:
+				pts[i].X = math.NaN()
+			case 1:
+				pts[i].Y = -1
+			case 2:
+				pts[i].OK = false
+			}
+		}
+		got, want := UpperRightFrontier(pts).Points, refFrontier(pts)
+		if len(got) != len(want) {
+			t.Fatalf("%d frontier points, want %d", len(got), len(want))
+		}
+		for i := range want {
+			if got[i].X != want[i].X || got[i].Y != want[i].Y {
+				t.Fatalf("point %d = %v, want %v", i, got[i], want[i])
+			}
+		}
+	})
+}
+
+// BenchmarkFrontier1MAllOnFrontier is the pre-filter's worst case: every
+// point is on the frontier (shuffled), so all of them are sorted.
+func BenchmarkFrontier1MAllOnFrontier(b *testing.B) {
+	r := rand.New(rand.NewPCG(3, 4))
+	pts := make([]Point, 1_000_000)
+	for i := range pts {
+		pts[i] = fpt(float64(i+1), float64(i+1))
+	}
+	r.Shuffle(len(pts), func(i, j int) { pts[i], pts[j] = pts[j], pts[i] })
+	b.ReportAllocs()
+	for b.Loop() {
+		if n := len(UpperRightFrontier(pts).Points); n != len(pts) {
+			b.Fatalf("%d frontier points", n)
+		}
 	}
 }

@@ -56,6 +56,9 @@ func runGoldenAL(ctx context.Context, pr *PR) Result {
 			fmt.Sprintf("%s 不是 agentic 配置，却在 %s 中设置了 %s（基准测试篡改：模拟接受长度仅用于 agentic 推测解码）。", c.Key, s.File, s.Name)), ev...)
 	}
 	if len(agentic) == 0 {
+		if r, bad := h7InputsUnread(pr, cs); bad {
+			return r
+		}
 		return NAR(T("No agentic speculative-decoding changes.", "没有 agentic 推测解码相关变更。"))
 	}
 
@@ -76,16 +79,31 @@ type galCurveRead struct {
 func galConfig(ctx context.Context, pr *PR, cs *ChangeSet, c *ConfigEntry, curves map[string]galCurveRead) galOutcome {
 	files := cs.Effective[c.Key]
 	settings := sdAllSettings(files)
-	if len(files) == 0 || len(settings) == 0 {
-		msg := "no effective launch config was found for " + c.Key
-		if errs := sdFileErrors(files); len(errs) > 0 {
-			msg += " (" + errs[0] + ")"
-		}
-		return galOutcome{fail: true, en: "Golden AL could not be verified: " + msg + ".", zh: "无法验证黄金接受长度：未找到 " + c.Key + " 的有效启动配置。"}
+	if errs := sdFileErrors(files); len(errs) > 0 {
+		return galOutcome{fail: true,
+			en: fmt.Sprintf("Golden AL could not be verified for %s: effective file unreadable (%s).", c.Key, errs[0]),
+			zh: fmt.Sprintf("无法验证 %s 的黄金接受长度：有效文件无法读取（%s）。", c.Key, errs[0])}
 	}
-	engine := sdEngine(c.Framework)
+	if len(settings) == 0 {
+		return galOutcome{fail: true,
+			en: "Golden AL could not be verified: no effective launch config was found for " + c.Key + ".",
+			zh: "无法验证黄金接受长度：未找到 " + c.Key + " 的有效启动配置。"}
+	}
 	role := sdGenRole(settings)
-	k := extractSpec(engine, role, settings)
+	k := extractSpec(sdEngine(c.Framework), role, settings)
+	injected := pr.Layout.Name == "e2e" && galThroughLauncher(c)
+
+	// (a) simulation enabled in the generation role.
+	if len(k.Pins) == 0 && !k.Harness && !injected {
+		where := files[0].Path
+		if k.NumFound {
+			where = k.NumSrc.where()
+		}
+		return galOutcome{fail: true,
+			en: fmt.Sprintf("%s runs real acceptance: no simulated AL in the %s role (%s).", c.Key, role, where),
+			zh: fmt.Sprintf("%s 使用真实接受长度运行：%s 角色中没有模拟接受长度（%s）。", c.Key, role, where)}
+	}
+
 	method := k.Method
 	if method == "" {
 		method = sdConfigMethod(c)
@@ -102,22 +120,10 @@ func galConfig(ctx context.Context, pr *PR, cs *ChangeSet, c *ConfigEntry, curve
 			zh: fmt.Sprintf("%s：%s 角色中未找到 num_speculative_tokens，无法选择黄金接受长度。", c.Key, role)}
 	}
 	mode := "thinking_on"
-	if k.ThinkOff {
+	if k.ThinkOff || galMasterThinkOff(c) {
 		mode = "thinking_off"
 	}
 	file := path.Join(pr.Layout.GoldenDir, stem+".yaml")
-	injected := pr.Layout.Name == "e2e" && galThroughLauncher(c)
-
-	// (a) simulation enabled.
-	if len(k.Pins) == 0 && !k.Harness && !injected {
-		where := c.Key + " " + role + " role"
-		if len(files) > 0 {
-			where = files[0].Path
-		}
-		return galOutcome{fail: true,
-			en: fmt.Sprintf("%s runs real acceptance: no simulated AL in the %s role (%s).", c.Key, role, where),
-			zh: fmt.Sprintf("%s 使用真实接受长度运行：%s 角色中没有模拟接受长度（%s）。", c.Key, role, where)}
-	}
 
 	rd, ok := curves[stem]
 	if !ok {
@@ -165,6 +171,11 @@ func galConfig(ctx context.Context, pr *PR, cs *ChangeSet, c *ConfigEntry, curve
 		ev = append(ev, Evidence{Label: "pinned", Value: fmt.Sprintf("%s=%s (%s)", p.Knob, p.Src.Value, p.Src.where())})
 		if sdRound2(p.AL) == sdRound2(golden) && !galIsNaN(p.AL) {
 			continue
+		}
+		if galIsNaN(p.Raw) && strings.Contains(p.Src.Value, "$") {
+			return galOutcome{review: true, ev: ev, value: val,
+				en: fmt.Sprintf("%s sets %s from a shell variable (%s); golden %s[%d] is %.2f.", c.Key, p.Knob, dcQuote(p.Src.Value, 24), mode, k.Num, golden),
+				zh: fmt.Sprintf("%s 通过 shell 变量设置 %s（%s）；黄金值 %s[%d] 为 %.2f。", c.Key, p.Knob, dcQuote(p.Src.Value, 24), mode, k.Num, golden)}
 		}
 		pinned := galFmt(p.Raw, p.Src.Value)
 		en := fmt.Sprintf("%s pins %s %s; golden %s[%d] is %.2f.", c.Key, p.Knob, pinned, mode, k.Num, golden)
@@ -289,10 +300,31 @@ func galJoin(os []galOutcome) Text {
 	return t
 }
 
-// h7ErrText prints an error for a reason, "unknown error" for nil.
-func h7ErrText(err error) string {
-	if err == nil {
-		return "unknown error"
+// galMasterThinkOff reports whether the master entry's scenario or search
+// space configures thinking off (a thinking* field set to thinking_off or a
+// false value).
+func galMasterThinkOff(c *ConfigEntry) bool {
+	off := func(m map[string]any) bool {
+		for k, v := range m {
+			if !strings.Contains(strings.ToLower(k), "thinking") {
+				continue
+			}
+			switch strings.ToLower(fmt.Sprint(v)) {
+			case "thinking_off", "off", "false", "0", "disabled":
+				return true
+			}
+		}
+		return false
 	}
-	return err.Error()
+	for _, sc := range c.Scenarios {
+		if off(sc.Fields) {
+			return true
+		}
+		for _, ss := range sc.Search {
+			if off(ss.Fields) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -118,14 +118,15 @@ func runImages(ctx context.Context, pr *PR) Result {
 		zh = append(zh, vendorNotes...)
 	case vendorAdded:
 	case len(cs.AddedKeys) > 0:
-		en = append(en, "Only open-source engine entries added")
+		only := "Only open-source engine entries added"
+		if len(en) > 0 {
+			only = "only open-source engine entries added"
+		}
+		en = append(en, only)
 		zh = append(zh, "仅新增开源引擎条目")
-	default:
-		en = append(en, "no entries added")
-		zh = append(zh, "未新增条目")
-	}
-	if len(en) > 0 {
-		en[0] = strings.ToUpper(en[0][:1]) + en[0][1:]
+	case len(en) == 0:
+		en = append(en, "No new entries; changed entries keep upstream images")
+		zh = append(zh, "未新增条目；改动的条目仍使用上游镜像")
 	}
 	return PassR(Text{EN: csSentence(strings.Join(en, "; ")), ZH: csSentenceZH(strings.Join(zh, "；"))}, pass.ev...)
 }

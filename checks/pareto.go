@@ -63,7 +63,14 @@ func runPareto(ctx context.Context, pr *PR) Result {
 	if ld.Unverifiable.EN != "" {
 		return paretoWarn(ctx, pr, sel, T("unverifiable: "+ld.Unverifiable.EN, "无法验证："+ld.Unverifiable.ZH), nil, runEv)
 	}
-	curves, unkeyed := buildCurves(ld.Rows, run)
+	rows, outside := ld.Rows, 0
+	if csErr == nil && len(cs.Affected) > 0 && len(cs.UnmappedFiles) == 0 {
+		// A reused or wider run may hold curves this PR cannot move; only
+		// the affected configs' series are assessed. A change to files that
+		// map to no known config could move any curve, so then all count.
+		rows, outside = affectedRows(cs, ld.Rows)
+	}
+	curves, unkeyed := buildCurves(rows, run)
 	if csErr == nil {
 		curves = append(curves, missingCurves(cs, ld.Rows, run)...)
 	}
@@ -95,6 +102,9 @@ func runPareto(ctx context.Context, pr *PR) Result {
 	curveEv := make([]Evidence, 0, len(curves))
 	for _, c := range curves {
 		curveEv = append(curveEv, Evidence{Label: "curve", Value: c.text(min).EN})
+	}
+	if outside > 0 {
+		curveEv = append(curveEv, Evidence{Label: "not assessed", Value: fmt.Sprintf("%d points of series no affected config belongs to", outside)})
 	}
 	source := strings.Join(ld.Kinds, " and ")
 	if len(failing) == 0 && len(problems) == 0 {
@@ -176,6 +186,26 @@ func buildCurves(rows []BenchRow, run int64) (curves []curveResult, unkeyed int)
 		curves = append(curves, curveResult{Key: k, Frontier: len(f.Points), Invalid: f.Invalid})
 	}
 	return curves, unkeyed
+}
+
+// affectedRows keeps the rows on the series of an affected config; outside
+// counts the others.
+func affectedRows(cs *ChangeSet, rows []BenchRow) (kept []BenchRow, outside int) {
+	for _, r := range rows {
+		in := false
+		for _, c := range cs.Affected {
+			if configOnSeries(c, r) {
+				in = true
+				break
+			}
+		}
+		if in || !r.seriesComplete() {
+			kept = append(kept, r)
+		} else {
+			outside++
+		}
+	}
+	return kept, outside
 }
 
 // missingCurves reports affected configs with no point at all in the run:

@@ -30,6 +30,7 @@ type h5ParetoFixture struct {
 	data     map[int64]map[string]string
 	affected []*checks.ConfigEntry
 	files    []checks.ChangedFile
+	unmapped []string
 	csErr    error
 	noSweep  bool
 	comments []checks.Comment
@@ -49,7 +50,7 @@ func (f h5ParetoFixture) run(t *testing.T) (checks.Result, *checkstest.Source) {
 	if files == nil {
 		files = []checks.ChangedFile{{Path: "configs/amd-master.yaml", Status: "modified"}}
 	}
-	cs := &checks.ChangeSet{Files: files, Affected: f.affected}
+	cs := &checks.ChangeSet{Files: files, Affected: f.affected, UnmappedFiles: f.unmapped}
 	checks.Memo(pr, "changeset", func() (*checks.ChangeSet, error) {
 		if f.csErr != nil {
 			return nil, f.csErr
@@ -266,5 +267,66 @@ func TestParetoPassDoesNotReadBypass(t *testing.T) {
 	r, src := f.run(t)
 	if r.Status != checks.Pass || src.Calls["Permission"] != 0 || src.Calls["Comments"] != 0 {
 		t.Fatalf("got %s, calls %v", r.Status, src.Calls)
+	}
+}
+
+// Same evidence, same rows, byte for byte: artifacts listed and files
+// returned in different orders change nothing.
+func TestParetoAndEvalsDeterministic(t *testing.T) {
+	build := func(reverse bool) (checks.Result, checks.Result) {
+		a1, d1 := h5AgenticArt(11, "bmk_agentic_qwen", h5Curve(7, "qwen3.5", "mi355x-amds", "sglang", "fp8", "mtp", "img:a", false, h5Xs, h5Ys)...)
+		a2, d2 := h5AgenticArt(12, "bmk_agentic_dsv4", h5Curve(3, "dsv4", "gb300-nv", "dynamo-vllm", "fp4", "none", "img:b", false, h5Xs, h5Ys)...)
+		e1 := checks.Artifact{ID: 7, Name: "eval_results_dsv4"}
+		e2 := checks.Artifact{ID: 8, Name: "eval_results_qwen3.5"}
+		arts := []checks.Artifact{a1, a2, e1, e2}
+		if reverse {
+			arts = []checks.Artifact{e2, a2, e1, a1}
+		}
+		src := &checkstest.Source{CommitList: h5Commits(h5Head),
+			Runs:         map[string][]checks.CheckRun{h5Head: h5Green(h5Run, "agentic /", "agentic eval /")},
+			RunArtifacts: map[int64][]checks.Artifact{h5Run: arts},
+			ArtifactData: map[int64]map[string]string{11: d1, 12: d2,
+				7: {"agg_eval_dsv4.json": `[{"model_prefix":"dsv4","task":"gsm8k","em_strict":0.95,"n_eff":9}]`},
+				8: {"agg_eval_qwen3.5.json": "[" + h5AggRow("0.96", "0.97", "") + "]"}},
+		}
+		src.SetFile(h5Default, "utils/evals/thresholds.yaml", h5Thresholds)
+		dsv := h5Dsv4Cfg()
+		src.SetFile(h5Head, "configs/amd-master.yaml", h5Master(h5ImgA)+strings.ReplaceAll(strings.ReplaceAll(h5Master("img:b"), h5Key, dsv.Key), "qwen3.5", "dsv4"))
+		qwen := h5QwenCfg()
+		qwen.Image, dsv.Image = h5ImgA, "img:b"
+		pr := h5PR(src)
+		cs := &checks.ChangeSet{Files: []checks.ChangedFile{{Path: "configs/amd-master.yaml"}}, Affected: []*checks.ConfigEntry{qwen, dsv}}
+		checks.Memo(pr, "changeset", func() (*checks.ChangeSet, error) { return cs, nil })
+		rows := h5RunChecks(t, pr, checks.SweepCheck(), checks.EvalsCheck(), checks.ParetoCheck())
+		return rows[2], rows[14]
+	}
+	e1, p1 := build(false)
+	e2, p2 := build(true)
+	if fmt.Sprint(e1) != fmt.Sprint(e2) || fmt.Sprint(p1) != fmt.Sprint(p2) {
+		t.Fatalf("order changed the rows:\n%v\n%v\n%v\n%v", e1, e2, p1, p2)
+	}
+	if p1.Status != checks.Warn || !strings.HasPrefix(p1.Reason.EN, "dsv4/agentic-coding/gb300_dynamo-vllm/fp4/30123456789/p90: 3/5 frontier points; 1 other curve(s) pass;") {
+		t.Errorf("pareto row %q", p1.Reason.EN)
+	}
+	if e1.Status != checks.Pass || !strings.HasPrefix(e1.Reason.EN, "qwen3.5 mi355x-amds sglang fp8 c8 gsm8k em_strict 0.960 ± 0.004 (n=1319) ≥ 0.94 in run 30123456789 (lowest of 3 scores); same image for 2 affected config(s).") {
+		t.Errorf("evals row %s %q", e1.Status, e1.Reason.EN)
+	}
+}
+
+// A curve of a config the PR does not affect is not assessed; with a changed
+// file that maps to no config, every curve is.
+func TestParetoScopesToAffectedSeries(t *testing.T) {
+	qwen7, qwenData := h5AgenticArt(11, "bmk_agentic_qwen", h5Curve(7, "qwen3.5", "mi355x-amds", "sglang", "fp8", "mtp", "img:a", false, h5Xs, h5Ys)...)
+	dsv3, dsvData := h5AgenticArt(12, "bmk_agentic_dsv4", h5Curve(3, "dsv4", "gb300-nv", "dynamo-vllm", "fp4", "none", "img:b", false, h5Xs, h5Ys)...)
+	f := h5ParetoFixture{arts: []checks.Artifact{qwen7, dsv3}, data: map[int64]map[string]string{11: qwenData, 12: dsvData},
+		affected: []*checks.ConfigEntry{h5QwenCfg()}}
+	r, _ := f.run(t)
+	if want := "qwen3.5/agentic-coding/mi355x_sglang/fp8/30123456789/p90: 7/5 frontier points (bmk_agentic_* of run 30123456789)."; r.Status != checks.Pass || r.Reason.EN != want {
+		t.Fatalf("got %s %q", r.Status, r.Reason.EN)
+	}
+	f.unmapped = []string{"benchmarks/single_node/odd_script.sh"}
+	r, _ = f.run(t)
+	if want := "dsv4/agentic-coding/gb300_dynamo-vllm/fp4/30123456789/p90: 3/5 frontier points; 1 other curve(s) pass; admin bypass not verified; evidence: run 30123456789 artifacts." + h5Hint; r.Status != checks.Warn || r.Reason.EN != want {
+		t.Fatalf("got %s %q", r.Status, r.Reason.EN)
 	}
 }

@@ -22,7 +22,7 @@ func runEnginePatches(ctx context.Context, pr *PR) Result {
 		return *bad
 	}
 	l := pr.Layout
-	relevant := len(cs.Touched()) > 0
+	relevant := len(cs.Touched()) > 0 || len(cs.Affected) > 0
 	for _, f := range cs.Files {
 		for _, d := range []string{l.BenchmarksDir, l.RunnersDir, l.ConfigsDir, ".github/workflows"} {
 			if strings.HasPrefix(f.Path, strings.TrimSuffix(d, "/")+"/") {
@@ -253,12 +253,12 @@ func patchExistingWaivers(ctx context.Context, pr *PR, hits []patchHit, review, 
 			}
 		}
 		if found != "" {
-			pass.add(fmt.Sprintf("pre-existing %s at %s is covered by %s", h.What, h.at(), found),
+			pass.add(fmt.Sprintf("pre-existing patch at %s (%s) is covered by %s", h.at(), h.What, found),
 				fmt.Sprintf("%s 处已有的补丁（%s）由 %s 覆盖", h.at(), h.WhatZH, found),
 				Evidence{Label: h.at(), Value: found})
 			continue
 		}
-		review.add(fmt.Sprintf("pre-existing %s at %s has no waiver on the default branch naming %s", h.What, h.at(), h.Path),
+		review.add(fmt.Sprintf("pre-existing patch at %s (%s) has no waiver on the default branch naming %s", h.at(), h.What, h.Path),
 			fmt.Sprintf("%s 处已有的补丁（%s）在默认分支上没有提及 %s 的豁免文件", h.at(), h.WhatZH, h.Path),
 			Evidence{Label: h.at(), Value: h.What})
 	}

@@ -74,6 +74,9 @@ func TestUpstreamRecipeCheck(t *testing.T) {
 		{name: "vendor framework only", entries: []*checks.ConfigEntry{trt}, status: checks.NA, reason: "No vLLM/SGLang serving configuration is affected (1 affected configs inspected)."},
 		{name: "merged and covered", entries: []*checks.ConfigEntry{sgl}, detail: "- Recipe: https://github.com/sgl-project/sglang/pull/21873 (merged)",
 			status: checks.Pass, reason: "sgl-project/sglang#21873 merged 2026-10-02; TP/EP/quantization/attention backend match."},
+		{name: "default parallel size not required", entries: []*checks.ConfigEntry{sgl}, detail: "- https://github.com/sgl-project/sglang/pull/21873",
+			extra:  []checks.Setting{h7Set(script, "", "flag", "--dp-size", "1", 16)},
+			status: checks.Pass, reason: "TP/EP/quantization/attention backend match."},
 		{name: "published cookbook page", entries: []*checks.ConfigEntry{sgl}, detail: "- https://docs.sglang.io/cookbook/qwen3.5",
 			status: checks.Pass, reason: "docs.sglang.io/cookbook/qwen3.5 published; TP/EP/quantization/attention backend match."},
 		{name: "missing major arg", entries: []*checks.ConfigEntry{sgl}, detail: "- https://github.com/sgl-project/sglang/pull/21873",
@@ -123,7 +126,17 @@ func TestUpstreamRecipeCheck(t *testing.T) {
 			if tc.scope != "" {
 				pr.Settings.UpstreamRecipeScope = tc.scope
 			}
-			h7Check(t, h7Run(checks.UpstreamRecipeCheck(), pr), tc.status, tc.reason)
+			r := h7Run(checks.UpstreamRecipeCheck(), pr)
+			h7Check(t, r, tc.status, tc.reason)
+			if r.Status == checks.Pass {
+				found := false
+				for _, e := range r.Evidence {
+					found = found || e.Label == "InferenceX-only (informational)" && e.Value == "--scheduler-recv-interval=30"
+				}
+				if !found {
+					t.Fatalf("InferenceX-only knob not listed: %+v", r.Evidence)
+				}
+			}
 		})
 	}
 }

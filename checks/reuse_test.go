@@ -3,6 +3,7 @@ package checks_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -21,7 +22,7 @@ func TestReuseCheck(t *testing.T) {
 	at := func(min int) time.Time { return time.Date(2026, 11, 2, 9, min, 0, 0, time.UTC) }
 	com := func(id int64, author, assoc, body string, min int) checks.Comment {
 		return checks.Comment{ID: id, Author: author, Association: assoc, Body: body, CreatedAt: at(min), UpdatedAt: at(min),
-			URL: "https://github.com/o/r/pull/12#issuecomment-" + strings.Repeat("1", int(id))}
+			URL: fmt.Sprintf("https://github.com/o/r/pull/12#issuecomment-%d", id)}
 	}
 	tests := []struct {
 		name     string

@@ -3,7 +3,6 @@ package checks
 import (
 	"context"
 	"fmt"
-	"runtime/debug"
 	"sort"
 	"sync"
 )
@@ -53,7 +52,6 @@ func runOne(ctx context.Context, c Check, pr *PR) (r Result) {
 	defer func() {
 		if p := recover(); p != nil {
 			msg := fmt.Sprintf("internal error in check %d: %v", c.Number, p)
-			_ = debug.Stack()
 			r = c.Finalize(Unverified(T(msg, "检查内部错误："+fmt.Sprint(p))))
 		}
 	}()

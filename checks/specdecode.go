@@ -274,8 +274,18 @@ func extractSpec(engine, role string, settings []Setting) specKnobs {
 	if v := k.Spec["draft_sample_method"]; v != "" {
 		k.DraftSample = strings.ToLower(v)
 	}
-	for n, v := range by {
-		if strings.HasSuffix(n, "draft-sample-method") && len(v) > 0 && k.DraftSample == "" {
+	if k.DraftSample == "" {
+		// Engine spellings differ (--speculative-dspark-draft-sample-method,
+		// draft-sample-method, …): take the first in name order.
+		names := make([]string, 0, len(by))
+		for n := range by {
+			if strings.HasSuffix(n, "draft-sample-method") {
+				names = append(names, n)
+			}
+		}
+		sort.Strings(names)
+		if len(names) > 0 {
+			v := by[names[0]]
 			k.DraftSample = strings.ToLower(v[len(v)-1].Value)
 		}
 	}

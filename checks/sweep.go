@@ -85,7 +85,7 @@ func runSweep(ctx context.Context, pr *PR) Result {
 				// A newer commit we cannot read might hold the passing
 				// sweep; choosing an older one would depend on the error.
 				return Unverified(T(
-					fmt.Sprintf("could not read check runs of commit %s: %v", Short(sha), cr.err),
+					fmt.Sprintf("check runs of commit %s are unreadable: %v", Short(sha), cr.err),
 					fmt.Sprintf("无法读取提交 %s 的检查运行：%v", Short(sha), cr.err)))
 			}
 			for _, g := range groupByRun(pr.Settings, cr.runs) {

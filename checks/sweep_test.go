@@ -206,7 +206,7 @@ func TestSweepUnreadableNewerCommitIsUnverified(t *testing.T) {
 	pr := h5PR(src)
 	pr.Source = h5ErrSource{src}
 	r := h5RunChecks(t, pr, checks.SweepCheck())[1]
-	if r.Status != checks.Fail || !strings.HasPrefix(r.Reason.EN, "could not be verified: could not read check runs of commit 1a2b3c4") {
+	if r.Status != checks.Fail || !strings.HasPrefix(r.Reason.EN, "could not be verified: check runs of commit 1a2b3c4 are unreadable: HTTP 502") {
 		t.Fatalf("got %s %q", r.Status, r.Reason.EN)
 	}
 }

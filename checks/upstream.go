@@ -3,12 +3,14 @@ package checks
 import (
 	"net/url"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 )
 
-// Upstream recipe links (Check 3): which sign-off links point at a vLLM or
-// SGLang recipe, and what kind of thing they point at.
+// Upstream recipes (Check 3): which sign-off links point at a vLLM or SGLang
+// recipe and what kind of thing they point at, and which major serving
+// arguments of a config the recipe text must show.
 
 // UpstreamLink is one recognized upstream recipe link.
 type UpstreamLink struct {
@@ -99,4 +101,153 @@ func upEngineLabel(engine string) string {
 		return "vLLM recipes"
 	}
 	return "SGLang cookbook"
+}
+
+// urArg is one major serving argument to find in the upstream recipe.
+type urArg struct {
+	label   string
+	aliases []string
+	value   string // "" for presence-only flags
+}
+
+func (a urArg) String() string {
+	if a.value == "" {
+		return a.label
+	}
+	return a.label + " " + a.value
+}
+
+// urMajor are the major serving args (INFERENCEX.md Check 3 (c)), in the
+// order reasons list them.
+var urMajor = []urArg{
+	{label: "TP", aliases: []string{"tp-size", "tp", "tensor-parallel-size"}},
+	{label: "EP", aliases: []string{"ep-size", "ep", "expert-parallel-size", "enable-expert-parallel"}},
+	{label: "DP", aliases: []string{"dp-size", "dp", "data-parallel-size"}},
+	{label: "PP", aliases: []string{"pp-size", "pp", "pipeline-parallel-size"}},
+	{label: "dp-attention", aliases: []string{"enable-dp-attention"}},
+	{label: "dp-lm-head", aliases: []string{"enable-dp-lm-head"}},
+	{label: "quantization", aliases: []string{"quantization"}},
+	{label: "kv-cache-dtype", aliases: []string{"kv-cache-dtype"}},
+	{label: "attention backend", aliases: []string{"attention-backend"}},
+	{label: "moe-runner-backend", aliases: []string{"moe-runner-backend"}},
+	{label: "flashinfer-allreduce-fusion", aliases: []string{"enable-flashinfer-allreduce-fusion"}},
+}
+
+// urLocalOnly are InferenceX-only knobs: informational, never required.
+var urLocalOnly = map[string]bool{
+	"scheduler-recv-interval":      true,
+	"chunked-prefill-size":         true,
+	"disable-piecewise-cuda-graph": true,
+	"sglang-radix-force-miss":      true,
+}
+
+// urMajorArgs collects the major serving args the configs' effective launch
+// settings set (generation and prefill roles and role-less script flags;
+// benchmark client and frontend settings are not serving args).
+func urMajorArgs(configs []*ConfigEntry, cs *ChangeSet) (args []urArg, info []string) {
+	seen := map[string]bool{}
+	infoSeen := map[string]bool{}
+	for _, c := range configs {
+		for _, s := range sdAllSettings(cs.Effective[c.Key]) {
+			if s.Role == "benchmark" || s.Role == "frontend" {
+				continue
+			}
+			n := sdNorm(s.Name)
+			v := sdUnquote(s.Value)
+			if urLocalOnly[n] {
+				if k := s.Name + "=" + v; !infoSeen[k] {
+					infoSeen[k] = true
+					info = append(info, k)
+				}
+				continue
+			}
+			for _, m := range urMajor {
+				if !urIsAlias(m, n) {
+					continue
+				}
+				a := m
+				lv := strings.ToLower(v)
+				switch {
+				case lv == "false" || lv == "0" && (m.label == "dp-attention" || m.label == "dp-lm-head" || m.label == "flashinfer-allreduce-fusion"):
+					continue
+				case lv == "1" && len(m.label) == 2:
+					continue // a parallel size of 1 restates the engine default
+				case lv == "" || lv == "true":
+					a.value = ""
+				case strings.Contains(v, "$"):
+					a.value = "" // shell variable: the sweep sets it; name only
+				default:
+					a.value = lv
+				}
+				if k := a.label + "\x00" + a.value; !seen[k] {
+					seen[k] = true
+					args = append(args, a)
+				}
+			}
+		}
+	}
+	order := map[string]int{}
+	for i, m := range urMajor {
+		order[m.label] = i
+	}
+	sort.SliceStable(args, func(i, j int) bool {
+		if order[args[i].label] != order[args[j].label] {
+			return order[args[i].label] < order[args[j].label]
+		}
+		return args[i].value < args[j].value
+	})
+	sort.Strings(info)
+	return args, info
+}
+
+func urIsAlias(m urArg, n string) bool {
+	for _, a := range m.aliases {
+		if n == a {
+			return true
+		}
+	}
+	return false
+}
+
+// urNormText lowercases recipe text and folds underscores into dashes so
+// `tensor_parallel_size` and `--tensor-parallel-size` compare equal.
+func urNormText(s string) string {
+	if len(s) > 4<<20 {
+		s = s[:4<<20]
+	}
+	return strings.ReplaceAll(strings.ToLower(s), "_", "-")
+}
+
+// urHas reports whether the recipe text shows the argument: an alias as a
+// whole token and, for valued args, the value on the same line (or the
+// compact TP8 / EP8 form for parallel sizes).
+func urHas(text string, a urArg) bool {
+	var pats []string
+	for _, al := range a.aliases {
+		pats = append(pats, regexp.QuoteMeta(al))
+	}
+	re := regexp.MustCompile(`(^|[^a-z0-9-])-{0,2}(` + strings.Join(pats, "|") + `)([^a-z0-9-]|$)`)
+	if a.value != "" && len(a.label) == 2 {
+		if _, err := strconv.Atoi(a.value); err == nil {
+			compact := regexp.MustCompile(`(^|[^a-z0-9])` + strings.ToLower(a.label) + `\s?` + regexp.QuoteMeta(a.value) + `([^0-9]|$)`)
+			if compact.MatchString(text) {
+				return true
+			}
+		}
+	}
+	for _, line := range strings.Split(text, "\n") {
+		if !re.MatchString(line) {
+			continue
+		}
+		if a.value == "" || urValueIn(line, a.value) {
+			return true
+		}
+	}
+	return false
+}
+
+func urValueIn(line, v string) bool {
+	v = strings.ReplaceAll(v, "_", "-")
+	re := regexp.MustCompile(`(^|[^a-z0-9.-])` + regexp.QuoteMeta(v) + `([^a-z0-9.-]|$)`)
+	return re.MatchString(line)
 }

@@ -11,7 +11,7 @@ import (
 // line ("> /verdict recheck") is not a command, and the last valid command
 // line of a comment wins.
 //
-//	/verdict recheck
+//	/verdict recheck [<sign-off URL>]
 //	/verdict bypass <check-number> <sha, 7-40 hex> <reason…>
 var verdictLineRE = regexp.MustCompile(`(?m)^[^\S\n]*/verdict(?:[^\S\n]+(.*?))?[^\S\n]*$`)
 
@@ -22,8 +22,8 @@ var (
 
 // VerdictUsage is the usage message of a /verdict line that does not parse.
 var VerdictUsage = T(
-	"Usage: /verdict recheck or /verdict bypass <check-number> <sha> <reason>",
-	"用法：/verdict recheck 或 /verdict bypass <check-number> <sha> <reason>",
+	"Usage: /verdict recheck [<sign-off URL>] or /verdict bypass <check-number> <sha> <reason>",
+	"用法：/verdict recheck [<sign-off URL>] 或 /verdict bypass <check-number> <sha> <reason>",
 )
 
 // VerdictAction is what a /verdict command asks for.
@@ -46,10 +46,12 @@ func (a VerdictAction) String() string {
 	return "unknown"
 }
 
-// VerdictCommand is a parsed /verdict command. Check, SHA and Reason are set
-// for a bypass only; SHA is lower-case.
+// VerdictCommand is a parsed /verdict command. Target is the optional
+// sign-off URL of a recheck (one token, validated by the caller against the
+// PR); Check, SHA and Reason are set for a bypass only, SHA in lower case.
 type VerdictCommand struct {
 	Action VerdictAction
+	Target string
 	Check  int
 	SHA    string
 	Reason string
@@ -57,8 +59,11 @@ type VerdictCommand struct {
 
 // String renders the command as a maintainer would type it.
 func (c VerdictCommand) String() string {
-	if c.Action == VerdictBypass {
+	switch {
+	case c.Action == VerdictBypass:
 		return "/verdict bypass " + strconv.Itoa(c.Check) + " " + c.SHA + " " + c.Reason
+	case c.Target != "":
+		return "/verdict " + c.Action.String() + " " + c.Target
 	}
 	return "/verdict " + c.Action.String()
 }
@@ -83,7 +88,11 @@ func parseVerdictArgs(rest string) (VerdictCommand, bool) {
 	sub, rest := cutToken(rest)
 	switch sub {
 	case "recheck":
-		return VerdictCommand{Action: VerdictRecheck}, rest == ""
+		// The optional argument is a link to the sign-off; which PR it
+		// names is for the caller to check.
+		target, extra := cutToken(rest)
+		ok := extra == "" && (target == "" || strings.HasPrefix(target, "https://"))
+		return VerdictCommand{Action: VerdictRecheck, Target: target}, ok
 	case "bypass":
 		num, rest := cutToken(rest)
 		sha, reason := cutToken(rest)

@@ -29,7 +29,10 @@ func TestParseVerdictCommand(t *testing.T) {
 		{"bare verdict", "/verdict", VerdictCommand{}, CommandUsage},
 		{"unknown sub-command", "/verdict x", VerdictCommand{}, CommandUsage},
 		{"sub-command case", "/verdict Recheck", VerdictCommand{}, CommandUsage},
-		{"recheck trailing text", "/verdict recheck now", VerdictCommand{}, CommandUsage},
+		{"recheck with sign-off URL", "/verdict recheck https://github.com/o/r/pull/1#issuecomment-2",
+			VerdictCommand{Action: VerdictRecheck, Target: "https://github.com/o/r/pull/1#issuecomment-2"}, CommandOK},
+		{"recheck two arguments", "/verdict recheck https://x now", VerdictCommand{}, CommandUsage},
+		{"recheck trailing word", "/verdict recheck now", VerdictCommand{}, CommandUsage},
 		{"bypass no reason", "/verdict bypass 14 1a2b3c4", VerdictCommand{}, CommandUsage},
 		{"bypass reason of spaces", "/verdict bypass 14 1a2b3c4    ", VerdictCommand{}, CommandUsage},
 		{"bypass short sha", "/verdict bypass 14 1a2b3c reason", VerdictCommand{}, CommandUsage},
@@ -70,7 +73,8 @@ func FuzzParseVerdictCommand(f *testing.F) {
 		}
 		switch cmd.Action {
 		case VerdictRecheck:
-			if cmd.Check != 0 || cmd.SHA != "" || cmd.Reason != "" {
+			if cmd.Check != 0 || cmd.SHA != "" || cmd.Reason != "" || strings.ContainsAny(cmd.Target, " \t\r\n\f\v") ||
+				cmd.Target != "" && !strings.HasPrefix(cmd.Target, "https://") {
 				t.Fatalf("recheck with arguments: %+v", cmd)
 			}
 		case VerdictBypass:

@@ -49,7 +49,7 @@ func splitTopLevel(data []byte) ([]chunk, error) {
 		}
 		line++
 		if t := bytes.TrimSpace(l); len(t) > 0 && t[0] != '#' {
-			if anchorRE.Match(yamlStripComment(l)) {
+			if bytes.ContainsAny(l, "&*!<") && anchorRE.Match(yamlStripComment(l)) {
 				return nil, errNotChunkable
 			}
 			switch c := l[0]; {
@@ -154,6 +154,11 @@ func (c *chunkCache) decode(text string) (any, error) {
 }
 
 func decodeChunk(text string) (any, error) {
+	if m, ok := fastDecode(text); ok && len(m) == 1 {
+		for _, v := range m {
+			return v, nil
+		}
+	}
 	var m map[string]any
 	if err := yaml.Unmarshal([]byte(text), &m); err != nil {
 		return nil, err

@@ -101,14 +101,23 @@ type Source struct {
 	number      int
 	o           Options
 
-	mu      sync.Mutex
-	flights map[string]*flight
+	mu       sync.Mutex
+	flights  map[string]*flight
+	artLocks map[int64]*sync.Mutex
+	// local caches artifact entries for this verification when no shared
+	// Cache is configured.
+	local *Cache
 }
 
 // New returns the Source for owner/repo#number. One Source serves one
 // verification; create a new one for the next (share Options.Cache).
 func New(client *github.Client, owner, repo string, number int, opts Options) *Source {
-	return &Source{gh: client, owner: owner, repo: repo, number: number, o: opts.withDefaults(), flights: map[string]*flight{}}
+	o := opts.withDefaults()
+	s := &Source{gh: client, owner: owner, repo: repo, number: number, o: o, flights: map[string]*flight{}}
+	if o.Cache == nil {
+		s.local = NewCache(o.Artifact.MaxTotalBytes)
+	}
+	return s
 }
 
 var _ checks.Source = (*Source)(nil)

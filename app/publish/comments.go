@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/go-github/v62/github"
 )
@@ -28,6 +29,9 @@ type Published struct {
 	Action     Action
 	// Wrote reports whether the comment was created or edited.
 	Wrote bool
+	// Guard is set when Finish's validation rejected the verdict it was
+	// given and published the fixed invalid-verdict body instead.
+	Guard error
 }
 
 // maxCommentPages bounds the listing: 200 pages of 100 is far beyond any
@@ -113,14 +117,13 @@ func (p *Publisher) checkCommentArgs(owner, repo string, number int, marker, bod
 	if !strings.HasPrefix(body, marker+"\n") {
 		return fmt.Errorf("publish: body does not start with its marker %q", marker)
 	}
-	if len(body) > maxCommentChars {
-		return fmt.Errorf("publish: comment body is %d bytes, GitHub accepts at most %d characters", len(body), maxCommentChars)
+	if n := utf8.RuneCountInString(body); n > maxCommentChars {
+		return fmt.Errorf("publish: comment body has %d characters, GitHub accepts at most %d", n, maxCommentChars)
 	}
 	return nil
 }
 
-// maxCommentChars is GitHub's limit on an issue comment body. Bodies are
-// measured in bytes here, which is never fewer than characters.
+// maxCommentChars is GitHub's limit on an issue comment body, in characters.
 const maxCommentChars = 65536
 
 func (p *Publisher) create(ctx context.Context, owner, repo string, number int, body string, a Action) (Published, error) {

@@ -112,19 +112,37 @@ func (p *Publisher) Finish(ctx context.Context, h Handle, pr int, key, body stri
 	if !checks.ValidKey(key) {
 		return Published{}, fmt.Errorf("publish: invalid sign-off key %q", key)
 	}
+	prefix, footer := render.Marker(key)+"\n", "\n\nAssessed commit: `"+h.SHA+"`.\n"
 	english := render.EnglishPart(body)
-	if !strings.HasSuffix(english, "\n\nAssessed commit: `"+h.SHA+"`.\n") {
+	if !strings.HasPrefix(english, prefix) {
+		return Published{}, fmt.Errorf("publish: verdict body does not start with the marker of %s", key)
+	}
+	if !strings.HasSuffix(english, footer) || len(english) < len(prefix)+len(footer) {
 		return Published{}, fmt.Errorf("publish: verdict body is not for the assessed commit %s", h.SHA)
 	}
-	state := stricter(overall, render.BodyState(body))
-	if state == "" {
+	if stricter(overall, overall) == "" {
 		return Published{}, fmt.Errorf("publish: unknown overall verdict %q", overall)
 	}
+	// The publisher's own guard (section 2.3): a body whose English verdict
+	// fails validation is replaced by the fixed invalid verdict.
+	invalid, err := render.InvalidMarkdown(key, h.SHA)
+	if err != nil {
+		return Published{}, err
+	}
+	var guard error
+	if body != invalid {
+		if verr := render.Validate(english[len(prefix) : len(english)-len(footer)]); verr != nil {
+			guard = fmt.Errorf("verdict for %s failed validation, published the invalid-verdict body: %w", key, verr)
+			body, english = invalid, render.EnglishPart(invalid)
+		}
+	}
+	state := stricter(overall, render.BodyState(body))
 
 	pub, err := p.Upsert(ctx, h.Owner, h.Repo, pr, render.Marker(key), body)
 	if err != nil {
 		return Published{}, fmt.Errorf("publishing verdict for %s: %w", key, err)
 	}
+	pub.Guard = guard
 
 	var errs []error
 	if p.StatusEnabled {
@@ -287,13 +305,13 @@ func conclusion(v checks.Overall) string {
 	return "failure"
 }
 
-// truncate cuts s to at most max bytes on a rune boundary and says so.
-func truncate(s string, max int) string {
-	if len(s) <= max {
+// truncate cuts s to at most limit bytes on a rune boundary and says so.
+func truncate(s string, limit int) string {
+	if len(s) <= limit {
 		return s
 	}
 	const note = "\n\n… (truncated; the full verdict is in the PR comment)"
-	cut := max - len(note)
+	cut := max(limit-len(note), 0)
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-github/v62/github"
-
 	"github.com/verdict-bot/verdict/app/githubtest"
 	"github.com/verdict-bot/verdict/app/render"
+	"github.com/verdict-bot/verdict/app/repoconfig"
+	"github.com/verdict-bot/verdict/app/verify"
 	"github.com/verdict-bot/verdict/checks"
 )
 
@@ -95,161 +95,6 @@ func (e *env) commentWrites() []githubtest.Write {
 		}
 	}
 	return out
-}
-
-func TestFinishCreatesThenReplayWritesNothing(t *testing.T) {
-	e := newEnv(t)
-	pub, err := e.publish(keyA, e.head, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if pub.Action != Created || !pub.Wrote || pub.CommentURL == "" {
-		t.Fatalf("first publish = %+v", pub)
-	}
-	e.s.ResetCounts()
-	again, err := e.publish(keyA, e.head, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if again.Action != Unchanged || again.Wrote || again.CommentID != pub.CommentID {
-		t.Fatalf("replay = %+v", again)
-	}
-	if w := e.commentWrites(); len(w) != 0 {
-		t.Errorf("replay wrote comments: %+v", w)
-	}
-	if n := len(e.s.Comments(fullName, prNum)); n != 1 {
-		t.Errorf("%d comments, want 1", n)
-	}
-}
-
-func TestEditTouchesOnlyItsOwnSignOff(t *testing.T) {
-	e := newEnv(t)
-	markerA := render.Marker(keyA)
-	// Spoofs: a human pasting our marker, a bot comment with the marker not
-	// at the start, and another sign-off's verdict.
-	spoofHuman := e.s.AddComment(fullName, prNum, githubtest.Comment{User: "mallory", Body: markerA + "\n## ✅✅✅ **Verdict: PASS** ✅✅✅\n"})
-	spoofInner := e.s.AddComment(fullName, prNum, githubtest.Comment{User: bot, UserType: "Bot", Body: "quoted:\n" + markerA + "\n"})
-	if _, err := e.publish(keyB, e.head, nil); err != nil {
-		t.Fatal(err)
-	}
-	first, err := e.publish(keyA, e.head, nil)
-	if err != nil || first.Action != Created {
-		t.Fatalf("publish A = %+v, %v", first, err)
-	}
-	// A spoof posted after our verdict: taking "the last comment with the
-	// marker" without the author check would edit this one.
-	spoofLate := e.s.AddComment(fullName, prNum, githubtest.Comment{User: "mallory", Body: markerA + "\nfake\n"})
-	before := map[int64]string{}
-	for _, c := range e.s.Comments(fullName, prNum) {
-		before[c.ID] = c.Body
-	}
-
-	e.s.ResetCounts()
-	second, err := e.publish(keyA, e.head, map[int]checks.Status{4: checks.Warn})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if second.Action != Updated || second.CommentID != first.CommentID {
-		t.Fatalf("edit = %+v, want update of %d", second, first.CommentID)
-	}
-	w := e.commentWrites()
-	if len(w) != 1 || w[0].Method != http.MethodPatch || !strings.HasSuffix(w[0].Path, fmt.Sprint(first.CommentID)) {
-		t.Fatalf("writes = %+v, want one PATCH of %d", w, first.CommentID)
-	}
-	after := e.s.Comments(fullName, prNum)
-	if len(after) != len(before) {
-		t.Fatalf("%d comments after edit, %d before", len(after), len(before))
-	}
-	for _, c := range after {
-		if c.ID != first.CommentID && c.Body != before[c.ID] {
-			t.Errorf("comment %d (%s) was changed", c.ID, c.User)
-		}
-	}
-	for _, id := range []int64{spoofHuman, spoofInner, spoofLate} {
-		found := false
-		for _, c := range after {
-			found = found || c.ID == id
-		}
-		if !found {
-			t.Errorf("spoof comment %d disappeared", id)
-		}
-	}
-}
-
-func TestUpsertTakesTheLastOwnComment(t *testing.T) {
-	e := newEnv(t)
-	b, _ := e.body(keyA, e.head, nil)
-	m := render.Marker(keyA)
-	old := e.s.AddComment(fullName, prNum, githubtest.Comment{User: "GitHub-Actions[bot]", Body: m + "\nold\n"})
-	last := e.s.AddComment(fullName, prNum, githubtest.Comment{User: bot, Body: m + "\nolder run\n"})
-	pub, err := e.p.Upsert(e.ctx, owner, name, prNum, m, b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if pub.CommentID != last || pub.Action != Updated {
-		t.Fatalf("upsert = %+v, want update of %d (not %d)", pub, last, old)
-	}
-}
-
-func TestUpsertPaginates(t *testing.T) {
-	e := newEnv(t)
-	m := render.Marker(keyA)
-	for i := range 250 {
-		e.s.AddComment(fullName, prNum, githubtest.Comment{User: "someone", Body: fmt.Sprintf("comment %d", i)})
-	}
-	own := e.s.AddComment(fullName, prNum, githubtest.Comment{User: bot, Body: m + "\nstale\n"})
-	b, _ := e.body(keyA, e.head, nil)
-	pub, err := e.p.Upsert(e.ctx, owner, name, prNum, m, b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if pub.CommentID != own || pub.Action != Updated {
-		t.Fatalf("upsert = %+v, want update of %d on page 3", pub, own)
-	}
-}
-
-func TestPatch404Recreates(t *testing.T) {
-	e := newEnv(t)
-	first, err := e.publish(keyA, e.head, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.s.AddFault(githubtest.Fault{Method: http.MethodPatch, Path: `/issues/comments/[0-9]+$`, Status: http.StatusNotFound, Times: 1})
-	second, err := e.publish(keyA, e.head, map[int]checks.Status{15: checks.Warn})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if second.Action != Recreated || !second.Wrote || second.CommentID == first.CommentID {
-		t.Fatalf("after 404 = %+v", second)
-	}
-	if sts := e.s.Statuses(fullName, e.head); sts[0].GetTargetURL() != second.CommentURL {
-		t.Errorf("status points at %s, want the recreated comment %s", sts[0].GetTargetURL(), second.CommentURL)
-	}
-}
-
-func TestPatchErrorsPropagate(t *testing.T) {
-	for _, code := range []int{http.StatusForbidden, http.StatusUnprocessableEntity, http.StatusInternalServerError} {
-		t.Run(fmt.Sprint(code), func(t *testing.T) {
-			e := newEnv(t)
-			if _, err := e.publish(keyA, e.head, nil); err != nil {
-				t.Fatal(err)
-			}
-			e.s.AddFault(githubtest.Fault{Method: http.MethodPatch, Path: `/issues/comments/[0-9]+$`, Status: code})
-			e.s.ResetCounts()
-			h := Handle{Owner: owner, Repo: name, SHA: e.head}
-			b, ov := e.body(keyA, e.head, map[int]checks.Status{1: checks.Fail})
-			_, err := e.p.Finish(e.ctx, h, prNum, keyA, b, ov)
-			var ge *github.ErrorResponse
-			if err == nil || !asErr(err, &ge) || ge.Response.StatusCode != code {
-				t.Fatalf("Finish error = %v, want the %d", err, code)
-			}
-			for _, w := range e.s.Writes() {
-				if w.Method == http.MethodPost {
-					t.Errorf("wrote %s %s after a failed edit", w.Method, w.Path)
-				}
-			}
-		})
-	}
 }
 
 func TestInvalidInputsRejectedBeforeAnyWrite(t *testing.T) {
@@ -430,60 +275,6 @@ func TestCommentFailureLeavesStatusPending(t *testing.T) {
 	}
 }
 
-func TestPostOnce(t *testing.T) {
-	e := newEnv(t)
-	body, err := render.WelcomeMarkdown(render.Welcome{SignOffPhrase: "As a PR reviewer", FailFastLabel: "a", ContinueLabel: "b", RerunDocsURL: "https://docs.example/rerun"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range 40 { // past the first page of 30, where the original looked
-		e.s.AddComment(fullName, prNum, githubtest.Comment{User: "someone", Body: fmt.Sprint(i)})
-	}
-	first, err := e.p.PostOnce(e.ctx, owner, name, prNum, render.WelcomeMarker, body)
-	if err != nil || first.Action != Created {
-		t.Fatalf("first = %+v, %v", first, err)
-	}
-	for i := range 40 {
-		e.s.AddComment(fullName, prNum, githubtest.Comment{User: "someone", Body: fmt.Sprint(i)})
-	}
-	second, err := e.p.PostOnce(e.ctx, owner, name, prNum, render.WelcomeMarker, body)
-	if err != nil || second.Action != Skipped || second.Wrote || second.CommentID != first.CommentID {
-		t.Fatalf("second = %+v, %v", second, err)
-	}
-
-	// Anyone's comment carrying the marker suppresses it (section 2.7).
-	e2 := newEnv(t)
-	e2.s.AddComment(fullName, prNum, githubtest.Comment{User: "human", Body: "see " + render.WelcomeMarker})
-	third, err := e2.p.PostOnce(e2.ctx, owner, name, prNum, render.WelcomeMarker, body)
-	if err != nil || third.Action != Skipped {
-		t.Fatalf("third = %+v, %v", third, err)
-	}
-}
-
-func TestReplyUpsertFollowsCommandEdits(t *testing.T) {
-	e := newEnv(t)
-	cmd := e.s.AddComment(fullName, prNum, githubtest.Comment{User: "member-a", Association: "MEMBER", Body: "/use"})
-	usage, err := render.UsageReplyMarkdown(render.UsageReply{CommentID: cmd, Actor: "member-a", Usage: render.ReuseUsage})
-	if err != nil {
-		t.Fatal(err)
-	}
-	first, err := e.p.Upsert(e.ctx, owner, name, prNum, render.ReplyMarker(cmd), usage)
-	if err != nil {
-		t.Fatal(err)
-	}
-	accepted, err := render.ReuseReplyMarkdown(render.ReuseReply{CommentID: cmd, Accepted: true, PR: prNum, RunID: 55, Conclusion: "success"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	second, err := e.p.Upsert(e.ctx, owner, name, prNum, render.ReplyMarker(cmd), accepted)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if second.Action != Updated || second.CommentID != first.CommentID {
-		t.Errorf("reply edit = %+v, want update of %d", second, first.CommentID)
-	}
-}
-
 func TestTruncate(t *testing.T) {
 	s := strings.Repeat("é", 40000) // 80000 bytes
 	got := truncate(s, maxOutputChars)
@@ -498,24 +289,62 @@ func TestTruncate(t *testing.T) {
 	}
 }
 
-func asErr(err error, target **github.ErrorResponse) bool {
-	for err != nil {
-		if ge, ok := err.(*github.ErrorResponse); ok {
-			*target = ge
-			return true
-		}
-		u, ok := err.(interface{ Unwrap() error })
-		if !ok {
-			if j, ok := err.(interface{ Unwrap() []error }); ok {
-				for _, e := range j.Unwrap() {
-					if asErr(e, target) {
-						return true
-					}
-				}
-			}
-			return false
-		}
-		err = u.Unwrap()
+func TestFinishGuardReplacesMalformedVerdict(t *testing.T) {
+	e := newEnv(t)
+	h, _ := e.p.Start(e.ctx, owner, name, e.head)
+	good, _ := e.body(keyA, e.head, nil)
+	// A hand-made body that drops Check 7's row: the guard must refuse it.
+	bad := strings.Replace(good, "✅ Check 7 (Deprecated models): PASS — reason 7 PASS\n\n", "", 1)
+	if bad == good {
+		t.Fatal("test body unchanged")
 	}
-	return false
+	pub, err := e.p.Finish(e.ctx, h, prNum, keyA, bad, checks.VerdictPass)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pub.Guard == nil || !strings.Contains(pub.Guard.Error(), "Check 7 is missing") {
+		t.Errorf("Guard = %v", pub.Guard)
+	}
+	invalid, _ := render.InvalidMarkdown(keyA, e.head)
+	cs := e.s.Comments(fullName, prNum)
+	if len(cs) != 1 || cs[0].Body != invalid {
+		t.Fatalf("published %+v", cs)
+	}
+	if st := e.s.Statuses(fullName, e.head)[0]; st.GetState() != "failure" {
+		t.Errorf("status %s", st.GetState())
+	}
+	if cr := e.s.CheckRuns(fullName, e.head)[0]; cr.GetConclusion() != "failure" || cr.GetOutput().GetSummary() != render.EnglishPart(invalid) {
+		t.Errorf("check run %+v", cr.GetOutput())
+	}
+}
+
+func TestVerifierAdapter(t *testing.T) {
+	e := newEnv(t)
+	cfg := repoconfig.Default()
+	cfg.BotLogins = []string{bot}
+	cfg.Status.Context = "verdict/custom"
+	off := false
+	cfg.CheckRun.Enabled = &off
+	b, ov := e.body(keyA, e.head, map[int]checks.Status{15: checks.Warn})
+	pub := verify.Publication{Client: e.s.Client(), Config: cfg, Owner: owner, Repo: name, Number: prNum, Key: keyA, HeadSHA: e.head, Overall: ov, Body: b}
+	var v Verifier
+	started, err := v.Start(e.ctx, pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	url, err := v.Finish(e.ctx, started, pub)
+	if err != nil || url == "" {
+		t.Fatalf("Finish = %q, %v", url, err)
+	}
+	sts := e.s.Statuses(fullName, e.head)
+	if len(sts) != 2 || sts[0].GetContext() != "verdict/custom" || sts[0].GetState() != "success" || sts[0].GetTargetURL() != url {
+		t.Errorf("statuses = %+v", sts)
+	}
+	if n := len(e.s.CheckRuns(fullName, e.head)); n != 0 {
+		t.Errorf("%d check runs with check runs disabled", n)
+	}
+	// Finish without a Start handle still completes everything.
+	if _, err := v.Finish(e.ctx, nil, pub); err != nil {
+		t.Fatal(err)
+	}
 }

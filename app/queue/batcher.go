@@ -144,7 +144,8 @@ func (b *batcher) flush(batch []*request) {
 		return
 	}
 	if len(batch) == 1 {
-		b.log.Error("storing webhook delivery failed", "delivery_id", batch[0].d.ID, "err", err)
+		d := batch[0].d
+		b.log.Error("storing webhook delivery failed", "delivery_id", d.ID, "event", d.Event, "repo", d.Repo, "pr", d.PR, "err", err)
 		batch[0].done <- err
 		return
 	}

@@ -51,7 +51,7 @@ func newSQLiteEngine(ctx context.Context, st *store.Store, cfg *river.Config) (e
 		if err != nil {
 			return nil, nil, err
 		}
-		return tx, store.SQLExecer(tx), nil
+		return tx, st.SQLTx(tx), nil
 	}
 	e.commitTx = func(_ context.Context, tx *sql.Tx) error { return tx.Commit() }
 	e.rollback = func(_ context.Context, tx *sql.Tx) error { return tx.Rollback() }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/verdict-bot/verdict/checks"
 )
@@ -164,6 +165,12 @@ func checkBodyShape(t *testing.T, v Verdict, body string, invalid bool) {
 	verdict := en[len(prefix) : len(en)-len(suffix)]
 	if err := Validate(verdict); err != nil && !invalid {
 		t.Errorf("published English verdict fails the guard: %v", err)
+	}
+	// A gen-4 guard run over the whole body (Chinese block included) must
+	// reach the same judgement: Chinese rows and headers are not rows to it.
+	_, rest, _ := strings.Cut(body, "\n")
+	if err := Validate(rest); (err == nil) == invalid {
+		t.Errorf("guard over the whole bilingual body = %v", err)
 	}
 	if !strings.HasSuffix(body, "\n</details>\n") || !strings.Contains(body[len(en):], "评估的提交：`"+v.HeadSHA+"`。") {
 		t.Error("Chinese block is not closed or lacks the assessed commit")
@@ -378,5 +385,40 @@ func TestErrorsAreWrapped(t *testing.T) {
 	var joined interface{ Unwrap() []error }
 	if !errors.As(err, &joined) {
 		t.Error("validation problems are not individually unwrappable")
+	}
+}
+
+func BenchmarkMarkdown(b *testing.B) {
+	rows := with(baseRows(), 1, checks.Fail, "No passing sweep/eval was found on any commit in this PR.", "没有通过的扫描。")
+	rows = with(rows, 14, checks.Warn, "3/5 frontier points; admin bypass not verified.", "3/5 个前沿点；管理员豁免未验证。")
+	v := verdictFor(rows)
+	for b.Loop() {
+		if _, err := Markdown(v); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func TestWorstCaseBodyFitsInAComment(t *testing.T) {
+	rows := baseRows()
+	for i := range rows {
+		st := checks.Fail
+		if rows[i].Number == 4 || rows[i].Number == 14 || rows[i].Number == 15 {
+			st = checks.Warn
+		}
+		rows[i].Result = checks.Result{Status: st, Reason: checks.T(strings.Repeat("long reason ", 2000), strings.Repeat("很长的理由", 2000))}
+	}
+	v := verdictFor(rows)
+	v.AdvancedTo = newSHA
+	v.Escalation = []string{"@a", "@b", "@c", "@d", "@org/team"}
+	body, err := Markdown(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// GitHub rejects comment bodies over 65536 characters.
+	n := utf8.RuneCountInString(body)
+	t.Logf("worst-case body: %d characters, %d bytes", n, len(body))
+	if n > 65536 {
+		t.Errorf("worst-case body has %d characters", n)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-github/v62/github"
+
 	"github.com/verdict-bot/verdict/app/githubtest"
 	"github.com/verdict-bot/verdict/app/jobs"
 	"github.com/verdict-bot/verdict/app/render"
@@ -31,6 +33,10 @@ func TestAcknowledgeTable(t *testing.T) {
 		{name: "not at line start", assoc: "MEMBER", body: "Please /use 123"},
 		{name: "auto-select skips the gate no-op run", assoc: "OWNER", body: "/reuse-sweep-run", reaction: "+1",
 			log: "Reuse accepted / 复用请求已接受: PR #12, run 30123456789 (success)."},
+		// gen-1 read the 42 on the next line as a pin; gen 2+ auto-selects.
+		{name: "id on the next line is not a pin", assoc: "MEMBER", body: "/reuse-sweep-run\n42", reaction: "+1",
+			log: "Reuse accepted / 复用请求已接受: PR #12, run 30123456789 (success)."},
+		{name: "CRLF body", assoc: "MEMBER", body: "thanks!\r\n/use 777\r\n", reaction: "+1", log: "run 777 (cancelled)"},
 		{name: "pinned cancelled", assoc: "COLLABORATOR", body: "/reuse-sweep-run 777", reaction: "+1",
 			log: "run 777 (cancelled)"},
 		{name: "head rebased out", assoc: "COLLABORATOR", body: "/reuse-sweep-run 556", reaction: "-1",
@@ -65,7 +71,7 @@ func TestAcknowledgeTable(t *testing.T) {
 			if tt.reaction == "" && len(e.s.Writes()) != 0 {
 				t.Errorf("ignored comment caused writes: %+v", e.s.Writes())
 			}
-			if strings.Contains(e.log.String(), "delivery_id=d-created") == false && tt.reaction != "" {
+			if tt.reaction != "" && !strings.Contains(e.log.String(), "delivery_id=d-created") {
 				t.Errorf("log lines lack the delivery id:\n%s", e.log.String())
 			}
 			if rs := e.replies(id); len(rs) == 1 && !strings.Contains(rs[0].Body, "<summary>中文</summary>") {
@@ -218,16 +224,14 @@ func TestRaceGuard(t *testing.T) {
 }
 
 func TestInvalidConfigIsAnAnswer(t *testing.T) {
-	e := newEnv(t)
-	e.src.SetFile(e.fx.SHA(repoName, "base"), ".github/verdict.yml", "reuse_associations: [OWNER\n")
+	e := newEnv(t, withConfig("reuse_associations: [OWNER\n"))
 	id := e.post("maintainer", "MEMBER", "/use 30123456789")
 	e.acknowledge(id, "created")
 	e.expect(id, "-1", "could not be verified: .github/verdict.yml on main is invalid")
 }
 
 func TestConfiguredAssociations(t *testing.T) {
-	e := newEnv(t)
-	e.src.SetFile(e.fx.SHA(repoName, "base"), ".github/verdict.yml", "reuse_associations: [OWNER]\n")
+	e := newEnv(t, withConfig("reuse_associations: [OWNER]\n"))
 	id := e.post("maintainer", "MEMBER", "/use 30123456789")
 	e.acknowledge(id, "created")
 	e.expect(id, "-1", "it requires one of these author associations: OWNER.")
@@ -258,5 +262,89 @@ func TestMisconfigured(t *testing.T) {
 	a := &Acknowledger{}
 	if err := a.Acknowledge(context.Background(), jobs.ReuseArgs{PR: 1, CommentID: 1}); err == nil {
 		t.Fatal("an unconfigured acknowledger must refuse")
+	}
+}
+
+func TestEvidenceFailures(t *testing.T) {
+	t.Run("server error is retried", func(t *testing.T) {
+		e := newEnv(t)
+		id := e.post("maintainer", "MEMBER", "/use 30123456789")
+		e.s.AddFault(githubtest.Fault{Method: "GET", Path: `/actions/runs/30123456789$`, Status: 502, Times: 1})
+		if err := e.ack.Acknowledge(context.Background(), e.job(id, "created")); !jobs.IsTransient(err) {
+			t.Fatalf("want a transient error, got %v", err)
+		}
+		e.expect(id, "", "")
+		e.acknowledge(id, "created")
+		e.expect(id, "+1", "")
+	})
+	t.Run("rate limit waits for the reset", func(t *testing.T) {
+		e := newEnv(t)
+		id := e.post("maintainer", "MEMBER", "/use 30123456789")
+		e.s.AddFault(githubtest.RateLimitFault(`/actions/runs/30123456789/artifacts$`, 1, 10*time.Minute))
+		err := e.ack.Acknowledge(context.Background(), e.job(id, "created"))
+		if d, ok := jobs.RetryAfter(err); !ok || d < 8*time.Minute || d > 11*time.Minute {
+			t.Fatalf("want a rate-limit retry after ~10m, got %v (%v, %v)", err, d, ok)
+		}
+	})
+	t.Run("missing Actions permission is an answer", func(t *testing.T) {
+		e := newEnv(t)
+		id := e.post("maintainer", "MEMBER", "/use 30123456789")
+		e.s.AddFault(githubtest.Fault{Method: "GET", Path: `/actions/runs/30123456789$`, Status: 403,
+			Body: `{"message":"Resource not accessible by integration"}`})
+		e.acknowledge(id, "created")
+		e.expect(id, "-1", "Reuse rejected: could not be verified: run 30123456789 could not be read")
+	})
+}
+
+func TestCommentOfAnotherPRIsRefused(t *testing.T) {
+	e := newEnv(t, func(fx *githubtest.Fixture, _ *githubtest.Pull) {
+		fx.Repo(repoName).Pull(&githubtest.Pull{Number: 13, Head: githubtest.Ref{Ref: "other", Commit: "c1"},
+			Base: githubtest.Ref{Ref: "main", Commit: "base"}})
+	})
+	id := e.s.AddComment(repoName, 13, githubtest.Comment{User: "maintainer", Association: "MEMBER", Body: "/use 777"})
+	j := e.job(id, "created")
+	j.Body = "/use 777"
+	if err := e.ack.Acknowledge(context.Background(), j); err == nil || !strings.Contains(err.Error(), "not PR #12") {
+		t.Fatalf("want a refusal, got %v", err)
+	}
+	if w := e.s.Writes(); len(w) != 0 {
+		t.Errorf("wrote for a comment of another PR: %+v", w)
+	}
+}
+
+func TestDuplicateRepliesCollapse(t *testing.T) {
+	e := newEnv(t)
+	id := e.post("maintainer", "MEMBER", "/use 555")
+	gh := e.s.Client() // writes through the API are the bot's
+	for i := 0; i < 2; i++ {
+		body := render.ReplyMarker(id) + "\nold reply"
+		if _, _, err := gh.Issues.CreateComment(context.Background(), "acme", "bench", prNum, &github.IssueComment{Body: &body}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.acknowledge(id, "created")
+	e.expect(id, "-1", "triggered by push")
+}
+
+func TestOrList(t *testing.T) {
+	for _, tc := range []struct {
+		in       []string
+		en, zh   string
+		articled string
+	}{
+		{[]string{"OWNER"}, "OWNER", "OWNER", "an"},
+		{[]string{"MEMBER", "OWNER"}, "MEMBER or OWNER", "MEMBER 或 OWNER", "a"},
+		{[]string{"OWNER", "MEMBER", "COLLABORATOR"}, "OWNER, MEMBER, or COLLABORATOR", "OWNER、MEMBER 或 COLLABORATOR", "an"},
+		{nil, "(none)", "(none)", "a"},
+	} {
+		if got := orList(tc.in, "or"); got != tc.en {
+			t.Errorf("orList(%v, or) = %q, want %q", tc.in, got, tc.en)
+		}
+		if got := orList(tc.in, "或"); got != tc.zh {
+			t.Errorf("orList(%v, 或) = %q, want %q", tc.in, got, tc.zh)
+		}
+		if got := article(tc.in); got != tc.articled {
+			t.Errorf("article(%v) = %q, want %q", tc.in, got, tc.articled)
+		}
 	}
 }

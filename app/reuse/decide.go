@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
-	"github.com/verdict-bot/verdict/app/jobs"
 	"github.com/verdict-bot/verdict/app/render"
 	"github.com/verdict-bot/verdict/app/repoconfig"
 	"github.com/verdict-bot/verdict/checks"
@@ -28,7 +27,7 @@ func (r *ack) decide(ctx context.Context, c commentView) (outcome, error) {
 	if err != nil {
 		return outcome{}, apiError(fmt.Sprintf("reading PR #%d", r.job.PR), err)
 	}
-	src := r.NewSource(r.gh, r.owner, r.repo, r.job.PR)
+	src := r.source(r.gh, r.owner, r.repo, r.job.PR)
 	settings, invalid, err := r.loadSettings(ctx, pr, src)
 	if err != nil {
 		return outcome{}, err
@@ -61,13 +60,13 @@ func (r *ack) decide(ctx context.Context, c commentView) (outcome, error) {
 		return r.rejection(c, supersededReason), nil
 	}
 	if pr.GetState() != "open" {
-		state := "closed"
+		en, zh := "closed", "关闭"
 		if pr.GetMerged() {
-			state = "merged"
+			en, zh = "merged", "合并"
 		}
 		return r.rejection(c, checks.T(
-			fmt.Sprintf("PR #%d is %s, not open", r.job.PR, state),
-			fmt.Sprintf("PR #%d 已%s，不是打开状态", r.job.PR, map[string]string{"closed": "关闭", "merged": "合并"}[state]),
+			fmt.Sprintf("PR #%d is %s, not open", r.job.PR, en),
+			fmt.Sprintf("PR #%d 已%s，不是打开状态", r.job.PR, zh),
 		)), nil
 	}
 	var labels []string
@@ -83,10 +82,7 @@ func (r *ack) decide(ctx context.Context, c commentView) (outcome, error) {
 		if errors.Is(d.Err, checks.ErrForbidden) || errors.Is(d.Err, checks.ErrMalformed) || errors.Is(d.Err, checks.ErrTooLarge) {
 			return r.rejection(c, d.Reason), nil
 		}
-		if jobs.IsTransient(d.Err) {
-			return outcome{}, d.Err
-		}
-		return outcome{}, jobs.Transient(d.Err)
+		return outcome{}, retryable(d.Err)
 	}
 	if !d.Eligible {
 		out := r.rejection(c, d.Reason)
@@ -108,11 +104,11 @@ func (r *ack) rejection(c commentView, reason checks.Text) outcome {
 // input, for example an author login it does not accept.
 func (r *ack) withFallback(generic, specific func() (string, error)) func() (string, error) {
 	return func() (string, error) {
-		if body, err := specific(); err == nil {
+		body, err := specific()
+		if err == nil {
 			return body, nil
-		} else {
-			r.log.Warn("specific reuse reply could not be rendered; using the generic one", "err", err)
 		}
+		r.log.Warn("specific reuse reply could not be rendered; using the generic one", "err", err)
 		return generic()
 	}
 }
@@ -192,10 +188,7 @@ func (r *ack) loadSettings(ctx context.Context, pr *github.PullRequest, src chec
 	case errors.Is(err, checks.ErrTooLarge), errors.Is(err, checks.ErrMalformed), errors.Is(err, checks.ErrForbidden):
 		return s, fmt.Errorf("%s on %s could not be read (%v)", repoconfig.Path, def, err), nil
 	case err != nil:
-		if jobs.IsTransient(err) {
-			return s, nil, err
-		}
-		return s, nil, jobs.Transient(fmt.Errorf("reading %s: %w", repoconfig.Path, err))
+		return s, nil, retryable(fmt.Errorf("reading %s: %w", repoconfig.Path, err))
 	}
 	cfg, err := repoconfig.Parse(data)
 	if err != nil {

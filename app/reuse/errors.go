@@ -47,3 +47,20 @@ func notFound(err error) bool {
 	var er *github.ErrorResponse
 	return errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusNotFound
 }
+
+// retryable marks an evidence error from the Source for retry: after a rate
+// limit's reset when GitHub named one, else with the queue's backoff.
+func retryable(err error) error {
+	if jobs.IsTransient(err) {
+		return err
+	}
+	var rle *github.RateLimitError
+	if errors.As(err, &rle) {
+		return &jobs.RateLimitError{RetryAfter: time.Until(rle.Rate.Reset.Time), Err: err}
+	}
+	var abuse *github.AbuseRateLimitError
+	if errors.As(err, &abuse) {
+		return &jobs.RateLimitError{RetryAfter: abuse.GetRetryAfter(), Err: err}
+	}
+	return jobs.Transient(err)
+}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
+	"github.com/verdict-bot/verdict/app/ghsource"
 	"github.com/verdict-bot/verdict/app/jobs"
 	"github.com/verdict-bot/verdict/checks"
 )
@@ -27,9 +28,11 @@ import (
 type Acknowledger struct {
 	// Client returns a client authorized for an App installation.
 	Client func(ctx context.Context, installationID int64) (*github.Client, error)
-	// NewSource builds the evidence source of one pull request (in the App:
-	// ghsource.New). Eligibility (§3.4) reads commits, runs, artifacts and
-	// the repository configuration through it.
+	// SourceOptions configure the GitHub-backed evidence source through
+	// which eligibility (§3.4) reads commits, runs, artifacts and the
+	// repository configuration.
+	SourceOptions ghsource.Options
+	// NewSource replaces that source (tests); nil means ghsource.New.
 	NewSource func(gh *github.Client, owner, repo string, number int) checks.Source
 	// BotLogins are the App's own identities ("<slug>[bot]"). Only reactions
 	// and replies authored by one of them are treated as the bot's own.
@@ -51,8 +54,8 @@ const (
 func (a *Acknowledger) Acknowledge(ctx context.Context, job jobs.ReuseArgs) error {
 	log := a.logger().With("repo", job.FullName(), "pr", job.PR, "delivery_id", job.DeliveryID,
 		"comment_id", job.CommentID, "action", job.Action)
-	if len(a.BotLogins) == 0 || a.Client == nil || a.NewSource == nil {
-		return errors.New("reuse acknowledger: Client, NewSource and BotLogins must be configured")
+	if len(a.BotLogins) == 0 || a.Client == nil {
+		return errors.New("reuse acknowledger: Client and BotLogins must be configured")
 	}
 	if job.CommentID <= 0 || job.PR <= 0 {
 		return fmt.Errorf("reuse acknowledger: invalid job (comment %d, PR %d)", job.CommentID, job.PR)
@@ -63,6 +66,13 @@ func (a *Acknowledger) Acknowledge(ctx context.Context, job jobs.ReuseArgs) erro
 	}
 	r := &ack{Acknowledger: a, gh: gh, job: job, log: log, owner: job.Owner, repo: job.Name}
 	return r.run(ctx)
+}
+
+func (a *Acknowledger) source(gh *github.Client, owner, repo string, number int) checks.Source {
+	if a.NewSource != nil {
+		return a.NewSource(gh, owner, repo, number)
+	}
+	return ghsource.New(gh, owner, repo, number, a.SourceOptions)
 }
 
 func (a *Acknowledger) logger() *slog.Logger {

@@ -11,11 +11,11 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
+	"github.com/verdict-bot/verdict/app/ghsource"
 	"github.com/verdict-bot/verdict/app/githubtest"
 	"github.com/verdict-bot/verdict/app/jobs"
 	"github.com/verdict-bot/verdict/app/render"
 	"github.com/verdict-bot/verdict/checks"
-	"github.com/verdict-bot/verdict/checks/checkstest"
 )
 
 const (
@@ -25,12 +25,12 @@ const (
 )
 
 // env is one fake GitHub with PR #12 (head branch feat, commits c1 and c2)
-// and an Actions catalogue, plus an acknowledger wired to it.
+// and an Actions catalogue, plus an acknowledger wired to it through the
+// production GitHub-backed Source.
 type env struct {
 	t   *testing.T
 	s   *githubtest.Server
 	fx  *githubtest.Fixture
-	src *checkstest.Source
 	ack *Acknowledger
 	log *bytes.Buffer
 	// hook runs once when eligibility lists artifacts (mid-validation).
@@ -46,6 +46,13 @@ func withLabels(ls ...string) envOpt {
 
 func closed() envOpt { return func(_ *githubtest.Fixture, p *githubtest.Pull) { p.State = "closed" } }
 
+// withConfig puts a .github/verdict.yml on the default branch.
+func withConfig(yml string) envOpt {
+	return func(fx *githubtest.Fixture, _ *githubtest.Pull) { fx.Tree("base").Put(".github/verdict.yml", yml) }
+}
+
+const sweepPath = ".github/workflows/run-sweep.yml"
+
 func newEnv(t *testing.T, opts ...envOpt) *env {
 	t.Helper()
 	fx := githubtest.NewFixture("verdict")
@@ -53,46 +60,39 @@ func newEnv(t *testing.T, opts ...envOpt) *env {
 	fx.Tree("head").From("base").Put("benchmarks/new.sh", "#!/bin/sh\n")
 	r := fx.Repo(repoName)
 	r.Commit("base", "base")
-	c1 := r.Commit("c1", "head")
-	c2 := r.Commit("c2", "head")
+	r.Commit("c1", "head")
+	r.Commit("c2", "head")
+	// Force-pushed away: not in the PR's commit list.
+	r.Commits = append(r.Commits, &githubtest.Commit{Name: "gone", SHA: strings.Repeat("d", 40), Tree: "head"})
 	r.Branch("main", "base")
 	p := r.Pull(&githubtest.Pull{Number: prNum, Head: githubtest.Ref{Ref: "feat", Commit: "c2"},
 		Base: githubtest.Ref{Ref: "main", Commit: "base"}, Commits: []string{"c1", "c2"}})
+	at := func(h int) time.Time { return githubtest.DefaultNow.Add(time.Duration(-h) * time.Hour) }
+	run := func(id int64, event, conclusion, head string, created time.Time, arts ...string) {
+		w := &githubtest.WorkflowRun{ID: id, Name: "Run Sweep", Path: sweepPath, Event: event, Status: "completed",
+			Conclusion: conclusion, HeadCommit: head, HeadBranch: "feat", CreatedAt: created, RunAttempt: 1}
+		for i, a := range arts {
+			w.Artifacts = append(w.Artifacts, &githubtest.Artifact{ID: id*10 + int64(i), Name: a, Files: map[string]string{"x.json": "{}"}})
+		}
+		r.Run(w)
+	}
+	// Newest first by creation: the newest success carries only the gate's no-op artifact.
+	run(30123456000, "pull_request", "success", "c2", at(1), "reuse-gate-noop")
+	run(30123456789, "pull_request", "success", "c2", at(2), "eval_results_all")
+	run(777, "pull_request", "cancelled", "c1", at(3), "results_bmk")
+	run(555, "push", "success", "c1", at(4), "results_bmk")
+	run(556, "pull_request", "success", "gone", at(5), "results_bmk")
 	for _, o := range opts {
 		o(fx, p)
 	}
 	s := githubtest.New(t, fx)
 
-	run := func(id int64, event, conclusion, head string) checks.WorkflowRun {
-		return checks.WorkflowRun{ID: id, Path: ".github/workflows/run-sweep.yml", Event: event, Status: "completed",
-			Conclusion: conclusion, HeadSHA: head, HeadBranch: "feat"}
-	}
-	src := &checkstest.Source{
-		CommitList: checks.CommitList{Commits: []checks.Commit{{SHA: c1}, {SHA: c2}}},
-		Workflow: map[int64]checks.WorkflowRun{
-			30123456789: run(30123456789, "pull_request", "success", c2),
-			30123456000: run(30123456000, "pull_request", "success", c2),
-			777:         run(777, "pull_request", "cancelled", c1),
-			555:         run(555, "push", "success", c1),
-			556:         run(556, "pull_request", "success", "dddddddddddddddddddddddddddddddddddddddd"),
-		},
-		RunArtifacts: map[int64][]checks.Artifact{
-			30123456789: {{ID: 1, Name: "eval_results_all"}},
-			30123456000: {{ID: 2, Name: "reuse-gate-noop"}},
-			777:         {{ID: 3, Name: "results_bmk"}},
-			555:         {{ID: 4, Name: "results_bmk"}},
-			556:         {{ID: 5, Name: "results_bmk"}},
-		},
-	}
-	// Newest first: the newest success only carries the gate's no-op artifact.
-	src.RunList = []checks.WorkflowRun{src.Workflow[30123456000], src.Workflow[30123456789]}
-
-	e := &env{t: t, s: s, fx: fx, src: src, log: &bytes.Buffer{}}
+	e := &env{t: t, s: s, fx: fx, log: &bytes.Buffer{}}
 	var once sync.Once
 	e.ack = &Acknowledger{
 		Client: func(context.Context, int64) (*github.Client, error) { return s.Client(), nil },
-		NewSource: func(*github.Client, string, string, int) checks.Source {
-			return hookSource{src, func() {
+		NewSource: func(gh *github.Client, owner, repo string, n int) checks.Source {
+			return hookSource{ghsource.New(gh, owner, repo, n, ghsource.Options{}), func() {
 				if e.hook != nil {
 					once.Do(e.hook)
 				}
@@ -107,7 +107,7 @@ func newEnv(t *testing.T, opts ...envOpt) *env {
 // hookSource runs f when eligibility lists a run's artifacts, which is the
 // last read before the race guard.
 type hookSource struct {
-	*checkstest.Source
+	checks.Source
 	f func()
 }
 

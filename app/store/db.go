@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -50,12 +51,21 @@ type sqlRunner interface {
 }
 
 // SQLExecer adapts a *sql.DB or *sql.Tx.
-func SQLExecer(r sqlRunner) Execer { return sqlExecer{r} }
+func SQLExecer(r sqlRunner) Execer { return sqlExecer{r: r} }
 
-type sqlExecer struct{ r sqlRunner }
+type sqlExecer struct {
+	r     sqlRunner
+	cache *stmtCache // nil: statements are prepared on every call
+}
 
 func (e sqlExecer) Exec(ctx context.Context, q string, args ...any) (int64, error) {
-	res, err := e.r.ExecContext(ctx, q, args...)
+	var res sql.Result
+	var err error
+	if st := e.cache.get(ctx, e.r, q); st != nil {
+		res, err = st.ExecContext(ctx, args...)
+	} else {
+		res, err = e.r.ExecContext(ctx, q, args...)
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -63,7 +73,75 @@ func (e sqlExecer) Exec(ctx context.Context, q string, args ...any) (int64, erro
 }
 
 func (e sqlExecer) QueryRow(ctx context.Context, q string, args ...any) Row {
+	if st := e.cache.get(ctx, e.r, q); st != nil {
+		return sqlRow{st.QueryRowContext(ctx, args...)}
+	}
 	return sqlRow{e.r.QueryRowContext(ctx, q, args...)}
+}
+
+// stmtCache keeps the store's statements prepared: modernc SQLite does not
+// cache them, and re-parsing SQL was a fifth of the intake path's CPU.
+type stmtCache struct {
+	db *sql.DB
+	mu sync.Mutex
+	m  map[string]*sql.Stmt
+}
+
+func (c *stmtCache) get(ctx context.Context, r sqlRunner, q string) *sql.Stmt {
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	st, ok := c.m[q]
+	c.mu.Unlock()
+	if !ok {
+		var err error
+		// Prepared on the pool: with one connection this cannot run
+		// while a transaction holds it, so prepare before use in tx.
+		if _, inTx := r.(*sql.Tx); inTx {
+			return nil
+		}
+		if st, err = c.db.PrepareContext(ctx, q); err != nil {
+			return nil
+		}
+		c.mu.Lock()
+		if old, raced := c.m[q]; raced {
+			st.Close()
+			st = old
+		} else {
+			c.m[q] = st
+		}
+		c.mu.Unlock()
+	}
+	if tx, ok := r.(*sql.Tx); ok {
+		return tx.StmtContext(ctx, st)
+	}
+	return st
+}
+
+func (c *stmtCache) prepare(ctx context.Context, queries ...string) error {
+	for _, q := range queries {
+		st, err := c.db.PrepareContext(ctx, q)
+		if err != nil {
+			return fmt.Errorf("preparing statement: %w", err)
+		}
+		c.mu.Lock()
+		c.m[q] = st
+		c.mu.Unlock()
+	}
+	return nil
+}
+
+func (c *stmtCache) close() {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, st := range c.m {
+		st.Close()
+	}
+	c.m = map[string]*sql.Stmt{}
 }
 
 type sqlRow struct{ r *sql.Row }
@@ -117,6 +195,7 @@ func (r pgxRow) Scan(dest ...any) error {
 type Store struct {
 	dialect Dialect
 	sqlDB   *sql.DB
+	stmts   *stmtCache
 	pool    *pgxpool.Pool
 	db      Execer
 }
@@ -131,6 +210,10 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 		return nil, err
 	}
 	if err := s.migrate(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	if err := s.prepareHot(ctx); err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -168,7 +251,8 @@ func connect(ctx context.Context, rawURL string) (*Store, error) {
 			db.Close()
 			return nil, fmt.Errorf("opening SQLite database %s: %w", rawURL, err)
 		}
-		return &Store{dialect: SQLite, sqlDB: db, db: SQLExecer(db)}, nil
+		c := &stmtCache{db: db, m: map[string]*sql.Stmt{}}
+		return &Store{dialect: SQLite, sqlDB: db, stmts: c, db: sqlExecer{r: db, cache: c}}, nil
 	default:
 		return nil, fmt.Errorf("database URL %q: want sqlite://<file> or postgres://...", redact(rawURL))
 	}
@@ -221,6 +305,10 @@ func (s *Store) SQL() *sql.DB { return s.sqlDB }
 // Pgx is the PostgreSQL pool (nil on SQLite).
 func (s *Store) Pgx() *pgxpool.Pool { return s.pool }
 
+// SQLTx wraps a transaction begun on SQL(), reusing the store's prepared
+// statements.
+func (s *Store) SQLTx(tx *sql.Tx) Execer { return sqlExecer{r: tx, cache: s.stmts} }
+
 // DB runs statements outside any transaction.
 func (s *Store) DB() Execer { return s.db }
 
@@ -236,6 +324,7 @@ func (s *Store) Ping(ctx context.Context) error {
 // Close releases the connections.
 func (s *Store) Close() {
 	if s.sqlDB != nil {
+		s.stmts.close()
 		s.sqlDB.Close()
 	}
 	if s.pool != nil {
@@ -250,7 +339,7 @@ func (s *Store) InTx(ctx context.Context, f func(Execer) error) error {
 		if err != nil {
 			return fmt.Errorf("beginning transaction: %w", err)
 		}
-		if err := f(SQLExecer(tx)); err != nil {
+		if err := f(s.SQLTx(tx)); err != nil {
 			tx.Rollback()
 			return err
 		}

@@ -60,6 +60,25 @@ func (s *Store) migrate(ctx context.Context) error {
 	})
 }
 
+// prepareHot prepares the statements every delivery runs, so transactions
+// find them ready (SQLite only; pgx caches statements itself).
+func (s *Store) prepareHot(ctx context.Context) error {
+	if s.stmts == nil {
+		return nil
+	}
+	return s.stmts.prepare(ctx, insertDeliverySQL, nextGenerationSQL)
+}
+
+const (
+	insertDeliverySQL = `INSERT INTO verdict_delivery
+		(delivery_id, event, action, repo, pr_number, received_at, outcome, jobs)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+		ON CONFLICT (delivery_id) DO NOTHING`
+	nextGenerationSQL = `INSERT INTO verdict_generation (coalesce_key, generation) VALUES ($1, 1)
+		ON CONFLICT (coalesce_key) DO UPDATE SET generation = verdict_generation.generation + 1
+		RETURNING generation`
+)
+
 // Delivery is one webhook delivery as the log keeps it.
 type Delivery struct {
 	ID       string
@@ -76,10 +95,7 @@ type Delivery struct {
 // InsertDelivery records d unless its ID is already known. It reports
 // whether d is new; a redelivery returns false and must not be processed.
 func InsertDelivery(ctx context.Context, ex Execer, d Delivery) (bool, error) {
-	n, err := ex.Exec(ctx, `INSERT INTO verdict_delivery
-		(delivery_id, event, action, repo, pr_number, received_at, outcome, jobs)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-		ON CONFLICT (delivery_id) DO NOTHING`,
+	n, err := ex.Exec(ctx, insertDeliverySQL,
 		d.ID, d.Event, d.Action, d.Repo, d.PR, d.Received.UnixMilli(), d.Outcome, d.Jobs)
 	if err != nil {
 		return false, fmt.Errorf("recording delivery %s: %w", d.ID, err)
@@ -114,9 +130,7 @@ func (s *Store) CountDeliveries(ctx context.Context) (int, error) {
 // in the transaction that enqueues the job carrying the generation.
 func NextGeneration(ctx context.Context, ex Execer, key string) (int64, error) {
 	var g int64
-	err := ex.QueryRow(ctx, `INSERT INTO verdict_generation (coalesce_key, generation) VALUES ($1, 1)
-		ON CONFLICT (coalesce_key) DO UPDATE SET generation = verdict_generation.generation + 1
-		RETURNING generation`, key).Scan(&g)
+	err := ex.QueryRow(ctx, nextGenerationSQL, key).Scan(&g)
 	if err != nil {
 		return 0, fmt.Errorf("bumping generation of %s: %w", key, err)
 	}
@@ -172,8 +186,15 @@ type Verdict struct {
 	PublishedAt time.Time
 }
 
-// RecordVerdict appends v to the audit trail. PublishedAt defaults to now.
-func (s *Store) RecordVerdict(ctx context.Context, v Verdict) error {
+// RecordVerdict appends a published verdict to the audit trail (the
+// verify.Recorder the publisher calls).
+func (s *Store) RecordVerdict(ctx context.Context, owner, repo string, number int, key, sha, verdict, commentURL string) error {
+	return s.AppendVerdict(ctx, Verdict{Repo: owner + "/" + repo, PR: number, SignOffKey: key,
+		AssessedSHA: sha, Verdict: verdict, CommentURL: commentURL})
+}
+
+// AppendVerdict appends v to the audit trail. PublishedAt defaults to now.
+func (s *Store) AppendVerdict(ctx context.Context, v Verdict) error {
 	if v.PublishedAt.IsZero() {
 		v.PublishedAt = time.Now()
 	}

@@ -1,0 +1,142 @@
+// Package config reads the server's settings from flags and the
+// environment (flags win). Repository-level behaviour is configured in each
+// repository's .github/verdict.yml, not here.
+package config
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Server is what `verdict serve` needs to run.
+type Server struct {
+	Listen string
+	AppID  int64
+	// AppSlug is the App's slug; its bot account is ignored (optional).
+	AppSlug string
+	// PrivateKey is the App's PEM key, read from PrivateKeyFile or
+	// VERDICT_PRIVATE_KEY.
+	PrivateKey     []byte
+	PrivateKeyFile string
+	// WebhookSecrets accepts several secrets so one can be rotated.
+	WebhookSecrets [][]byte
+	DatabaseURL    string
+	GitHubURL      string
+	// Workers is how many jobs run at once.
+	Workers int
+	// Phrase is the sign-off phrase intake looks for; repositories may
+	// narrow it but intake must see the candidates first.
+	Phrase   string
+	LogLevel string
+}
+
+// Defaults.
+const (
+	DefaultListen      = ":8080"
+	DefaultDatabaseURL = "sqlite://verdict.db"
+	DefaultGitHubURL   = "https://api.github.com/"
+	DefaultPhrase      = "As a PR reviewer and CODEOWNER"
+)
+
+// MissingError names a required setting that was not given.
+type MissingError struct {
+	Setting string // e.g. VERDICT_WEBHOOK_SECRET
+	Flag    string
+}
+
+func (e *MissingError) Error() string {
+	return fmt.Sprintf("missing required setting %s (or flag -%s)", e.Setting, e.Flag)
+}
+
+// ErrHelp is returned when -h was asked for (usage already printed).
+var ErrHelp = flag.ErrHelp
+
+// LoadServer parses args (without the subcommand) over the environment
+// read through getenv. Usage and flag errors go to out.
+func LoadServer(args []string, getenv func(string) string, out io.Writer) (Server, error) {
+	env := func(k, def string) string {
+		if v := getenv(k); v != "" {
+			return v
+		}
+		return def
+	}
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(out)
+	var (
+		s       Server
+		appID   = fs.String("app-id", env("VERDICT_APP_ID", ""), "GitHub App ID (VERDICT_APP_ID)")
+		secrets = fs.String("webhook-secret", env("VERDICT_WEBHOOK_SECRET", ""), "webhook secret(s), comma-separated during rotation (VERDICT_WEBHOOK_SECRET)")
+		keyPEM  = env("VERDICT_PRIVATE_KEY", "")
+		workers = fs.String("workers", env("VERDICT_WORKERS", "8"), "jobs run at once (VERDICT_WORKERS)")
+	)
+	fs.StringVar(&s.Listen, "listen", env("VERDICT_LISTEN", DefaultListen), "HTTP listen address (VERDICT_LISTEN)")
+	fs.StringVar(&s.PrivateKeyFile, "private-key-file", env("VERDICT_PRIVATE_KEY_FILE", ""), "App private key PEM file (VERDICT_PRIVATE_KEY_FILE; or the PEM itself in VERDICT_PRIVATE_KEY)")
+	fs.StringVar(&s.DatabaseURL, "database-url", env("VERDICT_DATABASE_URL", DefaultDatabaseURL), "sqlite://<file> or postgres://... (VERDICT_DATABASE_URL)")
+	fs.StringVar(&s.GitHubURL, "github-url", env("VERDICT_GITHUB_URL", DefaultGitHubURL), "GitHub REST API base URL (VERDICT_GITHUB_URL)")
+	fs.StringVar(&s.AppSlug, "app-slug", env("VERDICT_APP_SLUG", ""), "App slug, to ignore the App's own events (VERDICT_APP_SLUG)")
+	fs.StringVar(&s.Phrase, "signoff-phrase", env("VERDICT_SIGNOFF_PHRASE", DefaultPhrase), "sign-off phrase (VERDICT_SIGNOFF_PHRASE)")
+	fs.StringVar(&s.LogLevel, "log-level", env("VERDICT_LOG_LEVEL", "info"), "debug, info, warn or error (VERDICT_LOG_LEVEL)")
+	if err := fs.Parse(args); err != nil {
+		return Server{}, err
+	}
+	if fs.NArg() > 0 {
+		return Server{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+
+	for _, part := range strings.Split(*secrets, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			s.WebhookSecrets = append(s.WebhookSecrets, []byte(part))
+		}
+	}
+	if len(s.WebhookSecrets) == 0 {
+		return Server{}, &MissingError{"VERDICT_WEBHOOK_SECRET", "webhook-secret"}
+	}
+	if *appID == "" {
+		return Server{}, &MissingError{"VERDICT_APP_ID", "app-id"}
+	}
+	id, err := strconv.ParseInt(*appID, 10, 64)
+	if err != nil || id <= 0 {
+		return Server{}, fmt.Errorf("invalid setting VERDICT_APP_ID %q: want a positive integer", *appID)
+	}
+	s.AppID = id
+	switch {
+	case s.PrivateKeyFile != "":
+		b, err := os.ReadFile(s.PrivateKeyFile)
+		if err != nil {
+			return Server{}, fmt.Errorf("invalid setting VERDICT_PRIVATE_KEY_FILE: %w", err)
+		}
+		s.PrivateKey = b
+	case keyPEM != "":
+		s.PrivateKey = []byte(keyPEM)
+	default:
+		return Server{}, &MissingError{"VERDICT_PRIVATE_KEY_FILE or VERDICT_PRIVATE_KEY", "private-key-file"}
+	}
+	if !strings.Contains(string(s.PrivateKey), "PRIVATE KEY-----") {
+		return Server{}, errors.New("invalid setting VERDICT_PRIVATE_KEY(_FILE): not a PEM private key")
+	}
+	if s.Workers, err = strconv.Atoi(*workers); err != nil || s.Workers <= 0 {
+		return Server{}, fmt.Errorf("invalid setting VERDICT_WORKERS %q: want a positive integer", *workers)
+	}
+	u, err := url.Parse(s.GitHubURL)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return Server{}, fmt.Errorf("invalid setting VERDICT_GITHUB_URL %q: want an http(s) URL", s.GitHubURL)
+	}
+	if !strings.HasSuffix(s.GitHubURL, "/") {
+		s.GitHubURL += "/"
+	}
+	if !strings.HasPrefix(s.DatabaseURL, "sqlite:") && !strings.HasPrefix(s.DatabaseURL, "postgres://") && !strings.HasPrefix(s.DatabaseURL, "postgresql://") {
+		return Server{}, fmt.Errorf("invalid setting VERDICT_DATABASE_URL: want sqlite://<file> or postgres://...")
+	}
+	switch s.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		return Server{}, fmt.Errorf("invalid setting VERDICT_LOG_LEVEL %q: want debug, info, warn or error", s.LogLevel)
+	}
+	return s, nil
+}

@@ -1,0 +1,92 @@
+package config
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const pem = "-----BEGIN RSA PRIVATE KEY-----\nMIIB\n-----END RSA PRIVATE KEY-----\n"
+
+func TestLoadServer(t *testing.T) {
+	keyFile := filepath.Join(t.TempDir(), "key.pem")
+	if err := os.WriteFile(keyFile, []byte(pem), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	base := map[string]string{"VERDICT_APP_ID": "123", "VERDICT_WEBHOOK_SECRET": "s1", "VERDICT_PRIVATE_KEY": pem}
+	with := func(kv ...string) map[string]string {
+		m := map[string]string{}
+		for k, v := range base {
+			m[k] = v
+		}
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return m
+	}
+	tests := []struct {
+		name    string
+		env     map[string]string
+		args    []string
+		wantErr string // substring; "" means success
+		check   func(t *testing.T, s Server)
+	}{
+		{"defaults", base, nil, "", func(t *testing.T, s Server) {
+			if s.Listen != ":8080" || s.DatabaseURL != "sqlite://verdict.db" || s.GitHubURL != "https://api.github.com/" || s.AppID != 123 || s.Workers != 8 {
+				t.Fatalf("defaults: %+v", s)
+			}
+		}},
+		{"rotation secrets", with("VERDICT_WEBHOOK_SECRET", "new, old ,"), nil, "", func(t *testing.T, s Server) {
+			if len(s.WebhookSecrets) != 2 || string(s.WebhookSecrets[0]) != "new" || string(s.WebhookSecrets[1]) != "old" {
+				t.Fatalf("secrets: %q", s.WebhookSecrets)
+			}
+		}},
+		{"flags win", base, []string{"-listen", "127.0.0.1:9", "-database-url", "postgres://x/y", "-github-url", "http://127.0.0.1:1/api/v3"}, "", func(t *testing.T, s Server) {
+			if s.Listen != "127.0.0.1:9" || s.DatabaseURL != "postgres://x/y" || s.GitHubURL != "http://127.0.0.1:1/api/v3/" {
+				t.Fatalf("flags: %+v", s)
+			}
+		}},
+		{"key file", with("VERDICT_PRIVATE_KEY", "", "VERDICT_PRIVATE_KEY_FILE", keyFile), nil, "", func(t *testing.T, s Server) {
+			if string(s.PrivateKey) != pem {
+				t.Fatal("key not read")
+			}
+		}},
+		{"no secret", with("VERDICT_WEBHOOK_SECRET", ""), nil, "VERDICT_WEBHOOK_SECRET", nil},
+		{"only commas", with("VERDICT_WEBHOOK_SECRET", " , "), nil, "VERDICT_WEBHOOK_SECRET", nil},
+		{"no app id", with("VERDICT_APP_ID", ""), nil, "VERDICT_APP_ID", nil},
+		{"bad app id", with("VERDICT_APP_ID", "x1"), nil, "VERDICT_APP_ID", nil},
+		{"no key", with("VERDICT_PRIVATE_KEY", ""), nil, "VERDICT_PRIVATE_KEY_FILE", nil},
+		{"missing key file", with("VERDICT_PRIVATE_KEY_FILE", "/nonexistent/key.pem"), nil, "VERDICT_PRIVATE_KEY_FILE", nil},
+		{"not a key", with("VERDICT_PRIVATE_KEY", "hello"), nil, "not a PEM", nil},
+		{"bad database", with("VERDICT_DATABASE_URL", "mysql://x"), nil, "VERDICT_DATABASE_URL", nil},
+		{"bad github url", with("VERDICT_GITHUB_URL", "api.github.com"), nil, "VERDICT_GITHUB_URL", nil},
+		{"bad workers", with("VERDICT_WORKERS", "0"), nil, "VERDICT_WORKERS", nil},
+		{"stray argument", base, []string{"extra"}, "unexpected argument", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := LoadServer(tc.args, func(k string) string { return tc.env[k] }, io.Discard)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || strings.Contains(err.Error(), "\n") {
+					t.Fatalf("err = %v, want one line mentioning %s", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.check(t, s)
+		})
+	}
+}
+
+func TestMissingErrorNamesSetting(t *testing.T) {
+	_, err := LoadServer(nil, func(string) string { return "" }, io.Discard)
+	var m *MissingError
+	if !errors.As(err, &m) || m.Setting != "VERDICT_WEBHOOK_SECRET" {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -1,0 +1,187 @@
+package ghsource
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"sort"
+	"sync"
+
+	"github.com/verdict-bot/verdict/checks"
+)
+
+// artifactIndex is the list of entry names of an artifact, cached so that a
+// later verification can tell whether every wanted entry is cached.
+type artifactIndex []string
+
+func entryKey(id int64, name string) string { return fmt.Sprintf("artifact\x00%d\x00%s", id, name) }
+func indexKey(id int64) string              { return fmt.Sprintf("artifact-index\x00%d", id) }
+
+// ArtifactFiles downloads an artifact (unless every wanted entry is cached)
+// and returns the wanted entries sorted by name.
+func (s *Source) ArtifactFiles(ctx context.Context, a checks.Artifact, want func(name string) bool) ([]checks.ArtifactFile, error) {
+	what := fmt.Sprintf("%s/%s: artifact %s (%d)", s.owner, s.repo, a.Name, a.ID)
+	if want == nil {
+		want = func(string) bool { return true }
+	}
+	if a.Expired {
+		return nil, fmt.Errorf("%s: %w", what, checks.ErrExpired)
+	}
+	if a.SizeBytes > s.o.Artifact.MaxArchiveBytes {
+		return nil, fmt.Errorf("%s: archive is %d bytes, over the %d-byte limit: %w", what, a.SizeBytes, s.o.Artifact.MaxArchiveBytes, checks.ErrTooLarge)
+	}
+	if files, ok := s.cachedEntries(a.ID, want); ok {
+		return files, nil
+	}
+	// One download at a time per artifact: a concurrent caller usually
+	// wants the same entries and finds them cached once the first is done.
+	mu := s.artifactLock(a.ID)
+	mu.Lock()
+	defer mu.Unlock()
+	if files, ok := s.cachedEntries(a.ID, want); ok {
+		return files, nil
+	}
+	names, files, err := s.fetchArtifact(ctx, a, want)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	c := s.cache()
+	var size int64
+	for _, n := range names {
+		size += int64(len(n)) + 16
+	}
+	for _, f := range files {
+		c.put(entryKey(a.ID, f.Name), f.Data, int64(len(f.Data)))
+	}
+	// The index goes in last, so it is only found when its entries were stored.
+	c.put(indexKey(a.ID), artifactIndex(names), size)
+	return copyFiles(files), nil
+}
+
+func copyFiles(files []checks.ArtifactFile) []checks.ArtifactFile {
+	out := make([]checks.ArtifactFile, len(files))
+	for i, f := range files {
+		out[i] = checks.ArtifactFile{Name: f.Name, Data: append([]byte(nil), f.Data...)}
+	}
+	return out
+}
+
+func (s *Source) cache() *Cache {
+	if s.o.Cache != nil {
+		return s.o.Cache
+	}
+	return s.local
+}
+
+func (s *Source) artifactLock(id int64) *sync.Mutex {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.artLocks == nil {
+		s.artLocks = map[int64]*sync.Mutex{}
+	}
+	m, ok := s.artLocks[id]
+	if !ok {
+		m = &sync.Mutex{}
+		s.artLocks[id] = m
+	}
+	return m
+}
+
+// cachedEntries answers from the cache when the artifact's index and every
+// wanted entry are there.
+func (s *Source) cachedEntries(id int64, want func(string) bool) ([]checks.ArtifactFile, bool) {
+	c := s.cache()
+	v, ok := c.get(indexKey(id))
+	if !ok {
+		return nil, false
+	}
+	var out []checks.ArtifactFile
+	for _, name := range v.(artifactIndex) {
+		if !want(name) {
+			continue
+		}
+		d, ok := c.get(entryKey(id, name))
+		if !ok {
+			return nil, false
+		}
+		out = append(out, checks.ArtifactFile{Name: name, Data: append([]byte(nil), d.([]byte)...)})
+	}
+	return out, true
+}
+
+// fetchArtifact downloads the archive to a temporary file (deleted before
+// returning) and extracts the wanted entries.
+func (s *Source) fetchArtifact(ctx context.Context, a checks.Artifact, want func(string) bool) ([]string, []checks.ArtifactFile, error) {
+	f, size, err := s.download(ctx, a.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer func() {
+		f.Close()
+		os.Remove(f.Name())
+	}()
+	return ReadZip(f, size, s.o.Artifact, want)
+}
+
+func (s *Source) download(ctx context.Context, id int64) (*os.File, int64, error) {
+	u, resp, err := s.gh.Actions.DownloadArtifact(ctx, s.owner, s.repo, id, 1)
+	if err != nil {
+		switch statusOf(resp) {
+		case http.StatusGone:
+			return nil, 0, fmt.Errorf("download refused: %w", checks.ErrExpired)
+		case http.StatusNotFound:
+			return nil, 0, fmt.Errorf("download: %w", checks.ErrNotFound)
+		}
+		return nil, 0, apiErr("requesting the download URL", resp, err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, 0, fmt.Errorf("download URL: %w", err)
+	}
+	hresp, err := s.o.DownloadClient.Do(req)
+	if err != nil {
+		return nil, 0, fmt.Errorf("downloading: %w", err)
+	}
+	defer hresp.Body.Close()
+	switch {
+	case hresp.StatusCode == http.StatusGone:
+		return nil, 0, fmt.Errorf("downloading: %w", checks.ErrExpired)
+	case hresp.StatusCode == http.StatusNotFound:
+		return nil, 0, fmt.Errorf("downloading: %w", checks.ErrNotFound)
+	case hresp.StatusCode != http.StatusOK:
+		return nil, 0, fmt.Errorf("downloading: status %s", hresp.Status)
+	}
+	max := s.o.Artifact.MaxArchiveBytes
+	if hresp.ContentLength > max {
+		return nil, 0, fmt.Errorf("archive is %d bytes, over the %d-byte limit: %w", hresp.ContentLength, max, checks.ErrTooLarge)
+	}
+	f, err := os.CreateTemp(s.o.TempDir, "verdict-artifact-*.zip")
+	if err != nil {
+		return nil, 0, fmt.Errorf("creating a temporary file: %w", err)
+	}
+	n, err := io.Copy(f, io.LimitReader(hresp.Body, max+1))
+	if err == nil && n > max {
+		err = fmt.Errorf("archive is over the %d-byte limit: %w", max, checks.ErrTooLarge)
+	} else if err != nil {
+		if ctx.Err() != nil {
+			err = ctx.Err()
+		}
+		err = fmt.Errorf("downloading: %w", err)
+	}
+	if err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, 0, err
+	}
+	return f, n, nil
+}
+
+// sortFiles orders extracted files by name for deterministic output.
+func sortFiles(files []checks.ArtifactFile) {
+	sort.Slice(files, func(i, j int) bool { return files[i].Name < files[j].Name })
+}
+
+var errUnsafeName = errors.New("unsafe entry name")

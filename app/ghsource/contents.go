@@ -1,0 +1,200 @@
+package ghsource
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"github.com/google/go-github/v62/github"
+
+	"github.com/verdict-bot/verdict/checks"
+)
+
+var fullSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
+
+// immutable reports whether ref pins content forever (a full commit SHA),
+// which is what makes a result cacheable across verifications.
+func immutable(ref string) bool { return fullSHA.MatchString(ref) }
+
+type fileResult struct {
+	data     []byte
+	notFound bool
+}
+
+// ReadFile returns a file's bytes at ref.
+func (s *Source) ReadFile(ctx context.Context, ref, path string) ([]byte, error) {
+	path = strings.Trim(path, "/")
+	what := fmt.Sprintf("%s/%s: reading %s at %s", s.owner, s.repo, path, short(ref))
+	key := "file\x00" + s.owner + "/" + s.repo + "\x00" + ref + "\x00" + path
+	res, err := do(s, key, func() (fileResult, error) {
+		if v, ok := s.o.Cache.get(key); ok {
+			return v.(fileResult), nil
+		}
+		res, err := s.readFile(ctx, ref, path, what)
+		if err == nil && immutable(ref) {
+			s.o.Cache.put(key, res, int64(len(res.data)))
+		}
+		return res, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if res.notFound {
+		return nil, fmt.Errorf("%s: %w", what, checks.ErrNotFound)
+	}
+	if int64(len(res.data)) > s.o.MaxFileBytes {
+		return nil, fmt.Errorf("%s: %d bytes, over the %d-byte limit: %w", what, len(res.data), s.o.MaxFileBytes, checks.ErrTooLarge)
+	}
+	// Callers get their own copy: the bytes are shared with the cache.
+	return append([]byte(nil), res.data...), nil
+}
+
+// readFile returns notFound (not an error) for a missing file so that the
+// answer can be cached; other failures are errors.
+func (s *Source) readFile(ctx context.Context, ref, path, what string) (fileResult, error) {
+	fc, dir, resp, err := s.gh.Repositories.GetContents(ctx, s.owner, s.repo, path, &github.RepositoryContentGetOptions{Ref: ref})
+	if err != nil {
+		if statusOf(resp) == 404 {
+			return fileResult{notFound: true}, nil
+		}
+		if tooLarge(err) {
+			return fileResult{}, fmt.Errorf("%s: GitHub refuses blobs this large: %w", what, checks.ErrTooLarge)
+		}
+		return fileResult{}, apiErr(what, resp, err)
+	}
+	if fc == nil || dir != nil {
+		return fileResult{}, fmt.Errorf("%s: is a directory: %w", what, checks.ErrNotFound)
+	}
+	if fc.GetType() != "file" {
+		return fileResult{}, fmt.Errorf("%s: is a %s, not a file: %w", what, fc.GetType(), checks.ErrMalformed)
+	}
+	if int64(fc.GetSize()) > s.o.MaxFileBytes {
+		return fileResult{}, fmt.Errorf("%s: %d bytes, over the %d-byte limit: %w", what, fc.GetSize(), s.o.MaxFileBytes, checks.ErrTooLarge)
+	}
+	if fc.GetEncoding() == "base64" {
+		data, err := fc.GetContent()
+		if err != nil {
+			return fileResult{}, fmt.Errorf("%s: decoding content: %w: %w", what, checks.ErrMalformed, err)
+		}
+		return fileResult{data: []byte(data)}, nil
+	}
+	// Over 1 MB the contents API leaves content empty (encoding "none");
+	// the raw media type serves up to 100 MB.
+	data, err := s.readRaw(ctx, ref, path, what)
+	if err != nil {
+		return fileResult{}, err
+	}
+	return fileResult{data: data}, nil
+}
+
+func tooLarge(err error) bool {
+	var er *github.ErrorResponse
+	if errors.As(err, &er) {
+		for _, e := range er.Errors {
+			if e.Code == "too_large" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// capWriter fails once more than max bytes are written.
+type capWriter struct {
+	buf []byte
+	max int64
+}
+
+var errCap = errors.New("size cap exceeded")
+
+func (w *capWriter) Write(p []byte) (int, error) {
+	if int64(len(w.buf)+len(p)) > w.max {
+		return 0, errCap
+	}
+	w.buf = append(w.buf, p...)
+	return len(p), nil
+}
+
+func (s *Source) readRaw(ctx context.Context, ref, path, what string) ([]byte, error) {
+	u := fmt.Sprintf("repos/%s/%s/contents/%s?ref=%s", s.owner, s.repo, escapePath(path), url.QueryEscape(ref))
+	req, err := s.gh.NewRequest("GET", u, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	req.Header.Set("Accept", "application/vnd.github.raw")
+	w := &capWriter{max: s.o.MaxFileBytes}
+	resp, err := s.gh.Do(ctx, req, w)
+	if errors.Is(err, errCap) {
+		return nil, fmt.Errorf("%s: over the %d-byte limit: %w", what, s.o.MaxFileBytes, checks.ErrTooLarge)
+	}
+	if err != nil {
+		return nil, apiErr(what+" (raw)", resp, err)
+	}
+	return w.buf, nil
+}
+
+func escapePath(p string) string {
+	parts := strings.Split(p, "/")
+	for i, s := range parts {
+		parts[i] = url.PathEscape(s)
+	}
+	return strings.Join(parts, "/")
+}
+
+func short(ref string) string {
+	if immutable(ref) {
+		return ref[:7]
+	}
+	return ref
+}
+
+// ListDir lists a directory at ref.
+func (s *Source) ListDir(ctx context.Context, ref, dir string) ([]checks.DirEntry, error) {
+	dir = strings.Trim(dir, "/")
+	what := fmt.Sprintf("%s/%s: listing %s/ at %s", s.owner, s.repo, dir, short(ref))
+	key := "dir\x00" + s.owner + "/" + s.repo + "\x00" + ref + "\x00" + dir
+	entries, err := do(s, key, func() ([]checks.DirEntry, error) {
+		if v, ok := s.o.Cache.get(key); ok {
+			return v.([]checks.DirEntry), nil
+		}
+		fc, list, resp, err := s.gh.Repositories.GetContents(ctx, s.owner, s.repo, dir, &github.RepositoryContentGetOptions{Ref: ref})
+		if err != nil {
+			return nil, apiErr(what, resp, err)
+		}
+		if fc != nil {
+			return nil, fmt.Errorf("%s: is a file: %w", what, checks.ErrNotFound)
+		}
+		out := make([]checks.DirEntry, 0, len(list))
+		var size int64
+		for _, e := range list {
+			out = append(out, checks.DirEntry{Name: e.GetName(), Path: e.GetPath(), Type: e.GetType()})
+			size += int64(len(e.GetName())+len(e.GetPath())) + 48
+		}
+		if immutable(ref) {
+			s.o.Cache.put(key, out, size)
+		}
+		return out, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return append([]checks.DirEntry(nil), entries...), nil
+}
+
+// CodeownersErrors returns GitHub's CODEOWNERS diagnostics at ref.
+func (s *Source) CodeownersErrors(ctx context.Context, ref string) ([]checks.CodeownersError, error) {
+	return do(s, "codeowners-errors\x00"+ref, func() ([]checks.CodeownersError, error) {
+		res, resp, err := s.gh.Repositories.GetCodeownersErrors(ctx, s.owner, s.repo, &github.GetCodeownersErrorsOptions{Ref: ref})
+		if err != nil {
+			return nil, apiErr(fmt.Sprintf("%s/%s: reading CODEOWNERS errors at %s", s.owner, s.repo, short(ref)), resp, err)
+		}
+		out := []checks.CodeownersError{}
+		for _, e := range res.Errors {
+			out = append(out, checks.CodeownersError{Line: e.Line, Kind: e.Kind, Message: e.Message, Path: e.Path})
+		}
+		return out, nil
+	})
+}

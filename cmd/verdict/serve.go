@@ -1,0 +1,161 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/verdict-bot/verdict/app/config"
+	"github.com/verdict-bot/verdict/app/queue"
+	"github.com/verdict-bot/verdict/app/router"
+	"github.com/verdict-bot/verdict/app/store"
+	"github.com/verdict-bot/verdict/app/webhook"
+)
+
+// handlers are the job handlers serve runs.
+type handlers struct {
+	Verifier queue.Verifier
+	Reuse    queue.ReuseAcknowledger
+	Welcomer queue.Welcomer
+}
+
+// wireHandlers builds the job handlers (GitHub App client, verifier,
+// publisher, reuse acknowledger, welcomer) from the settings. The
+// verification pipeline installs it; st records the audit trail.
+var wireHandlers func(ctx context.Context, cfg config.Server, st *store.Store, log *slog.Logger) (handlers, error)
+
+// shutdownTimeout bounds the graceful stop after SIGTERM.
+const shutdownTimeout = 25 * time.Second
+
+func cmdServe(ctx context.Context, args []string, env Env) int {
+	cfg, err := config.LoadServer(args, env.Getenv, env.Stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "verdict serve: %s\n", strings.Join(strings.Fields(err.Error()), " "))
+		return 2
+	}
+	log := newLogger(cfg.LogLevel, env)
+	if err := serve(ctx, cfg, log, nil); err != nil {
+		log.Error("verdict serve stopped", "err", err)
+		return 1
+	}
+	return 0
+}
+
+func newLogger(level string, env Env) *slog.Logger {
+	var l slog.Level
+	l.UnmarshalText([]byte(level)) // validated by config
+	return slog.New(slog.NewJSONHandler(env.Stderr, &slog.HandlerOptions{Level: l}))
+}
+
+// serve runs until ctx ends or SIGTERM/SIGINT arrives, then stops taking
+// requests, stores what was accepted and lets running jobs finish. If ready
+// is non-nil it receives the listening address.
+func serve(ctx context.Context, cfg config.Server, log *slog.Logger, ready chan<- string) error {
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+
+	st, err := store.Open(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	var h handlers
+	if wireHandlers == nil {
+		return errors.New("this build has no job handlers wired in (wireHandlers is nil)")
+	}
+	if h, err = wireHandlers(ctx, cfg, st, log); err != nil {
+		return fmt.Errorf("setting up job handlers: %w", err)
+	}
+	q, err := queue.New(ctx, st, queue.Options{
+		Verifier: h.Verifier, Reuse: h.Reuse, Welcomer: h.Welcomer,
+		Logger: log, Workers: cfg.Workers,
+	})
+	if err != nil {
+		return err
+	}
+	if err := q.Start(ctx); err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           routes(cfg, st, q, log),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		q.Stop(context.Background())
+		return fmt.Errorf("listening on %s: %w", cfg.Listen, err)
+	}
+	log.Info("verdict serving", "addr", ln.Addr().String(), "database", string(st.Dialect()), "version", versionString())
+	if ready != nil {
+		ready <- ln.Addr().String()
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+
+	var serveErr error
+	select {
+	case <-ctx.Done():
+		log.Info("shutting down")
+	case serveErr = <-errc:
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
+	defer cancel()
+	// Order matters: stop accepting webhooks, then commit what was
+	// accepted, then let running jobs finish.
+	if err := srv.Shutdown(sctx); err != nil {
+		log.Warn("HTTP shutdown incomplete", "err", err)
+	}
+	if err := q.Stop(sctx); err != nil {
+		log.Warn("job queue shutdown incomplete; unfinished jobs will be rescued on restart", "err", err)
+	}
+	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
+		return serveErr
+	}
+	return nil
+}
+
+// routes is the HTTP surface of the App.
+func routes(cfg config.Server, st *store.Store, q webhook.Enqueuer, log *slog.Logger) http.Handler {
+	r := chi.NewRouter()
+	r.Method(http.MethodPost, "/webhook", &webhook.Handler{
+		Secrets: cfg.WebhookSecrets,
+		Router:  router.Router{Phrase: cfg.Phrase, AppSlug: strings.TrimSuffix(cfg.AppSlug, "[bot]")},
+		Queue:   q,
+		Logger:  log,
+	})
+	r.Get("/healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		fmt.Fprintln(w, "ok")
+	})
+	r.Get("/readyz", func(w http.ResponseWriter, req *http.Request) {
+		ctx, cancel := context.WithTimeout(req.Context(), 2*time.Second)
+		defer cancel()
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		if err := st.Ping(ctx); err != nil {
+			log.Warn("not ready", "err", err)
+			http.Error(w, "database unreachable", http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, "ready")
+	})
+	r.Method(http.MethodGet, "/metrics", promhttp.Handler())
+	return r
+}
