@@ -310,7 +310,9 @@ func conditionalItem(text string) (check int, ok bool) {
 		return 11, true
 	case strings.Contains(padded, " pareto"):
 		return 14, true
-	case strings.Contains(padded, " any of the above"):
+	case strings.Contains(padded, " any of the above"),
+		strings.HasPrefix(padded, " if any ") && strings.Contains(padded, " above "):
+		// The catch-all exception item, however it is worded.
 		return -1, true
 	}
 	return 0, false

@@ -110,7 +110,9 @@ func (r *h6Repo) pr(t testing.TB) (*checks.PR, *checkstest.Source) {
 	return pr, src
 }
 
-// h6Diff is a line diff (LCS) rendered as one unified hunk.
+// h6Diff is a line diff rendered as one unified hunk: common leading and
+// trailing lines are context, the middle is diffed by LCS (or, when large,
+// replaced wholesale), so big generated files stay cheap.
 func h6Diff(old, nw string) (patch string, adds, dels int) {
 	split := func(s string) []string {
 		if s == "" {
@@ -119,38 +121,63 @@ func h6Diff(old, nw string) (patch string, adds, dels int) {
 		return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
 	}
 	a, b := split(old), split(nw)
-	n, m := len(a), len(b)
-	lcs := make([][]int, n+1)
-	for i := range lcs {
-		lcs[i] = make([]int, m+1)
+	pre := 0
+	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
+		pre++
 	}
-	for i := n - 1; i >= 0; i-- {
-		for j := m - 1; j >= 0; j-- {
-			if a[i] == b[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+	suf := 0
+	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
+		suf++
+	}
+	ma, mb := a[pre:len(a)-suf], b[pre:len(b)-suf]
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "@@ -%d,%d +%d,%d @@\n", min(1, len(a)), len(a), min(1, len(b)), len(b))
+	for _, l := range a[:pre] {
+		sb.WriteString(" " + l + "\n")
+	}
+	n, m := len(ma), len(mb)
+	if n*m > 4_000_000 {
+		for _, l := range ma {
+			sb.WriteString("-" + l + "\n")
+		}
+		for _, l := range mb {
+			sb.WriteString("+" + l + "\n")
+		}
+		adds, dels = m, n
+	} else {
+		lcs := make([][]int, n+1)
+		for i := range lcs {
+			lcs[i] = make([]int, m+1)
+		}
+		for i := n - 1; i >= 0; i-- {
+			for j := m - 1; j >= 0; j-- {
+				if ma[i] == mb[j] {
+					lcs[i][j] = lcs[i+1][j+1] + 1
+				} else {
+					lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+				}
+			}
+		}
+		i, j := 0, 0
+		for i < n || j < m {
+			switch {
+			case i < n && j < m && ma[i] == mb[j]:
+				sb.WriteString(" " + ma[i] + "\n")
+				i++
+				j++
+			case j < m && (i == n || lcs[i][j+1] >= lcs[i+1][j]):
+				sb.WriteString("+" + mb[j] + "\n")
+				adds++
+				j++
+			default:
+				sb.WriteString("-" + ma[i] + "\n")
+				dels++
+				i++
 			}
 		}
 	}
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "@@ -%d,%d +%d,%d @@\n", min(1, n), n, min(1, m), m)
-	i, j := 0, 0
-	for i < n || j < m {
-		switch {
-		case i < n && j < m && a[i] == b[j]:
-			sb.WriteString(" " + a[i] + "\n")
-			i++
-			j++
-		case j < m && (i == n || lcs[i][j+1] >= lcs[i+1][j]):
-			sb.WriteString("+" + b[j] + "\n")
-			adds++
-			j++
-		default:
-			sb.WriteString("-" + a[i] + "\n")
-			dels++
-			i++
-		}
+	for _, l := range a[len(a)-suf:] {
+		sb.WriteString(" " + l + "\n")
 	}
 	return sb.String(), adds, dels
 }

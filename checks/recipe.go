@@ -160,7 +160,7 @@ func runUpstreamRecipe(ctx context.Context, pr *PR) Result {
 		for _, s := range info {
 			ev = append(ev, Evidence{Label: "InferenceX-only (informational)", Value: s})
 		}
-		corpus := urNormText(text.String())
+		corpus := newURCorpus(text.String())
 		for _, a := range args {
 			if urHas(corpus, a) {
 				matched = urAppendUnique(matched, a.label)

@@ -218,36 +218,68 @@ func urNormText(s string) string {
 	return strings.ReplaceAll(strings.ToLower(s), "_", "-")
 }
 
+// urCorpus is recipe text prepared for token search: lower case with
+// underscores folded, and split into lines once.
+type urCorpus struct {
+	text  string
+	lines []string
+}
+
+func newURCorpus(s string) urCorpus {
+	t := urNormText(s)
+	return urCorpus{text: t, lines: strings.Split(t, "\n")}
+}
+
 // urHas reports whether the recipe text shows the argument: an alias as a
 // whole token and, for valued args, the value on the same line (or the
-// compact TP8 / EP8 form for parallel sizes).
-func urHas(text string, a urArg) bool {
-	var pats []string
-	for _, al := range a.aliases {
-		pats = append(pats, regexp.QuoteMeta(al))
-	}
-	re := regexp.MustCompile(`(^|[^a-z0-9-])-{0,2}(` + strings.Join(pats, "|") + `)([^a-z0-9-]|$)`)
-	if a.value != "" && len(a.label) == 2 {
-		if _, err := strconv.Atoi(a.value); err == nil {
-			compact := regexp.MustCompile(`(^|[^a-z0-9])` + strings.ToLower(a.label) + `\s?` + regexp.QuoteMeta(a.value) + `([^0-9]|$)`)
-			if compact.MatchString(text) {
+// compact TP8 / EP8 form for parallel sizes). Plain substring scans keep a
+// multi-megabyte page linear.
+func urHas(c urCorpus, a urArg) bool {
+	v := strings.ReplaceAll(a.value, "_", "-")
+	if v != "" && len(a.label) == 2 {
+		if _, err := strconv.Atoi(v); err == nil {
+			l := strings.ToLower(a.label)
+			if urToken(c.text, l+v, urAlnum, urDigit, false) || urToken(c.text, l+" "+v, urAlnum, urDigit, false) {
 				return true
 			}
 		}
 	}
-	for _, line := range strings.Split(text, "\n") {
-		if !re.MatchString(line) {
+	for _, line := range c.lines {
+		if v != "" && !urToken(line, v, urValueRune, urValueRune, false) {
 			continue
 		}
-		if a.value == "" || urValueIn(line, a.value) {
-			return true
+		for _, al := range a.aliases {
+			if urToken(line, al, urFlagRune, urFlagRune, true) {
+				return true
+			}
 		}
 	}
 	return false
 }
 
-func urValueIn(line, v string) bool {
-	v = strings.ReplaceAll(v, "_", "-")
-	re := regexp.MustCompile(`(^|[^a-z0-9.-])` + regexp.QuoteMeta(v) + `([^a-z0-9.-]|$)`)
-	return re.MatchString(line)
+func urAlnum(b byte) bool     { return b >= 'a' && b <= 'z' || b >= '0' && b <= '9' }
+func urDigit(b byte) bool     { return b >= '0' && b <= '9' }
+func urFlagRune(b byte) bool  { return urAlnum(b) || b == '-' }
+func urValueRune(b byte) bool { return urAlnum(b) || b == '-' || b == '.' }
+
+// urToken reports whether tok occurs in s with no word byte (as before and
+// after define) directly around it. With dashes set, a leading "-" or "--"
+// belongs to the token, so "--tp-size" counts as "tp-size".
+func urToken(s, tok string, before, after func(byte) bool, dashes bool) bool {
+	for i := 0; i <= len(s)-len(tok); {
+		j := strings.Index(s[i:], tok)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(tok)
+		b := start
+		for k := 0; dashes && k < 2 && b > 0 && s[b-1] == '-'; k++ {
+			b--
+		}
+		if (b == 0 || !before(s[b-1])) && (end == len(s) || !after(s[end])) {
+			return true
+		}
+		i = start + 1
+	}
+	return false
 }

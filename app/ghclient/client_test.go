@@ -7,6 +7,7 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -265,5 +266,28 @@ func TestEndpoint(t *testing.T) {
 		if got := Endpoint(in); got != want {
 			t.Errorf("Endpoint(%s) = %s, want %s", in, got, want)
 		}
+	}
+}
+
+func TestExhaustedBudgetWaitsInsteadOfFailingLocally(t *testing.T) {
+	srv := githubtest.New(t, fixture())
+	sl := &sleeps{}
+	c := tokenClient(t, srv, srv.URL, sl, nil)
+	reset := time.Now().Add(5 * time.Second).Unix()
+	srv.AddFault(githubtest.Fault{Path: `/repos/acme/bench$`, Status: 200, Times: 1, Body: `{"full_name":"acme/bench"}`,
+		Header: map[string]string{"X-RateLimit-Remaining": "0", "X-RateLimit-Limit": "5000", "X-RateLimit-Reset": fmt.Sprint(reset)}})
+	ctx := context.Background()
+	if _, _, err := c.Repositories.Get(ctx, "acme", "bench"); err != nil {
+		t.Fatal(err)
+	}
+	// go-github would refuse this locally if it had seen Remaining: 0.
+	if _, _, err := c.PullRequests.Get(ctx, "acme", "bench", 5); err != nil {
+		t.Fatalf("after an exhausted budget: %v", err)
+	}
+	if w := sl.total(); w < 4*time.Second || w > 7*time.Second {
+		t.Errorf("waited %v before the next request, want about 5s", w)
+	}
+	if metrics.RateLimitRemainingValue("core") < 0 {
+		t.Error("gauge")
 	}
 }

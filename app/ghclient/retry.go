@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/verdict-bot/verdict/app/metrics"
@@ -85,6 +86,11 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 type Transport struct {
 	Base http.RoundTripper
 	Opts RetryOptions
+
+	mu sync.Mutex
+	// exhaustedUntil is the reset time of a budget a successful response
+	// reported as used up (X-RateLimit-Remaining: 0).
+	exhaustedUntil time.Time
 }
 
 // NewTransport wraps base (nil: http.DefaultTransport).
@@ -110,6 +116,15 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	endpoint := Endpoint(req.URL.Path)
 	canReplay := req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
 	var waited time.Duration
+	// A previous response used up the budget: wait for the reset here (within
+	// MaxWait) instead of sending a request that is sure to be refused.
+	if wait := t.exhaustedWait(); wait > 0 && wait <= o.MaxWait {
+		metrics.APIRetry("rate_limit")
+		if err := o.Sleep(ctx, wait); err != nil {
+			return nil, err
+		}
+		waited += wait
+	}
 	for attempt := 0; ; attempt++ {
 		areq := req
 		if attempt > 0 && req.Body != nil && req.Body != http.NoBody {
@@ -162,6 +177,7 @@ func (t *Transport) attempt(req *http.Request, endpoint string) (*http.Response,
 				metrics.RateLimitRemaining(resp.Header.Get("X-RateLimit-Resource"), n)
 			}
 		}
+		t.noteExhausted(resp)
 	}
 	metrics.APICall(req.Method, endpoint, status, t.Opts.Now().Sub(start))
 	if err != nil {
@@ -170,6 +186,38 @@ func (t *Transport) attempt(req *http.Request, endpoint string) (*http.Response,
 	}
 	resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
 	return resp, nil
+}
+
+// noteExhausted remembers a used-up budget reported by a successful
+// response and hides the zero from go-github, which would otherwise refuse
+// every later request locally until the reset, bypassing the bounded wait.
+func (t *Transport) noteExhausted(resp *http.Response) {
+	h := resp.Header
+	if resp.StatusCode >= 400 || h.Get("X-RateLimit-Remaining") != "0" {
+		return
+	}
+	reset, err := strconv.ParseInt(h.Get("X-RateLimit-Reset"), 10, 64)
+	if err != nil {
+		return
+	}
+	t.mu.Lock()
+	t.exhaustedUntil = time.Unix(reset, 0).Add(time.Second)
+	t.mu.Unlock()
+	h.Set("X-RateLimit-Remaining", "1")
+}
+
+func (t *Transport) exhaustedWait() time.Duration {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.exhaustedUntil.IsZero() {
+		return 0
+	}
+	d := t.exhaustedUntil.Sub(t.Opts.Now())
+	if d <= 0 {
+		t.exhaustedUntil = time.Time{}
+		return 0
+	}
+	return d
 }
 
 type cancelBody struct {

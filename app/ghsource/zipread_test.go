@@ -56,7 +56,7 @@ func lyingZip(t testing.TB, name string, data []byte, declared uint64) []byte {
 	return buf.Bytes()
 }
 
-var testLimits = ArtifactLimits{MaxArchiveBytes: 8 << 20, MaxEntries: 20, MaxEntryBytes: 1 << 20, MaxTotalBytes: 3 << 19}
+var testLimits = ArtifactLimits{MaxArchiveBytes: 8 << 20, MaxEntries: 20, MaxEntryBytes: 64 << 10, MaxTotalBytes: 96 << 10}
 
 func all(string) bool { return true }
 
@@ -78,9 +78,9 @@ func TestReadZipHostile(t *testing.T) {
 		{"backslash", makeZip(t, entry{`a\..\b`, []byte("x")}), checks.ErrMalformed},
 		{"drive letter", makeZip(t, entry{"C:evil", []byte("x")}), checks.ErrMalformed},
 		{"duplicate", makeZip(t, ok, ok), checks.ErrMalformed},
-		{"bomb", makeZip(t, entry{"bomb.json", make([]byte, 32<<20)}), checks.ErrTooLarge},
-		{"lying header", lyingZip(t, "bomb.json", make([]byte, 8<<20), 100), checks.ErrMalformed},
-		{"total", makeZip(t, entry{"a", make([]byte, 1<<20)}, entry{"b", make([]byte, 1<<20)}), checks.ErrTooLarge},
+		{"bomb", makeZip(t, entry{"bomb.json", make([]byte, 1<<20)}), checks.ErrTooLarge},
+		{"lying header", lyingZip(t, "bomb.json", make([]byte, 1<<20), 100), checks.ErrMalformed},
+		{"total", makeZip(t, entry{"a", make([]byte, 60<<10)}, entry{"b", make([]byte, 60<<10)}), checks.ErrTooLarge},
 		{"too many entries", makeZip(t, many...), checks.ErrTooLarge},
 		{"truncated", valid[:len(valid)-30], checks.ErrMalformed},
 		{"truncated body", valid[:len(valid)/2], checks.ErrMalformed},
@@ -99,7 +99,7 @@ func TestReadZipHostile(t *testing.T) {
 
 func TestReadZipReadsOnlyWanted(t *testing.T) {
 	// The unwanted bomb is never decompressed, so it cannot trip the limits.
-	z := makeZip(t, entry{"dir/", nil}, entry{"results/b.json", []byte("b")}, entry{"bomb.bin", make([]byte, 32<<20)}, entry{"a.json", []byte("a")})
+	z := makeZip(t, entry{"dir/", nil}, entry{"results/b.json", []byte("b")}, entry{"bomb.bin", make([]byte, 1<<20)}, entry{"a.json", []byte("a")})
 	names, files, err := ReadZip(bytes.NewReader(z), int64(len(z)), testLimits, func(n string) bool { return n != "bomb.bin" })
 	if err != nil {
 		t.Fatal(err)
@@ -117,10 +117,10 @@ func TestHostileArtifactThroughServer(t *testing.T) {
 	r.Pull(&githubtest.Pull{Number: 3412, Head: githubtest.Ref{Commit: "c"}, Files: []*githubtest.File{{Filename: "x"}}})
 	r.Run(&githubtest.WorkflowRun{ID: 1, HeadCommit: "c", Artifacts: []*githubtest.Artifact{
 		{ID: 10, Name: "evil", RawZip: makeZip(t, entry{"../../x", []byte("x")})},
-		{ID: 11, Name: "bomb", RawZip: makeZip(t, entry{"agg.json", make([]byte, 128<<20)})},
+		{ID: 11, Name: "bomb", RawZip: makeZip(t, entry{"agg.json", make([]byte, 2<<20)})},
 	}})
 	s := githubtest.New(t, fx)
-	src := newSource(t, s, Options{Artifact: ArtifactLimits{MaxEntryBytes: 1 << 20}})
+	src := newSource(t, s, Options{Artifact: ArtifactLimits{MaxEntryBytes: 64 << 10}})
 	ctx := context.Background()
 	arts, err := src.Artifacts(ctx, 1)
 	if err != nil {
@@ -132,7 +132,7 @@ func TestHostileArtifactThroughServer(t *testing.T) {
 	if _, err := src.ArtifactFiles(ctx, arts[1], all); !errors.Is(err, checks.ErrTooLarge) {
 		t.Errorf("bomb: %v", err)
 	}
-	small := newSource(t, s, Options{Artifact: ArtifactLimits{MaxArchiveBytes: 1000}})
+	small := newSource(t, s, Options{Artifact: ArtifactLimits{MaxArchiveBytes: 500}})
 	big := arts[1]
 	big.SizeBytes = 0 // a listing that understates the size: the download cap still holds
 	if _, err := small.ArtifactFiles(ctx, big, all); !errors.Is(err, checks.ErrTooLarge) {

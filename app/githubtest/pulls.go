@@ -19,6 +19,7 @@ func init() {
 	handle("GET", "/repos/{owner}/{repo}/pulls/{number}/reviews", (*Server).listReviews)
 	handle("GET", "/repos/{owner}/{repo}/pulls/{number}/reviews/{id}", (*Server).getReview)
 	handle("GET", "/repos/{owner}/{repo}/pulls/comments/{id}", (*Server).getReviewComment)
+	handle("GET", "/repos/{owner}/{repo}/pulls/{number}/comments", (*Server).listReviewComments)
 	handle("GET", "/repos/{owner}/{repo}/_raw/{sha}/{path...}", (*Server).getRaw)
 }
 
@@ -205,16 +206,35 @@ func (s *Server) getReviewComment(w http.ResponseWriter, r *http.Request, p para
 		writeError(w, http.StatusNotFound, "Not Found")
 		return
 	}
-	c := ref.c
+	writeJSON(w, http.StatusOK, s.reviewCommentJSON(rs, ref.pull, ref.c))
+}
+
+// listReviewComments is GET /pulls/{n}/comments: the PR's inline review
+// comments, oldest first.
+func (s *Server) listReviewComments(w http.ResponseWriter, r *http.Request, p params) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rs, pr := s.pull(w, p)
+	if pr == nil {
+		return
+	}
+	out := []*github.PullRequestComment{}
+	for _, c := range pr.ReviewComments {
+		out = append(out, s.reviewCommentJSON(rs, pr, c))
+	}
+	writeJSON(w, http.StatusOK, paginate(w, r, out))
+}
+
+func (s *Server) reviewCommentJSON(rs *repoState, pull *Pull, c *ReviewComment) *github.PullRequestComment {
 	out := &github.PullRequestComment{ID: github.Int64(c.ID), User: ghUser(c.User, ""), Body: github.String(c.Body),
 		Path: github.String(c.Path), Line: github.Int(c.Line), CommitID: github.String(s.resolveSHA(rs, c.Commit)),
 		AuthorAssociation: github.String(c.Association), CreatedAt: ts(c.CreatedAt), UpdatedAt: ts(c.UpdatedAt),
-		HTMLURL:        github.String(fmt.Sprintf("https://github.com/%s/pull/%d#discussion_r%d", rs.r.FullName, ref.pull.Number, c.ID)),
-		PullRequestURL: github.String(fmt.Sprintf("%s/repos/%s/pulls/%d", s.URL, rs.r.FullName, ref.pull.Number))}
+		HTMLURL:        github.String(fmt.Sprintf("https://github.com/%s/pull/%d#discussion_r%d", rs.r.FullName, pull.Number, c.ID)),
+		PullRequestURL: github.String(fmt.Sprintf("%s/repos/%s/pulls/%d", s.URL, rs.r.FullName, pull.Number))}
 	if c.ReviewID != 0 {
 		out.PullRequestReviewID = github.Int64(c.ReviewID)
 	}
-	writeJSON(w, http.StatusOK, out)
+	return out
 }
 
 func (s *Server) getRaw(w http.ResponseWriter, r *http.Request, p params) {

@@ -85,19 +85,47 @@ func (p *Publisher) Start(ctx context.Context, owner, repo, sha string) (Handle,
 		}
 	}
 	if p.CheckRunsEnabled {
-		cr, _, err := p.Client.Checks.CreateCheckRun(ctx, owner, repo, github.CreateCheckRunOptions{
-			Name:    p.checkRunName(),
-			HeadSHA: sha,
-			Status:  github.String("in_progress"),
-			Output:  &github.CheckRunOutput{Title: github.String(descPending), Summary: github.String(descPending + ".")},
-		})
+		id, err := p.openCheckRun(ctx, h)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("creating check run on %s/%s@%s: %w", owner, repo, sha, err))
-		} else {
-			h.CheckRunID = cr.GetID()
+			errs = append(errs, err)
 		}
+		h.CheckRunID = id
 	}
 	return h, errors.Join(errs...)
+}
+
+// openCheckRun returns the in-progress check run of ours on h.SHA, creating
+// it when there is none. Reusing one means a retried job (whose first attempt
+// died between Start and Finish) leaves no run spinning for ever. Sign-offs
+// verified concurrently on one commit share the run, as they share the
+// commit status: the last verdict published is the one both show.
+func (p *Publisher) openCheckRun(ctx context.Context, h Handle) (int64, error) {
+	name := p.checkRunName()
+	list, _, err := p.Client.Checks.ListCheckRunsForRef(ctx, h.Owner, h.Repo, h.SHA, &github.ListCheckRunsOptions{
+		CheckName: github.String(name), Status: github.String("in_progress"), ListOptions: github.ListOptions{PerPage: 100},
+	})
+	if err == nil {
+		var id int64
+		for _, cr := range list.CheckRuns {
+			if cr.GetName() == name && p.isBot(cr.GetApp().GetSlug()+"[bot]") && cr.GetID() > id {
+				id = cr.GetID()
+			}
+		}
+		if id != 0 {
+			return id, nil
+		}
+	}
+	// A failed listing only costs the reuse: create a run either way.
+	cr, _, err := p.Client.Checks.CreateCheckRun(ctx, h.Owner, h.Repo, github.CreateCheckRunOptions{
+		Name:    name,
+		HeadSHA: h.SHA,
+		Status:  github.String("in_progress"),
+		Output:  &github.CheckRunOutput{Title: github.String(descPending), Summary: github.String(descPending + ".")},
+	})
+	if err != nil {
+		return 0, fmt.Errorf("creating check run on %s/%s@%s: %w", h.Owner, h.Repo, h.SHA, err)
+	}
+	return cr.GetID(), nil
 }
 
 // Finish publishes the verdict body rendered for sign-off key on PR pr and

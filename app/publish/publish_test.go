@@ -348,3 +348,94 @@ func TestVerifierAdapter(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestVerifierAdapterFailureHandling(t *testing.T) {
+	e := newEnv(t)
+	cfg := repoconfig.Default()
+	cfg.BotLogins = []string{bot}
+	b, ov := e.body(keyA, e.head, nil)
+	pub := verify.Publication{Client: e.s.Client(), Config: cfg, Owner: owner, Repo: name, Number: prNum, Key: keyA, HeadSHA: e.head, Overall: ov, Body: b}
+	var v Verifier
+
+	// No statuses permission: neither Start nor Finish fails the job.
+	e.s.AddFault(githubtest.Fault{Method: http.MethodPost, Path: `/statuses/`, Status: http.StatusForbidden})
+	started, err := v.Start(e.ctx, pub)
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	url, err := v.Finish(e.ctx, started, pub)
+	if err != nil || url == "" {
+		t.Fatalf("Finish = %q, %v", url, err)
+	}
+	if cr := e.s.CheckRuns(fullName, e.head); len(cr) != 1 || cr[0].GetConclusion() != "success" {
+		t.Errorf("check runs = %+v", cr)
+	}
+
+	// A transient status failure is returned so the job is retried; the
+	// retry finds the comment unchanged.
+	e.s.ClearFaults()
+	e.s.AddFault(githubtest.Fault{Method: http.MethodPost, Path: `/statuses/`, Status: http.StatusBadGateway, Times: 1})
+	if _, err := v.Finish(e.ctx, nil, pub); err == nil {
+		t.Error("transient status failure swallowed")
+	}
+	if _, err := v.Finish(e.ctx, nil, pub); err != nil {
+		t.Errorf("retry: %v", err)
+	}
+	if n := len(e.s.Comments(fullName, prNum)); n != 1 {
+		t.Errorf("%d comments after retries", n)
+	}
+
+	// A comment failure is always returned, whatever its status.
+	e.s.AddFault(githubtest.Fault{Method: http.MethodGet, Path: `/issues/7/comments$`, Status: http.StatusForbidden})
+	if _, err := v.Finish(e.ctx, nil, pub); err == nil {
+		t.Error("comment failure swallowed")
+	}
+	// An invalid commit is refused before any write.
+	bad := pub
+	bad.HeadSHA = "HEAD"
+	if _, err := v.Start(e.ctx, bad); err == nil {
+		t.Error("Start accepted an invalid SHA")
+	}
+}
+
+func TestRetriedStartReusesTheOpenCheckRun(t *testing.T) {
+	e := newEnv(t)
+	first, err := e.p.Start(e.ctx, owner, name, e.head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first attempt died here; the retry starts again.
+	second, err := e.p.Start(e.ctx, owner, name, e.head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.CheckRunID != first.CheckRunID {
+		t.Errorf("retry opened check run %d, want to reuse %d", second.CheckRunID, first.CheckRunID)
+	}
+	b, ov := e.body(keyA, e.head, nil)
+	if _, err := e.p.Finish(e.ctx, second, prNum, keyA, b, ov); err != nil {
+		t.Fatal(err)
+	}
+	crs := e.s.CheckRuns(fullName, e.head)
+	if len(crs) != 1 || crs[0].GetStatus() != "completed" {
+		t.Fatalf("check runs = %+v", crs)
+	}
+	// A completed run is not reopened: the next verification gets a new one.
+	third, err := e.p.Start(e.ctx, owner, name, e.head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if third.CheckRunID == first.CheckRunID || len(e.s.CheckRuns(fullName, e.head)) != 2 {
+		t.Error("a completed check run was reused")
+	}
+	// Another app's in-progress run with the same name is never adopted.
+	other := *e.p
+	other.BotLogins = []string{"someone-else[bot]"}
+	fourth, err := other.Start(e.ctx, owner, name, e.newer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fourth.CheckRunID == 0 || fourth.CheckRunID == third.CheckRunID {
+		t.Errorf("check run %d", fourth.CheckRunID)
+	}
+}

@@ -3,6 +3,8 @@ package publish
 import (
 	"context"
 	"errors"
+	"log/slog"
+	"net/http"
 
 	"github.com/google/go-github/v62/github"
 
@@ -27,27 +29,83 @@ func FromConfig(client *github.Client, cfg repoconfig.Config) *Publisher {
 
 // Verifier implements verify.Publisher: the client and configuration arrive
 // with each publication, so one value serves every installation.
-type Verifier struct{}
+type Verifier struct {
+	Logger *slog.Logger // nil means slog.Default()
+}
 
 var _ verify.Publisher = Verifier{}
 
-// Start posts the pending status and opens the check run. The returned value
-// is the Handle Finish needs.
-func (Verifier) Start(ctx context.Context, p verify.Publication) (any, error) {
-	return FromConfig(p.Client, p.Config).Start(ctx, p.Owner, p.Repo, p.HeadSHA)
+// Start posts the pending status and opens the check run; the returned value
+// is the Handle Finish needs. A failed write does not stop the verification
+// (the verdict comment matters more than the pending marks, and the status
+// permission is optional); it is logged and Finish tries again.
+func (v Verifier) Start(ctx context.Context, p verify.Publication) (any, error) {
+	pub := FromConfig(p.Client, p.Config)
+	h := Handle{Owner: p.Owner, Repo: p.Repo, SHA: p.HeadSHA}
+	if err := pub.checkHandle(h); err != nil {
+		return nil, err
+	}
+	h, err := pub.Start(ctx, p.Owner, p.Repo, p.HeadSHA)
+	if err != nil {
+		v.logger().Warn("marking commit as being verified", "repo", p.Owner+"/"+p.Repo, "sha", p.HeadSHA, "err", err)
+	}
+	return h, nil
 }
 
 // Finish publishes the verdict comment, then completes status and check run,
-// and returns the comment's URL. A publication whose verdict failed the
-// guard is published as the invalid-verdict body and reported as an error
-// after the fact, so the caller logs it while GitHub shows REJECTED.
-func (Verifier) Finish(ctx context.Context, started any, p verify.Publication) (string, error) {
+// and returns the comment's URL. Once the comment is out, status and check
+// run failures that a retry cannot fix (a missing permission, a validation
+// error) are logged rather than returned, so the job is not retried in vain;
+// transient ones are returned so that it is. A verdict that failed the guard
+// is published as the invalid-verdict body and logged.
+func (v Verifier) Finish(ctx context.Context, started any, p verify.Publication) (string, error) {
 	h, ok := started.(Handle)
 	if !ok || h.SHA != p.HeadSHA {
-		// Start was skipped or failed before it produced a handle: Finish
-		// creates the completed check run itself.
+		// Start was skipped: Finish creates the completed check run itself.
 		h = Handle{Owner: p.Owner, Repo: p.Repo, SHA: p.HeadSHA}
 	}
 	res, err := FromConfig(p.Client, p.Config).Finish(ctx, h, p.Number, p.Key, p.Body, p.Overall)
-	return res.CommentURL, errors.Join(err, res.Guard)
+	log := v.logger().With("repo", p.Owner+"/"+p.Repo, "pr", p.Number, "signoff", p.Key, "sha", p.HeadSHA)
+	if res.Guard != nil {
+		log.Error("verdict failed the publisher guard", "err", res.Guard)
+	}
+	if err != nil && res.CommentURL != "" && permanent(err) {
+		log.Warn("verdict comment published; status or check run not written", "err", err)
+		return res.CommentURL, nil
+	}
+	return res.CommentURL, err
+}
+
+func (v Verifier) logger() *slog.Logger {
+	if v.Logger != nil {
+		return v.Logger
+	}
+	return slog.Default()
+}
+
+// permanent reports whether every GitHub error in err is a client error that
+// repeating the request will not fix (403 without rate limiting, 404, 422).
+func permanent(err error) bool {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range j.Unwrap() {
+			if !permanent(e) {
+				return false
+			}
+		}
+		return true
+	}
+	var rl *github.RateLimitError
+	var arl *github.AbuseRateLimitError
+	if errors.As(err, &rl) || errors.As(err, &arl) {
+		return false
+	}
+	var ge *github.ErrorResponse
+	if !errors.As(err, &ge) || ge.Response == nil {
+		return false
+	}
+	switch ge.Response.StatusCode {
+	case http.StatusForbidden, http.StatusNotFound, http.StatusUnprocessableEntity:
+		return true
+	}
+	return false
 }

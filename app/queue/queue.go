@@ -62,6 +62,10 @@ type Options struct {
 
 	// JobTimeout cancels a job running longer (default 10m).
 	JobTimeout time.Duration
+	// KeepDeliveries is how long delivery IDs are remembered for dedupe
+	// (default 14 days; GitHub redelivers only recent deliveries).
+	KeepDeliveries time.Duration
+
 	// FetchPollInterval is how often idle workers look for jobs (default
 	// 200ms; SQLite has no LISTEN/NOTIFY).
 	FetchPollInterval time.Duration
@@ -95,6 +99,9 @@ func (o *Options) defaults() {
 	if o.JobTimeout == 0 {
 		o.JobTimeout = 10 * time.Minute
 	}
+	if o.KeepDeliveries <= 0 {
+		o.KeepDeliveries = 14 * 24 * time.Hour
+	}
 	if o.FetchPollInterval <= 0 {
 		o.FetchPollInterval = 200 * time.Millisecond
 	}
@@ -114,6 +121,9 @@ type Queue struct {
 	id    string // distinguishes this process's lease holders
 	eng   engine
 	batch *batcher
+
+	stopPrune chan struct{}
+	pruneDone chan struct{}
 }
 
 // engine is the River client over one database; riverEngine implements it
@@ -178,12 +188,41 @@ func (q *Queue) Start(ctx context.Context) error {
 		}
 	}
 	q.batch.start()
+	q.stopPrune, q.pruneDone = make(chan struct{}), make(chan struct{})
+	go q.prune()
 	return nil
+}
+
+// prune trims the delivery log hourly.
+func (q *Queue) prune() {
+	defer close(q.pruneDone)
+	t := time.NewTicker(time.Hour)
+	defer t.Stop()
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		n, err := q.st.PruneDeliveries(ctx, time.Now().Add(-q.opt.KeepDeliveries))
+		cancel()
+		if err != nil {
+			q.log.Warn("pruning the delivery log failed", "err", err)
+		} else if n > 0 {
+			q.log.Info("pruned the delivery log", "deliveries", n)
+		}
+		select {
+		case <-q.stopPrune:
+			return
+		case <-t.C:
+		}
+	}
 }
 
 // Stop stores what is still pending, then lets running jobs finish until ctx
 // ends. Call it after the HTTP server stopped taking requests.
 func (q *Queue) Stop(ctx context.Context) error {
+	if q.stopPrune != nil {
+		close(q.stopPrune)
+		<-q.pruneDone
+		q.stopPrune = nil
+	}
 	q.batch.stop()
 	if q.opt.InsertOnly {
 		return nil

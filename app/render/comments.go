@@ -39,16 +39,27 @@ func WelcomeMarkdown(w Welcome) (string, error) {
 	w.Author = strings.TrimPrefix(w.Author, "@")
 	for _, f := range []struct{ name, v string }{
 		{"sign-off phrase", w.SignOffPhrase}, {"fail-fast label", w.FailFastLabel},
-		{"continue label", w.ContinueLabel}, {"re-run docs URL", w.RerunDocsURL},
+		{"continue label", w.ContinueLabel},
 	} {
 		if strings.TrimSpace(f.v) == "" || strings.ContainsAny(f.v, "`\n") {
 			return "", fmt.Errorf("welcome comment: invalid %s %q", f.name, f.v)
 		}
 	}
-	if w.ShowReview && (w.CodeownersURL == "" || w.ChecklistURL == "") {
-		return "", fmt.Errorf("welcome comment: the review bullet needs the CODEOWNERS and checklist URLs")
+	urls := []string{w.RerunDocsURL}
+	if w.ShowReview {
+		urls = append(urls, w.CodeownersURL, w.ChecklistURL)
+	}
+	for _, u := range urls {
+		if !linkURL(u) {
+			return "", fmt.Errorf("welcome comment: invalid link %q", u)
+		}
 	}
 	return bilingual(WelcomeMarker, "welcome", w)
+}
+
+// linkURL accepts an https URL that cannot break out of a Markdown link.
+func linkURL(u string) bool {
+	return strings.HasPrefix(u, "https://") && !strings.ContainsAny(u, " \t\n\r()<>[]`")
 }
 
 // ReplyMarker keys a command reply to the command comment it answers, so an

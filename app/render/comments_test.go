@@ -102,6 +102,8 @@ func TestWelcomeMarkdown(t *testing.T) {
 		"empty label":     func(w *Welcome) { w.FailFastLabel = "" },
 		"phrase backtick": func(w *Welcome) { w.SignOffPhrase = "a`b" },
 		"review no URL":   func(w *Welcome) { w.CodeownersURL = "" },
+		"link breakout":   func(w *Welcome) { w.ChecklistURL = "https://x/a) [click](https://evil" },
+		"not https":       func(w *Welcome) { w.RerunDocsURL = "javascript:alert(1)" },
 	} {
 		bad := w
 		edit(&bad)

@@ -8,9 +8,11 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
+	"github.com/verdict-bot/verdict/app/ghsource"
 	"github.com/verdict-bot/verdict/app/githubtest"
 	"github.com/verdict-bot/verdict/app/jobs"
 	"github.com/verdict-bot/verdict/app/render"
+	"github.com/verdict-bot/verdict/checks"
 )
 
 // The §7 slash-command acceptance table, one comment at a time.
@@ -95,6 +97,16 @@ func TestSupersededOlderCommand(t *testing.T) {
 	e.acknowledge(older, "edited")
 	e.expect(older, "-1", "Reuse rejected: a newer reuse request supersedes this comment")
 	e.expect(newer, "+1", "")
+
+	// Check 4 reads the same comments and reports the newer request.
+	settings := checks.Defaults()
+	pr := &checks.PR{Owner: "acme", Repo: "bench", Number: prNum, HeadRef: "feat", Settings: &settings,
+		Source: ghsource.New(e.s.Client(), "acme", "bench", prNum, ghsource.Options{})}
+	c := checks.ReuseCheck()
+	res := c.Finalize(c.Run(context.Background(), pr))
+	if want := "@bob posted /use 30123456789 (MEMBER)."; res.Status != checks.Pass || res.Reason.EN != want {
+		t.Errorf("Check 4 = %s %q, want PASS %q", res.Status, res.Reason.EN, want)
+	}
 }
 
 func TestEditRemovingCommandClearsReactionAndReply(t *testing.T) {

@@ -223,7 +223,17 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 func connect(ctx context.Context, rawURL string) (*Store, error) {
 	switch {
 	case strings.HasPrefix(rawURL, "postgres://"), strings.HasPrefix(rawURL, "postgresql://"):
-		pool, err := pgxpool.New(ctx, rawURL)
+		cfg, err := pgxpool.ParseConfig(rawURL)
+		if err != nil {
+			return nil, fmt.Errorf("database URL %s: %w", redact(rawURL), err)
+		}
+		if !strings.Contains(rawURL, "pool_max_conns") {
+			// pgx's default (max(4, CPUs)) starves River: its listener,
+			// producers and completer each want a connection besides
+			// intake and the workers' lease queries.
+			cfg.MaxConns = 20
+		}
+		pool, err := pgxpool.NewWithConfig(ctx, cfg)
 		if err != nil {
 			return nil, fmt.Errorf("opening PostgreSQL database: %w", err)
 		}

@@ -117,6 +117,16 @@ func (s *Store) LookupDelivery(ctx context.Context, id string) (Delivery, error)
 	return d, nil
 }
 
+// PruneDeliveries forgets deliveries received before cutoff. GitHub only
+// redelivers recent deliveries, so the dedupe log need not grow forever.
+func (s *Store) PruneDeliveries(ctx context.Context, cutoff time.Time) (int64, error) {
+	n, err := s.db.Exec(ctx, `DELETE FROM verdict_delivery WHERE received_at < $1`, cutoff.UnixMilli())
+	if err != nil {
+		return 0, fmt.Errorf("pruning deliveries: %w", err)
+	}
+	return n, nil
+}
+
 // CountDeliveries is the number of deliveries logged (for tests and ops).
 func (s *Store) CountDeliveries(ctx context.Context) (int, error) {
 	var n int

@@ -48,6 +48,15 @@ func TestDeliveryDedupe(t *testing.T) {
 		if err := s.Ping(ctx); err != nil {
 			t.Fatal(err)
 		}
+		if n, err := s.PruneDeliveries(ctx, at); err != nil || n != 0 {
+			t.Fatalf("prune at receipt time removed %d, %v", n, err)
+		}
+		if n, err := s.PruneDeliveries(ctx, at.Add(time.Millisecond)); err != nil || n != 1 {
+			t.Fatalf("prune after receipt removed %d, %v", n, err)
+		}
+		if fresh, _ := store.InsertDelivery(ctx, s.DB(), d); !fresh {
+			t.Fatal("pruned delivery still deduped")
+		}
 	})
 }
 

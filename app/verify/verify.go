@@ -144,8 +144,10 @@ func (v *Verifier) Verify(ctx context.Context, gh *github.Client, req Request) (
 	pub := Publication{Client: gh, Config: cfg, Owner: req.Owner, Repo: req.Repo, Number: req.Number, Key: pr.SignOff.Key, HeadSHA: pr.HeadSHA}
 	var started any
 	if req.Publish && v.Publisher != nil {
+		// A failed pending status is not worth losing the verification
+		// over: Finish writes the final state either way.
 		if started, err = v.Publisher.Start(ctx, pub); err != nil {
-			return out, fmt.Errorf("marking %s as being verified: %w", checks.Short(pr.HeadSHA), err)
+			log.Warn("marking commit as being verified", "err", err)
 		}
 	}
 

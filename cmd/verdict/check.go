@@ -8,11 +8,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/verdict-bot/verdict/app/ghclient"
+	"github.com/verdict-bot/verdict/app/ghsource"
 	"github.com/verdict-bot/verdict/app/githubtest"
 	"github.com/verdict-bot/verdict/app/render"
 	"github.com/verdict-bot/verdict/app/verify"
@@ -73,16 +75,24 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if tok == "" {
 		tok = os.Getenv("GITHUB_TOKEN")
 	}
+	var srcOpts ghsource.Options
+	var bots []string
 	if *fixture != "" {
 		fx, err := githubtest.LoadFixture(*fixture)
 		if err != nil {
 			return fail("loading fixture: %v", err)
 		}
-		srv := githubtest.NewServer(fx)
+		srv, err := githubtest.Start(fx)
+		if err != nil {
+			return fail("starting the fake GitHub: %v", err)
+		}
 		defer srv.Close()
-		base, tok = srv.URL+"/", "fixture-token"
+		base, tok = srv.BaseURL(), "fixture-token"
+		// Published pages come from the fixture too: nothing leaves the machine.
+		srcOpts.PageClient = &http.Client{Transport: srv.PageTransport(), Timeout: 20 * time.Second}
+		bots = append(bots, botLogin(fx))
 		if *repoFlag == "" && *prFlag == 0 {
-			if r, n, ok := fx.OnlyPR(); ok {
+			if r, n, ok := onlyPR(fx); ok {
 				*repoFlag, *prFlag = r, n
 			}
 		}
@@ -101,7 +111,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err != nil {
 		return fail("%v", err)
 	}
-	v := newVerifier(logger, nil)
+	v := newVerifier(logger, srcOpts, nil, bots)
 	out, err := v.Verify(ctx, gh, verify.Request{
 		Owner: owner, Repo: name, Number: *prFlag,
 		SignOff: *signoff, Explicit: true, SkipActor: true,
@@ -149,6 +159,27 @@ func envOr(k, def string) string {
 		return v
 	}
 	return def
+}
+
+// onlyPR names the pull request of the fixture's first repository when it
+// has exactly one, so the offline sample runs without flags. Later
+// repositories are upstream projects read for evidence.
+func onlyPR(fx *githubtest.Fixture) (string, int, bool) {
+	if len(fx.Repos) == 0 || len(fx.Repos[0].Pulls) != 1 {
+		return "", 0, false
+	}
+	return fx.Repos[0].FullName, fx.Repos[0].Pulls[0].Number, true
+}
+
+func botLogin(fx *githubtest.Fixture) string {
+	if fx.App.BotLogin != "" {
+		return fx.App.BotLogin
+	}
+	slug := fx.App.Slug
+	if slug == "" {
+		slug = "verdict"
+	}
+	return slug + "[bot]"
 }
 
 // oneLine keeps CLI errors to one line, as go-github errors can span several.
