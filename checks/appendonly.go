@@ -154,7 +154,7 @@ func runAppendOnly(ctx context.Context, pr *PR) Result {
 		ev = append(ev, Evidence{Label: "check-changelog", Value: "check runs could not be read: " + err.Error()})
 	}
 	for _, r := range runs {
-		if r.Name == "check-changelog" && r.Status == "completed" && r.Conclusion != "success" && r.Conclusion != "skipped" && r.Conclusion != "neutral" {
+		if r.Name == "check-changelog" && r.Status == "completed" && aoFailed[r.Conclusion] {
 			return FailR(T(fmt.Sprintf("check-changelog %s on %s.", r.Conclusion, Short(pr.HeadSHA)),
 				fmt.Sprintf("check-changelog 在 %s 上的结论为 %s。", Short(pr.HeadSHA), r.Conclusion)), Evidence{Label: "check-changelog", URL: r.HTMLURL})
 		}
@@ -222,6 +222,10 @@ func aoSharedChanges(pr *PR, cs *ChangeSet, keys []string) []string {
 	sort.Strings(out)
 	return out
 }
+
+// aoFailed are the check-run conclusions that mean the validator failed
+// (a cancelled or skipped run proves nothing either way).
+var aoFailed = map[string]bool{"failure": true, "timed_out": true, "action_required": true, "startup_failure": true}
 
 func aoContains(list []string, v string) bool {
 	for _, x := range list {

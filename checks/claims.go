@@ -88,7 +88,8 @@ func ExtractClaims(body string, isKey func(string) bool) []Claim {
 		for _, k := range keys {
 			if !seenKey[k] {
 				seenKey[k] = true
-				out = append(out, Claim{Kind: ClaimConfig, Token: k, Line: ln, Keys: keys})
+				old := clIsOld(line[:strings.Index(line, k)])
+				out = append(out, Claim{Kind: ClaimConfig, Token: k, Line: ln, Keys: keys, Old: old})
 			}
 		}
 		runLine := line

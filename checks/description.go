@@ -56,6 +56,9 @@ func runDescription(ctx context.Context, pr *PR) Result {
 		q := dcQuote(dcClaimLabel(cl), 80)
 		switch cl.Kind {
 		case ClaimConfig:
+			if cl.Old {
+				continue
+			}
 			if inPR[cl.Token] {
 				verified["config keys"]++
 				continue

@@ -48,6 +48,8 @@ func TestDescriptionCheck(t *testing.T) {
 			status: checks.Pass, reason: "(images)"},
 		{name: "config not in PR", body: "Also retunes dsr1-fp8-b200-sglang.",
 			status: checks.Warn, reason: "Body names dsr1-fp8-b200-sglang but this PR neither changes nor selects it at 1a2b3c4"},
+		{name: "config named as the previous one", body: "Split out from dsr1-fp8-b200-sglang; retunes qwen3.5-fp8-b200-sglang.",
+			status: checks.Pass, reason: "All 1 description claims match the PR at 1a2b3c4 (config keys)."},
 		{name: "concurrency present", body: "qwen3.5-fp8-b200-sglang TP8 conc [4, 8, 64]",
 			status: checks.Pass, reason: "All 3 description claims match"},
 		{name: "concurrency missing", body: "qwen3.5-fp8-b200-sglang: adds concurrency 128",

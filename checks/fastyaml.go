@@ -1,7 +1,6 @@
 package checks
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -224,10 +223,29 @@ func fastPlainKey(k string) bool {
 	return ok && isStr
 }
 
-var (
-	fastIntRE   = regexp.MustCompile(`^[-+]?(0|[1-9][0-9]*)$`)
-	fastFloatRE = regexp.MustCompile(`^[-+]?(0|[1-9][0-9]*)\.[0-9]+$`)
-)
+// fastIsInt matches [-+]?(0|[1-9][0-9]*).
+func fastIsInt(s string) bool {
+	s = strings.TrimLeft(s[:1], "+-") + s[1:]
+	if s == "" || (s[0] == '0' && len(s) > 1) {
+		return false
+	}
+	return fastDigits(s)
+}
+
+// fastIsFloat matches [-+]?(0|[1-9][0-9]*)\.[0-9]+.
+func fastIsFloat(s string) bool {
+	i, f, ok := strings.Cut(s, ".")
+	return ok && i != "" && fastIsInt(i) && f != "" && fastDigits(f)
+}
+
+func fastDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
 
 // fastPlain resolves a plain scalar as yaml.v3 does for interface{}
 // targets, refusing the forms whose resolution is subtle.
@@ -245,14 +263,14 @@ func fastPlain(s string) (any, bool) {
 	c := s[0]
 	switch {
 	case c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.':
-		if fastIntRE.MatchString(s) {
+		if fastIsInt(s) {
 			n, err := strconv.ParseInt(s, 10, 64)
 			if err != nil || int64(int(n)) != n {
 				return nil, false
 			}
 			return int(n), true
 		}
-		if fastFloatRE.MatchString(s) {
+		if fastIsFloat(s) {
 			f, err := strconv.ParseFloat(s, 64)
 			return f, err == nil
 		}

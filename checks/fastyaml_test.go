@@ -34,7 +34,7 @@ func TestFastDecodeAgreesWithYAMLv3(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, c := range cs {
-			chunks = append(chunks, c.text)
+			chunks = append(chunks, string(c.text))
 		}
 	}
 	chunks = append(chunks,

@@ -96,16 +96,13 @@ func parseMaster(file string, data []byte, cache *chunkCache) ([]*ConfigEntry, [
 			continue
 		}
 		seen[c.key] = c.line
-		raw, err := cache.decode(c.text)
+		proto, err := cache.entry(c.key, c.text)
 		if err != nil {
 			ps = append(ps, InputProblem{Path: file, Err: fmt.Sprintf("entry %s at line %d: %v", c.key, c.line, shiftYAMLError(err, c.line-1))})
 			continue
 		}
-		e, err := entryFromRaw(c.key, raw)
-		if err != nil {
-			ps = append(ps, InputProblem{Path: file, Err: fmt.Sprintf("entry %s at line %d: %v", c.key, c.line, err)})
-			continue
-		}
+		e := new(ConfigEntry)
+		*e = *proto
 		e.File, e.Line = file, c.line
 		out = append(out, e)
 	}

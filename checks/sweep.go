@@ -100,11 +100,11 @@ func runSweep(ctx context.Context, pr *PR) Result {
 		}
 	}
 	en := "No passing sweep/eval was found on any commit in this PR. Run a passing full sweep on a current commit or re-anchor with /use <run_id>."
-	zh := "在此 PR 的任何提交上都未找到通过的 sweep/eval。请在当前提交上运行一次完整且通过的 sweep，或使用 /use <run_id> 重新锚定。"
+	zh := "在此 PR 的任何提交上都未找到通过的扫描/评测。请在当前提交上运行一次完整且通过的扫描，或使用 /use <run_id> 重新锚定。"
 	var ev []Evidence
 	if newest != nil {
 		en += fmt.Sprintf(" Newest sweep: run %d on %s, %s.", newest.group.RunID, Short(newest.sha), newest.why.EN)
-		zh += fmt.Sprintf(" 最新的 sweep：提交 %s 上的运行 %d，%s。", Short(newest.sha), newest.group.RunID, newest.why.ZH)
+		zh += fmt.Sprintf(" 最新的扫描：提交 %s 上的运行 %d，%s。", Short(newest.sha), newest.group.RunID, newest.why.ZH)
 		ev = append(ev, Evidence{Label: "newest sweep run", URL: newest.group.RunURL, Value: fmt.Sprint(newest.group.RunID)})
 	} else {
 		en += " No benchmark or eval job ran on any of its commits."

@@ -31,3 +31,22 @@ func TestURHas(t *testing.T) {
 		}
 	}
 }
+
+func FuzzParseUpstreamLink(f *testing.F) {
+	f.Add("https://github.com/sgl-project/sglang/pull/21873/files")
+	f.Add("https://recipes.vllm.ai/Qwen/Qwen3.5")
+	f.Add("https://github.com/vllm-project/recipes/pull/-1")
+	f.Fuzz(func(t *testing.T, u string) {
+		l, ok := ParseUpstreamLink(u)
+		if !ok {
+			return
+		}
+		if l.Engine != "vllm" && l.Engine != "sglang" {
+			t.Fatalf("engine %q", l.Engine)
+		}
+		if l.Kind == "pr" && l.Number <= 0 {
+			t.Fatalf("pr link without number: %+v", l)
+		}
+		_ = l.Name()
+	})
+}

@@ -22,7 +22,7 @@ var errNotChunkable = errors.New("not splittable into top-level entries")
 type chunk struct {
 	key  string
 	line int // 1-based line of the key
-	text string
+	text []byte
 }
 
 // anchorRE finds YAML anchors, aliases, tags and merge keys, which tie
@@ -62,7 +62,7 @@ func splitTopLevel(data []byte) ([]chunk, error) {
 					return nil, errNotChunkable
 				}
 				if start >= 0 {
-					out = append(out, chunk{key: key, line: startLine, text: string(data[start:off])})
+					out = append(out, chunk{key: key, line: startLine, text: data[start:off]})
 				}
 				start, startLine, key = off, line, k
 			}
@@ -70,7 +70,7 @@ func splitTopLevel(data []byte) ([]chunk, error) {
 		off = next
 	}
 	if start >= 0 {
-		out = append(out, chunk{key: key, line: startLine, text: string(data[start:])})
+		out = append(out, chunk{key: key, line: startLine, text: data[start:]})
 	}
 	return out, nil
 }
@@ -124,43 +124,49 @@ func yamlStripComment(l []byte) []byte {
 }
 
 type chunkResult struct {
-	v   any
+	e   *ConfigEntry // typed view shared by every ref; copied before use
 	err error
 }
 
 // chunkCache shares decoded entry chunks within one verification. A nil
-// cache decodes every time.
+// cache decodes every time. Lookups by the chunk's bytes do not allocate,
+// so the base, head and default-branch copies of a big master config cost
+// one decode per distinct entry.
 type chunkCache struct {
 	mu sync.Mutex
 	m  map[string]chunkResult
 }
 
-func (c *chunkCache) decode(text string) (any, error) {
+func (c *chunkCache) entry(key string, text []byte) (*ConfigEntry, error) {
 	if c != nil {
 		c.mu.Lock()
-		r, ok := c.m[text]
+		r, ok := c.m[string(text)]
 		c.mu.Unlock()
 		if ok {
-			return r.v, r.err
+			return r.e, r.err
 		}
 	}
+	var e *ConfigEntry
 	v, err := decodeChunk(text)
+	if err == nil {
+		e, err = entryFromRaw(key, v)
+	}
 	if c != nil {
 		c.mu.Lock()
-		c.m[text] = chunkResult{v, err}
+		c.m[string(text)] = chunkResult{e, err}
 		c.mu.Unlock()
 	}
-	return v, err
+	return e, err
 }
 
-func decodeChunk(text string) (any, error) {
-	if m, ok := fastDecode(text); ok && len(m) == 1 {
+func decodeChunk(text []byte) (any, error) {
+	if m, ok := fastDecode(string(text)); ok && len(m) == 1 {
 		for _, v := range m {
 			return v, nil
 		}
 	}
 	var m map[string]any
-	if err := yaml.Unmarshal([]byte(text), &m); err != nil {
+	if err := yaml.Unmarshal(text, &m); err != nil {
 		return nil, err
 	}
 	if len(m) != 1 {

@@ -95,6 +95,9 @@ func (f *Fixture) loadTreeDirs() error {
 // normalize fills defaults, resolves trees and commit references, generates
 // PR files and assigns IDs. It is idempotent.
 func (f *Fixture) normalize() error {
+	if err := f.checkNoNils(); err != nil {
+		return err
+	}
 	if f.Now.IsZero() {
 		f.Now = DefaultNow
 	}
@@ -560,4 +563,83 @@ func countPatch(patch string) (add, del int) {
 		}
 	}
 	return add, del
+}
+
+// checkNoNils rejects empty list items and map values ("- " or "key:" with
+// nothing after it in YAML), which would otherwise be nil pointers.
+func (f *Fixture) checkNoNils() error {
+	for _, n := range sortedKeys(f.Trees) {
+		if f.Trees[n] == nil {
+			f.Trees[n] = &Tree{}
+		}
+	}
+	for _, u := range sortedKeys(f.Pages) {
+		if f.Pages[u] == nil {
+			return fmt.Errorf("page %s: empty entry", u)
+		}
+	}
+	for i, t := range f.Teams {
+		if t == nil {
+			return fmt.Errorf("teams[%d]: empty entry", i)
+		}
+	}
+	for i, r := range f.Repos {
+		if r == nil {
+			return fmt.Errorf("repos[%d]: empty entry", i)
+		}
+		for j, c := range r.Commits {
+			if c == nil {
+				return fmt.Errorf("repo %s: commits[%d]: empty entry", r.FullName, j)
+			}
+		}
+		for _, k := range sortedKeys(r.CheckRuns) {
+			for j, c := range r.CheckRuns[k] {
+				if c == nil {
+					return fmt.Errorf("repo %s: check_runs[%s][%d]: empty entry", r.FullName, k, j)
+				}
+			}
+		}
+		for j, w := range r.WorkflowRuns {
+			if w == nil {
+				return fmt.Errorf("repo %s: workflow_runs[%d]: empty entry", r.FullName, j)
+			}
+			for k, a := range w.Artifacts {
+				if a == nil {
+					return fmt.Errorf("repo %s: workflow run %d: artifacts[%d]: empty entry", r.FullName, w.ID, k)
+				}
+			}
+		}
+		for j, p := range r.Pulls {
+			if p == nil {
+				return fmt.Errorf("repo %s: pulls[%d]: empty entry", r.FullName, j)
+			}
+			where := fmt.Sprintf("repo %s: pull #%d", r.FullName, p.Number)
+			for k, x := range p.Files {
+				if x == nil {
+					return fmt.Errorf("%s: files[%d]: empty entry", where, k)
+				}
+			}
+			for k, x := range p.Comments {
+				if x == nil {
+					return fmt.Errorf("%s: comments[%d]: empty entry", where, k)
+				}
+				for l, rc := range x.Reactions {
+					if rc == nil {
+						return fmt.Errorf("%s: comment %d: reactions[%d]: empty entry", where, x.ID, l)
+					}
+				}
+			}
+			for k, x := range p.Reviews {
+				if x == nil {
+					return fmt.Errorf("%s: reviews[%d]: empty entry", where, k)
+				}
+			}
+			for k, x := range p.ReviewComments {
+				if x == nil {
+					return fmt.Errorf("%s: review_comments[%d]: empty entry", where, k)
+				}
+			}
+		}
+	}
+	return nil
 }

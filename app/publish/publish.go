@@ -187,7 +187,7 @@ func (p *Publisher) Finish(ctx context.Context, h Handle, pr int, key, body stri
 		if zh := strings.TrimPrefix(body, english); strings.TrimSpace(zh) != "" {
 			out.Text = github.String(truncate(strings.TrimLeft(zh, "\n"), maxOutputChars))
 		}
-		if err := p.completeCheckRun(ctx, h, conclusion(state), pub.CommentURL, out); err != nil {
+		if err := p.completeCheckRun(ctx, h, conclusion(state), pub.CommentURL, key, out); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -210,7 +210,7 @@ func (p *Publisher) Abort(ctx context.Context, h Handle, detailsURL string) erro
 	}
 	if p.CheckRunsEnabled {
 		out := &github.CheckRunOutput{Title: github.String("No verdict"), Summary: github.String(descNone + ".")}
-		if err := p.completeCheckRun(ctx, h, "failure", detailsURL, out); err != nil {
+		if err := p.completeCheckRun(ctx, h, "failure", detailsURL, "", out); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -248,15 +248,19 @@ func (p *Publisher) status(ctx context.Context, h Handle, state, desc, target st
 
 // completeCheckRun completes h's check run, or creates a completed one when
 // Start could not open it or it has disappeared.
-func (p *Publisher) completeCheckRun(ctx context.Context, h Handle, concl, detailsURL string, out *github.CheckRunOutput) error {
-	var details *string
+func (p *Publisher) completeCheckRun(ctx context.Context, h Handle, concl, detailsURL, key string, out *github.CheckRunOutput) error {
+	var details, external *string
 	if detailsURL != "" {
 		details = github.String(detailsURL)
+	}
+	if key != "" {
+		// The sign-off whose verdict the run shows, for integrators.
+		external = github.String(key)
 	}
 	if h.CheckRunID != 0 {
 		_, _, err := p.Client.Checks.UpdateCheckRun(ctx, h.Owner, h.Repo, h.CheckRunID, github.UpdateCheckRunOptions{
 			Name: p.checkRunName(), Status: github.String("completed"), Conclusion: github.String(concl),
-			DetailsURL: details, Output: out,
+			DetailsURL: details, ExternalID: external, Output: out,
 		})
 		if err == nil {
 			return nil
@@ -267,7 +271,7 @@ func (p *Publisher) completeCheckRun(ctx context.Context, h Handle, concl, detai
 	}
 	_, _, err := p.Client.Checks.CreateCheckRun(ctx, h.Owner, h.Repo, github.CreateCheckRunOptions{
 		Name: p.checkRunName(), HeadSHA: h.SHA, Status: github.String("completed"), Conclusion: github.String(concl),
-		DetailsURL: details, Output: out,
+		DetailsURL: details, ExternalID: external, Output: out,
 	})
 	if err != nil {
 		return fmt.Errorf("creating completed check run on %s/%s@%s: %w", h.Owner, h.Repo, h.SHA, err)

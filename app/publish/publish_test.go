@@ -197,7 +197,7 @@ func TestStatusAndCheckRun(t *testing.T) {
 			cr := crs[0]
 			if cr.GetStatus() != "completed" || cr.GetConclusion() != tt.conclusion || cr.GetOutput().GetTitle() != tt.title ||
 				cr.GetOutput().GetSummary() != render.EnglishPart(b) || !strings.Contains(cr.GetOutput().GetText(), "中文") ||
-				cr.GetDetailsURL() != pub.CommentURL {
+				cr.GetDetailsURL() != pub.CommentURL || cr.GetExternalID() != keyA {
 				t.Errorf("check run = %+v", cr)
 			}
 			for _, other := range []string{e.newer} {
@@ -431,11 +431,15 @@ func TestRetriedStartReusesTheOpenCheckRun(t *testing.T) {
 	// Another app's in-progress run with the same name is never adopted.
 	other := *e.p
 	other.BotLogins = []string{"someone-else[bot]"}
+	mine, err := e.p.Start(e.ctx, owner, name, e.newer)
+	if err != nil {
+		t.Fatal(err)
+	}
 	fourth, err := other.Start(e.ctx, owner, name, e.newer)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fourth.CheckRunID == 0 || fourth.CheckRunID == third.CheckRunID {
-		t.Errorf("check run %d", fourth.CheckRunID)
+	if fourth.CheckRunID == 0 || fourth.CheckRunID == mine.CheckRunID {
+		t.Errorf("adopted check run %d of another app", fourth.CheckRunID)
 	}
 }

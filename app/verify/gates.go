@@ -40,6 +40,10 @@ type Scope struct {
 	Problems []string
 }
 
+// ScopeOf is the scope gate for callers outside a verification (the
+// welcome comment's review bullet).
+func ScopeOf(ctx context.Context, pr *checks.PR) (Scope, error) { return scopeGate(ctx, pr) }
+
 // scopeGate decides whether the PR needs a sign-off at all: it does when a
 // changed file (or the old name of a renamed one) is owned by someone other
 // than the core team and repository admins.

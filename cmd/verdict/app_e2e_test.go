@@ -1,0 +1,278 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/verdict-bot/verdict/app/config"
+	"github.com/verdict-bot/verdict/app/githubtest"
+	"github.com/verdict-bot/verdict/app/webhook"
+)
+
+const (
+	e2eRepo   = "SemiAnalysisAI/InferenceX"
+	e2ePR     = 3412
+	e2eSecret = "e2e-secret"
+	marker    = "<!-- codeowner-signoff-verify signoff="
+)
+
+// app is a running verdict serve against the fake GitHub.
+type app struct {
+	t    *testing.T
+	gh   *githubtest.Server
+	base string
+	head string
+	n    int
+}
+
+// startApp runs the real App (real wiring, real River queue on SQLite, real
+// ghinstallation auth) against the fake GitHub serving the shipped sample.
+func startApp(t *testing.T) *app {
+	t.Helper()
+	fx, err := githubtest.LoadFixture(filepath.Join("..", "..", "testdata", "fixtures", "sample-e2e-agentic"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gh := githubtest.New(t, fx)
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pemKey := pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})
+	env := map[string]string{
+		"VERDICT_APP_ID":         fmt.Sprint(fx.App.ID),
+		"VERDICT_WEBHOOK_SECRET": e2eSecret,
+		"VERDICT_PRIVATE_KEY":    string(pemKey),
+		"VERDICT_GITHUB_URL":     gh.BaseURL(),
+	}
+	cfg, err := config.LoadServer([]string{"-listen", "127.0.0.1:0", "-database-url", "sqlite://" + filepath.Join(t.TempDir(), "v.db")},
+		func(k string) string { return env[k] }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ready, done := make(chan string, 1), make(chan error, 1)
+	go func() { done <- serve(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), ready) }()
+	var addr string
+	select {
+	case addr = <-ready:
+	case err := <-done:
+		cancel()
+		t.Fatalf("serve exited: %v", err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	})
+	return &app{t: t, gh: gh, base: "http://" + addr, head: fx.SHA(e2eRepo, "head")}
+}
+
+// deliver posts a signed webhook and returns the status code.
+func (a *app) deliver(event, delivery string, payload any, secret string) int {
+	a.t.Helper()
+	body, err := json.Marshal(payload)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	req, _ := http.NewRequest(http.MethodPost, a.base+"/webhook", bytes.NewReader(body))
+	req.Header.Set("X-GitHub-Event", event)
+	req.Header.Set("X-GitHub-Delivery", delivery)
+	req.Header.Set("X-Hub-Signature-256", webhook.Sign([]byte(secret), body))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+func repoPayload() map[string]any {
+	return map[string]any{"full_name": e2eRepo, "name": "InferenceX", "owner": map[string]any{"login": "SemiAnalysisAI"}}
+}
+
+func (a *app) reviewEvent(action string, id int64, body, sender string) map[string]any {
+	return map[string]any{
+		"action":       action,
+		"installation": map[string]any{"id": 5150},
+		"repository":   repoPayload(),
+		"pull_request": map[string]any{"number": e2ePR, "state": "open", "head": map[string]any{"sha": a.head}},
+		"review":       map[string]any{"id": id, "body": body, "user": map[string]any{"login": sender, "type": "User"}},
+		"sender":       map[string]any{"login": sender, "type": "User"},
+	}
+}
+
+func commentEvent(action string, id int64, body, sender, senderType string) map[string]any {
+	return map[string]any{
+		"action":       action,
+		"installation": map[string]any{"id": 5150},
+		"repository":   repoPayload(),
+		"issue":        map[string]any{"number": e2ePR, "pull_request": map[string]any{"url": "x"}},
+		"comment": map[string]any{"id": id, "body": body, "user": map[string]any{"login": sender, "type": senderType},
+			"author_association": "MEMBER", "updated_at": "2026-11-20T12:00:00Z"},
+		"sender": map[string]any{"login": sender, "type": senderType},
+	}
+}
+
+// verdicts returns the bot's verdict comments, keyed by sign-off key.
+func (a *app) verdicts() map[string]githubtest.Comment {
+	out := map[string]githubtest.Comment{}
+	for _, c := range a.gh.Comments(e2eRepo, e2ePR) {
+		if strings.HasSuffix(c.User, "[bot]") && strings.HasPrefix(c.Body, marker) {
+			key, _, _ := strings.Cut(strings.TrimPrefix(c.Body, marker), " ")
+			out[key] = c
+		}
+	}
+	return out
+}
+
+// waitFor polls until cond holds; verification runs asynchronously.
+func (a *app) waitFor(what string, cond func() bool) {
+	a.t.Helper()
+	deadline := time.Now().Add(90 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			a.t.Fatalf("timed out waiting for %s; writes: %d", what, len(a.gh.Writes()))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (a *app) delivery() string {
+	a.n++
+	return fmt.Sprintf("e2e-%d", a.n)
+}
+
+func countWrites(ws []githubtest.Write, method, pathPart string) int {
+	n := 0
+	for _, w := range ws {
+		if w.Method == method && strings.Contains(w.Path, pathPart) {
+			n++
+		}
+	}
+	return n
+}
+
+func TestAppEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end App test")
+	}
+	a := startApp(t)
+	review := a.reviewEvent("submitted", 3900000001, "As a PR reviewer and CODEOWNER, I have reviewed this and have:", "amd-owner-a")
+
+	// A bad signature is refused before anything is stored.
+	if code := a.deliver("pull_request_review", "bad-1", review, "wrong"); code != http.StatusUnauthorized {
+		t.Fatalf("bad signature: %d", code)
+	}
+
+	// A signed sign-off: 202, then a verdict comment, a status and a check run on H.
+	const reviewKey = "pullrequestreview-3900000001"
+	if code := a.deliver("pull_request_review", "d-review", review, e2eSecret); code != http.StatusAccepted {
+		t.Fatalf("signed delivery: %d", code)
+	}
+	a.waitFor("the first verdict", func() bool { return len(a.verdicts()) > 0 })
+	a.waitFor("the final status", func() bool {
+		for _, s := range a.gh.Statuses(e2eRepo, a.head) {
+			if s.GetContext() == "codeowner-signoff-verify" && s.GetState() != "pending" {
+				return true
+			}
+		}
+		return false
+	})
+	vs := a.verdicts()
+	if len(vs) != 1 {
+		t.Fatalf("verdict comments = %d, want 1", len(vs))
+	}
+	for _, c := range vs {
+		if !strings.Contains(c.Body, "Assessed commit: `"+a.head+"`.") || !strings.Contains(c.Body, "<summary>中文</summary>") {
+			t.Errorf("verdict body lacks footer or Chinese part:\n%s", c.Body)
+		}
+		if !strings.HasPrefix(c.Body, marker+reviewKey+" -->\n") {
+			t.Errorf("verdict keyed wrong: %q", c.Body[:80])
+		}
+	}
+	runs := a.gh.CheckRuns(e2eRepo, a.head)
+	found := false
+	for _, r := range runs {
+		if r.GetName() == "Verdict / sign-off" && r.GetStatus() == "completed" && strings.Contains(r.GetOutput().GetSummary(), "Check 15") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no completed check run carrying the verdict on %s", a.head)
+	}
+
+	// A redelivery of the same delivery ID is acknowledged but not processed.
+	posts := countWrites(a.gh.Writes(), "POST", "/check-runs")
+	if code := a.deliver("pull_request_review", "d-review", review, e2eSecret); code != http.StatusAccepted {
+		t.Fatalf("redelivery: %d", code)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	if got := countWrites(a.gh.Writes(), "POST", "/check-runs"); got != posts {
+		t.Errorf("redelivery ran a second verification (%d check runs created, want %d)", got, posts)
+	}
+
+	// A second reviewer's sign-off gets its own verdict comment.
+	body := "As a PR reviewer and CODEOWNER, I have reviewed this and have:\n- [x] Looked\nSigned: `amd-owner-b`\n"
+	id := a.gh.AddComment(e2eRepo, e2ePR, githubtest.Comment{User: "amd-owner-b", Association: "MEMBER", Body: body})
+	if code := a.deliver("issue_comment", a.delivery(), commentEvent("created", id, body, "amd-owner-b", "User"), e2eSecret); code != http.StatusAccepted {
+		t.Fatalf("second sign-off: %d", code)
+	}
+	secondKey := fmt.Sprintf("issuecomment-%d", id)
+	a.waitFor("the second verdict", func() bool { return len(a.verdicts()) == 2 })
+	first := a.verdicts()
+
+	// Editing that sign-off patches the same comment in place.
+	// The edit adds a template item, so the verdict's reason changes.
+	edited := body + "- [x] Confirmed at the time of writing that this checklist is the current version of PR_REVIEW_CHECKLIST.md\n"
+	a.gh.EditComment(id, edited)
+	if code := a.deliver("issue_comment", a.delivery(), commentEvent("edited", id, edited, "amd-owner-b", "User"), e2eSecret); code != http.StatusAccepted {
+		t.Fatalf("edit: %d", code)
+	}
+	a.waitFor("the patched verdict", func() bool {
+		for _, c := range a.gh.Comments(e2eRepo, e2ePR) {
+			if strings.HasPrefix(c.Body, marker+secondKey+" -->") && c.Body != bodyOf(first, secondKey) {
+				return true
+			}
+		}
+		return false
+	})
+	if n := len(a.verdicts()); n != 2 {
+		t.Errorf("after the edit there are %d verdict comments, want 2 (patched in place)", n)
+	}
+
+	// The bot's own comments never trigger anything, even with the phrase.
+	writes := len(a.gh.Writes())
+	botBody := marker + secondKey + " -->\nAs a PR reviewer and CODEOWNER, quoted"
+	botID := a.gh.AddComment(e2eRepo, e2ePR, githubtest.Comment{User: "verdict[bot]", UserType: "Bot", Body: botBody})
+	if code := a.deliver("issue_comment", a.delivery(), commentEvent("created", botID, botBody, "verdict[bot]", "Bot"), e2eSecret); code >= 300 {
+		t.Fatalf("bot comment: %d", code)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	if got := len(a.gh.Writes()); got != writes {
+		t.Errorf("a bot comment caused %d writes", got-writes)
+	}
+}
+
+func bodyOf(vs map[string]githubtest.Comment, key string) string {
+	for _, c := range vs {
+		if strings.HasPrefix(c.Body, marker+key+" -->") {
+			return c.Body
+		}
+	}
+	return ""
+}
