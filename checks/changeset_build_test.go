@@ -166,3 +166,48 @@ func TestChangeSetAliasBomb(t *testing.T) {
 		t.Fatalf("alias bomb accepted: %d entries, problems %v", len(es), ps)
 	}
 }
+
+func TestChangeSetSrtRecipeMapping(t *testing.T) {
+	for name, layout := range h6Layouts() {
+		t.Run(name, func(t *testing.T) {
+			r := h6NewRepo(layout)
+			rp := "benchmarks/single_node/srt-slurm-recipes/qwen3.5/sglang/mi355x-fp8-mtp/agentic.yaml"
+			r.base["configs/amd-master.yaml"] += `
+qwen3.5-fp8-mi355x-sglang-agentic-eg:
+  image: lmsysorg/sglang-rocm:v0.5.21-rocm720-mi35x
+  model-prefix: qwen3.5
+  runner: cluster:mi355x-amds
+  precision: fp8
+  framework: sglang
+  scenarios:
+    agentic-coding:
+    - dram-utilization: 0.80
+      search-space:
+      - { tp: 4, ep: 1, kv-offloading: none, conc-list: [1, 4, 8, 12],
+          srt-recipe: ` + rp + ` }
+`
+			r.base[rp] = "backend:\n  sglang_config:\n    aggregated:\n      tp-size: 4\n"
+			for p, c := range r.base {
+				r.head[p] = c
+			}
+			// Only the recipe changes: it maps back to its config, whose
+			// spec-decode classification comes from the recipe.
+			r.head[rp] = "backend:\n  sglang_config:\n    aggregated:\n      tp-size: 4\n      speculative-algorithm: EAGLE\n"
+			pr, _ := r.pr(t)
+			cs, err := pr.ChangeSet(context.Background())
+			if err != nil || len(cs.Problems) != 0 {
+				t.Fatalf("%v %+v", err, cs.Problems)
+			}
+			if len(cs.Affected) != 1 || cs.Affected[0].Key != "qwen3.5-fp8-mi355x-sglang-agentic-eg" || !cs.Affected[0].SpecDecode {
+				t.Fatalf("affected %+v", cs.Affected)
+			}
+			if cs.MasterHead["qwen3.5-fp8-mi355x-sglang-agentic-eg"].SpecDecode {
+				t.Fatal("shared MasterHead entry was mutated")
+			}
+			eff := cs.Effective["qwen3.5-fp8-mi355x-sglang-agentic-eg"]
+			if len(eff) == 0 || eff[0].Path != r.path(rp) || eff[0].Kind != "recipe" || !eff[0].Changed {
+				t.Fatalf("effective %+v", eff)
+			}
+		})
+	}
+}

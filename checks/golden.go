@@ -120,7 +120,7 @@ func galConfig(ctx context.Context, pr *PR, cs *ChangeSet, c *ConfigEntry, curve
 			zh: fmt.Sprintf("%s：%s 角色中未找到 num_speculative_tokens，无法选择黄金接受长度。", c.Key, role)}
 	}
 	mode := "thinking_on"
-	if k.ThinkOff || galMasterThinkOff(c) {
+	if sdThinkOff(settings) || galMasterThinkOff(c) {
 		mode = "thinking_off"
 	}
 	file := path.Join(pr.Layout.GoldenDir, stem+".yaml")

@@ -21,6 +21,7 @@ type urFetched struct {
 	text    string
 	textErr error
 	page    Page
+	paths   []string // files the upstream PR changes
 }
 
 func runUpstreamRecipe(ctx context.Context, pr *PR) Result {
@@ -138,6 +139,17 @@ func runUpstreamRecipe(ctx context.Context, pr *PR) Result {
 		}
 	}
 
+	// An SGLang PR counts as a recipe only when it changes the cookbook.
+	for i, l := range use {
+		if l.Kind != "pr" || !strings.EqualFold(l.Owner+"/"+l.Repo, "sgl-project/sglang") || got[i].textErr != nil {
+			continue
+		}
+		if !urTouchesCookbook(got[i].paths) {
+			return ReviewR(T(fmt.Sprintf("%s changes no cookbook page (docs/cookbook/ or docs_new/); link the SGLang cookbook recipe.", l.Name()),
+				fmt.Sprintf("%s 没有修改任何 cookbook 页面（docs/cookbook/ 或 docs_new/）；请链接 SGLang cookbook 配方。", l.Name())), ev...)
+		}
+	}
+
 	// Coverage per engine: every major serving argument of its configs must
 	// appear in the linked recipes' text.
 	var matched []string
@@ -204,6 +216,7 @@ func urFetch(ctx context.Context, src Source, links []UpstreamLink) []urFetched 
 				}
 				var b strings.Builder
 				for _, cf := range files {
+					f.paths = append(f.paths, cf.Path)
 					b.WriteString(cf.Path)
 					b.WriteByte('\n')
 					for _, line := range strings.Split(cf.Patch, "\n") {
@@ -268,4 +281,13 @@ func urAppendUnique(s []string, v string) []string {
 		}
 	}
 	return append(s, v)
+}
+
+func urTouchesCookbook(paths []string) bool {
+	for _, p := range paths {
+		if strings.HasPrefix(p, "docs/cookbook/") || strings.HasPrefix(p, "docs_new/") {
+			return true
+		}
+	}
+	return false
 }

@@ -28,10 +28,12 @@ func recipeSource() *checkstest.Source {
 			"vllm-project/recipes#414": {Owner: "vllm-project", Repo: "recipes", Number: 414, State: "open", Draft: true},
 			"sgl-project/sgl-docs#9":   {Owner: "sgl-project", Repo: "sgl-docs", Number: 9, State: "closed", Merged: true, MergedAt: merged},
 			"vllm-project/recipes#500": {Owner: "vllm-project", Repo: "recipes", Number: 500, State: "closed", Merged: true, MergedAt: merged},
+			"sgl-project/sglang#30000": {Owner: "sgl-project", Repo: "sglang", Number: 30000, State: "closed", Merged: true, MergedAt: merged},
 		},
 		UpstreamFiles: map[string][]checks.ChangedFile{
 			"sgl-project/sglang#21873": {{Path: "docs/cookbook/qwen3.5.md", Patch: sglPatch}},
 			"vllm-project/recipes#500": {{Path: "Qwen/Qwen3.5.md", Patch: "+vllm serve Qwen/Qwen3.5 --tensor-parallel-size 4\n"}},
+			"sgl-project/sglang#30000": {{Path: "python/sglang/srt/server_args.py", Patch: sglPatch}},
 		},
 		Pages: map[string]checks.Page{
 			"https://docs.sglang.io/cookbook/qwen3.5": {StatusCode: 200, Body: []byte("<pre>--tp-size 8 --ep-size 8 --quantization fp8 --attention-backend trtllm_mha</pre>")},
@@ -85,6 +87,8 @@ func TestUpstreamRecipeCheck(t *testing.T) {
 		{name: "value differs", entries: []*checks.ConfigEntry{sgl}, detail: "- https://github.com/sgl-project/sglang/pull/21873",
 			extra:  []checks.Setting{h7Set(script, "", "flag", "--attention-backend", "fa3", 15)},
 			status: checks.Fail, reason: "upstream recipe does not show: attention backend fa3."},
+		{name: "SGLang code PR is not a recipe", entries: []*checks.ConfigEntry{sgl}, detail: "- https://github.com/sgl-project/sglang/pull/30000",
+			status: checks.Fail, reason: "Needs human review: sgl-project/sglang#30000 changes no cookbook page"},
 		{name: "open PR", entries: []*checks.ConfigEntry{vll}, detail: "- https://github.com/vllm-project/recipes/pull/412",
 			status: checks.Fail, reason: "Linked vllm-project/recipes#412 is open, not merged."},
 		{name: "closed unmerged", entries: []*checks.ConfigEntry{vll}, detail: "- https://github.com/vllm-project/recipes/pull/413",

@@ -153,7 +153,6 @@ type specKnobs struct {
 	// (legacy SYNTHETIC_ACCEPTANCE=true without an explicit length).
 	Harness    bool
 	HarnessSrc specSource
-	ThinkOff   bool
 }
 
 // alPin is one pinned simulated acceptance length.
@@ -191,15 +190,6 @@ func extractSpec(engine, role string, settings []Setting) specKnobs {
 			}
 		case strings.HasPrefix(n, "speculative-config."):
 			k.Spec[sdSubKey(strings.TrimPrefix(n, "speculative-config."))] = sdUnquote(s.Value)
-		}
-		if strings.Contains(n, "thinking") {
-			v := strings.ToLower(sdUnquote(s.Value))
-			if v == "thinking_off" || v == "off" || v == "false" || v == "0" || v == "disabled" {
-				k.ThinkOff = true
-			}
-		}
-		if strings.EqualFold(sdUnquote(s.Value), "thinking_off") {
-			k.ThinkOff = true
 		}
 	}
 	last := func(n string) (specSource, bool) {
@@ -422,4 +412,23 @@ func sdFileErrors(files []*EffectiveFile) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// sdThinkOff reports whether any setting of the config (server or benchmark
+// client: thinking is requested through the chat template) turns thinking
+// off: a thinking* knob with a false value, or the value thinking_off.
+func sdThinkOff(settings []Setting) bool {
+	for _, s := range settings {
+		v := strings.ToLower(sdUnquote(s.Value))
+		if v == "thinking_off" {
+			return true
+		}
+		if strings.Contains(sdNorm(s.Name), "thinking") {
+			switch v {
+			case "off", "false", "0", "disabled", "no":
+				return true
+			}
+		}
+	}
+	return false
 }

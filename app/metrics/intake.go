@@ -31,7 +31,7 @@ var (
 
 	verifySeconds = promauto.NewHistogramVec(prometheus.HistogramOpts{
 		Name:    "verdict_verification_duration_seconds",
-		Help:    "Duration of one verification job by outcome (ok, retry, failed, superseded).",
+		Help:    "Duration of one verification (the Verifier call) by outcome (ok, retry, failed).",
 		Buckets: []float64{.1, .25, .5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300},
 	}, []string{"outcome"})
 

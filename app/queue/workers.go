@@ -54,7 +54,6 @@ func (w *verifyWorker) Work(ctx context.Context, job *river.Job[jobs.VerifyArgs]
 	if a.Generation > 0 && a.Generation < cur {
 		log.Info("verification superseded by a newer event for the same sign-off", "generation", a.Generation, "latest", cur)
 		metrics.Job(jobs.KindVerify, "superseded")
-		metrics.Verification(0, "superseded")
 		return nil
 	}
 	if q.opt.Verifier == nil {

@@ -171,4 +171,3 @@ func newestSignOff(ctx context.Context, gh *github.Client, owner, repo string, n
 func isBot(u *github.User) bool {
 	return u.GetType() == "Bot" || strings.HasSuffix(u.GetLogin(), "[bot]")
 }
-

@@ -1,0 +1,306 @@
+package githubtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-github/v62/github"
+)
+
+// --- request plumbing ---
+
+type route struct {
+	method string
+	name   string
+	re     *regexp.Regexp
+	h      func(s *Server, w http.ResponseWriter, r *http.Request, p params)
+}
+
+type params map[string]string
+
+func (p params) int(k string) int {
+	n, _ := strconv.Atoi(p[k])
+	return n
+}
+
+func (p params) int64(k string) int64 {
+	n, _ := strconv.ParseInt(p[k], 10, 64)
+	return n
+}
+
+var routes []route
+
+// handle registers a route. The template uses {name} for one path segment
+// and {name...} for the rest of the path; the template is also the call
+// counter's name.
+func handle(method, tmpl string, h func(s *Server, w http.ResponseWriter, r *http.Request, p params)) {
+	var re strings.Builder
+	re.WriteString("^")
+	for _, part := range strings.Split(tmpl, "/")[1:] {
+		re.WriteString("/")
+		switch {
+		case strings.HasPrefix(part, "{") && strings.HasSuffix(part, "...}"):
+			fmt.Fprintf(&re, "(?P<%s>.+)", strings.TrimSuffix(strings.TrimPrefix(part, "{"), "...}"))
+		case strings.HasPrefix(part, "{"):
+			fmt.Fprintf(&re, "(?P<%s>[^/]+)", strings.Trim(part, "{}"))
+		default:
+			re.WriteString(regexp.QuoteMeta(part))
+		}
+	}
+	re.WriteString("$")
+	routes = append(routes, route{method: method, name: method + " " + tmpl, re: regexp.MustCompile(re.String()), h: h})
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	p := strings.TrimPrefix(r.URL.Path, "/api/v3")
+	if p == "" {
+		p = "/"
+	}
+	var rt *route
+	var ps params
+	allowed := false
+	for i := range routes {
+		m := routes[i].re.FindStringSubmatch(p)
+		if m == nil {
+			continue
+		}
+		allowed = true
+		if routes[i].method != r.Method {
+			continue
+		}
+		rt = &routes[i]
+		ps = params{}
+		for j, n := range rt.re.SubexpNames() {
+			if n != "" {
+				ps[n] = m[j]
+			}
+		}
+		break
+	}
+	name := r.Method + " (unknown)"
+	if rt != nil {
+		name = rt.name
+	}
+	s.mu.Lock()
+	s.calls[name]++
+	s.pathCalls[r.Method+" "+p]++
+	s.total++
+	latency := s.latency
+	fault := s.matchFault(r, p)
+	s.mu.Unlock()
+
+	delay := latency
+	if fault != nil {
+		delay += fault.Delay
+	}
+	if delay > 0 {
+		select {
+		case <-time.After(delay):
+		case <-r.Context().Done():
+			return
+		}
+	}
+	if fault != nil {
+		for k, v := range fault.Header {
+			w.Header().Set(k, v)
+		}
+		body := fault.Body
+		if body == "" {
+			body = fmt.Sprintf(`{"message":%q}`, http.StatusText(fault.Status))
+		}
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.WriteHeader(fault.Status)
+		io.WriteString(w, body)
+		return
+	}
+	s.rateHeaders(w)
+	if rt == nil {
+		if allowed {
+			writeError(w, http.StatusMethodNotAllowed, "Method Not Allowed")
+			return
+		}
+		writeError(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		body, err := io.ReadAll(io.LimitReader(r.Body, 8<<20))
+		if err != nil {
+			writeError(w, http.StatusBadRequest, "unreadable body")
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		rec := &statusRecorder{ResponseWriter: w}
+		rt.h(s, rec, r, ps)
+		s.mu.Lock()
+		s.writes = append(s.writes, Write{Method: r.Method, Path: p, Query: r.URL.RawQuery, Body: body, Status: rec.status})
+		s.mu.Unlock()
+		return
+	}
+	rt.h(s, w, r, ps)
+}
+
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	if r.status == 0 {
+		r.status = code
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *statusRecorder) Write(b []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	return r.ResponseWriter.Write(b)
+}
+
+func (s *Server) matchFault(r *http.Request, p string) *Fault {
+	auth := r.Header.Get("Authorization")
+	for _, f := range s.faults {
+		if f.Times > 0 && f.used >= f.Times {
+			continue
+		}
+		if f.Method != "" && f.Method != r.Method {
+			continue
+		}
+		if f.re != nil && !f.re.MatchString(p) {
+			continue
+		}
+		switch {
+		case f.Auth == "":
+		case f.Auth == "none":
+			if auth != "" {
+				continue
+			}
+		case !strings.Contains(auth, f.Auth):
+			continue
+		}
+		f.used++
+		return f
+	}
+	return nil
+}
+
+func (s *Server) rateHeaders(w http.ResponseWriter) {
+	s.mu.Lock()
+	used := s.total
+	s.mu.Unlock()
+	h := w.Header()
+	h.Set("X-RateLimit-Limit", "5000")
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(max(0, 5000-used)))
+	h.Set("X-RateLimit-Used", strconv.Itoa(min(used, 5000)))
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(time.Now().Add(time.Hour).Unix(), 10))
+	h.Set("X-RateLimit-Resource", "core")
+	h.Set("X-GitHub-Api-Version-Selected", "2022-11-28")
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	w.Write(b)
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, map[string]string{"message": msg, "documentation_url": "https://docs.github.com/rest"})
+}
+
+// paginate slices items by per_page/page and sets GitHub's Link header.
+func paginate[T any](w http.ResponseWriter, r *http.Request, items []T) []T {
+	perPage, _ := strconv.Atoi(r.URL.Query().Get("per_page"))
+	if perPage <= 0 {
+		perPage = 30
+	}
+	perPage = min(perPage, 100)
+	page, _ := strconv.Atoi(r.URL.Query().Get("page"))
+	if page <= 0 {
+		page = 1
+	}
+	last := max(1, (len(items)+perPage-1)/perPage)
+	link := func(n int, rel string) string {
+		q := r.URL.Query()
+		q.Set("page", strconv.Itoa(n))
+		q.Set("per_page", strconv.Itoa(perPage))
+		return fmt.Sprintf(`<http://%s%s?%s>; rel="%s"`, r.Host, r.URL.Path, q.Encode(), rel)
+	}
+	var links []string
+	if page < last {
+		links = append(links, link(page+1, "next"), link(last, "last"))
+	}
+	if page > 1 {
+		links = append(links, link(page-1, "prev"), link(1, "first"))
+	}
+	if len(links) > 0 {
+		w.Header().Set("Link", strings.Join(links, ", "))
+	}
+	start := (page - 1) * perPage
+	if start >= len(items) {
+		return []T{}
+	}
+	return items[start:min(len(items), start+perPage)]
+}
+
+func (s *Server) repo(w http.ResponseWriter, p params) *repoState {
+	rs := s.repos[strings.ToLower(p["owner"]+"/"+p["repo"])]
+	if rs == nil {
+		writeError(w, http.StatusNotFound, "Not Found")
+	}
+	return rs
+}
+
+func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
+	if err := json.NewDecoder(r.Body).Decode(v); err != nil {
+		writeError(w, http.StatusBadRequest, "Problems parsing JSON")
+		return false
+	}
+	return true
+}
+
+func ts(t time.Time) *github.Timestamp {
+	if t.IsZero() {
+		return nil
+	}
+	return &github.Timestamp{Time: t}
+}
+
+func ghUser(login, typ string) *github.User {
+	if typ == "" {
+		typ = "User"
+		if strings.HasSuffix(login, "[bot]") {
+			typ = "Bot"
+		}
+	}
+	return &github.User{Login: github.String(login), Type: github.String(typ), ID: github.Int64(userID(login))}
+}
+
+func userID(login string) int64 {
+	var h int64 = 7
+	for _, c := range strings.ToLower(login) {
+		h = (h*31 + int64(c)) % 100000000
+	}
+	return h + 1
+}
+
+func sortByID[T any](items []T, id func(T) int64) {
+	sort.SliceStable(items, func(i, j int) bool { return id(items[i]) < id(items[j]) })
+}

@@ -1,0 +1,217 @@
+package verify_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-github/v62/github"
+
+	"github.com/verdict-bot/verdict/app/ghclient"
+	"github.com/verdict-bot/verdict/app/ghsource"
+	"github.com/verdict-bot/verdict/app/githubtest"
+	"github.com/verdict-bot/verdict/app/publish"
+	"github.com/verdict-bot/verdict/app/verify"
+	"github.com/verdict-bot/verdict/checks"
+)
+
+const (
+	sampleRepo = "SemiAnalysisAI/InferenceX"
+	samplePR   = 3412
+	sampleKey  = "pullrequestreview-3900000001"
+)
+
+func loadSample(t testing.TB) *githubtest.Fixture {
+	t.Helper()
+	fx, err := githubtest.LoadFixture(filepath.Join("..", "..", "testdata", "fixtures", "sample-e2e-agentic"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fx
+}
+
+func newTestVerifier(srv *githubtest.Server, cache *ghsource.Cache) *verify.Verifier {
+	return &verify.Verifier{
+		Registry:      checks.InferenceX(),
+		SourceOptions: ghsource.Options{Cache: cache, PageClient: srvPageClient(srv)},
+		Publisher:     publish.Verifier{},
+		BotLogins:     []string{"verdict[bot]"},
+		Logger:        slog.New(slog.NewTextHandler(io.Discard, nil)),
+	}
+}
+
+func client(t testing.TB, srv *githubtest.Server) *github.Client {
+	t.Helper()
+	gh, err := ghclient.NewToken(srv.BaseURL(), "test-token")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return gh
+}
+
+func sampleRequest() verify.Request {
+	return verify.Request{Owner: "SemiAnalysisAI", Repo: "InferenceX", Number: samplePR, Explicit: true, SkipActor: true,
+		ReviewDate: time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)}
+}
+
+func TestVerifySampleIsDeterministic(t *testing.T) {
+	srv := githubtest.New(t, loadSample(t))
+	v := newTestVerifier(srv, nil)
+	gh := client(t, srv)
+	first, err := v.Verify(context.Background(), gh, sampleRequest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Status != verify.Verified || first.Verdict.Key != sampleKey {
+		t.Fatalf("outcome = %s %s", first.Status, first.Verdict.Key)
+	}
+	if len(first.Verdict.Rows) != 16 {
+		t.Fatalf("%d rows, want 16", len(first.Verdict.Rows))
+	}
+	second, err := v.Verify(context.Background(), gh, sampleRequest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Markdown != second.Markdown {
+		t.Error("two verifications of the same evidence differ")
+	}
+	if len(srv.Writes()) != 0 {
+		t.Errorf("a read-only verification wrote %d times", len(srv.Writes()))
+	}
+}
+
+func TestVerifyPublishesOnceAndReplaysQuietly(t *testing.T) {
+	srv := githubtest.New(t, loadSample(t))
+	v := newTestVerifier(srv, nil)
+	gh := client(t, srv)
+	req := sampleRequest()
+	req.Publish = true
+	out, err := v.Verify(context.Background(), gh, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.CommentURL, "#issuecomment-") {
+		t.Errorf("comment URL = %q", out.CommentURL)
+	}
+	head := srv.Statuses(sampleRepo, "head")
+	if len(head) == 0 || head[0].GetContext() != "codeowner-signoff-verify" || head[0].GetState() == "pending" {
+		t.Fatalf("statuses on H = %+v", head)
+	}
+	comments := func() int {
+		n := 0
+		for _, c := range srv.Comments(sampleRepo, samplePR) {
+			if strings.HasPrefix(c.Body, "<!-- codeowner-signoff-verify signoff="+sampleKey+" -->\n") {
+				n++
+			}
+		}
+		return n
+	}
+	if comments() != 1 {
+		t.Fatalf("%d verdict comments", comments())
+	}
+	if _, err := v.Verify(context.Background(), gh, req); err != nil {
+		t.Fatal(err)
+	}
+	if comments() != 1 {
+		t.Errorf("replay duplicated the verdict: %d comments", comments())
+	}
+}
+
+func TestVerifyGates(t *testing.T) {
+	tests := []struct {
+		name   string
+		mutate func(fx *githubtest.Fixture)
+		req    func(r *verify.Request)
+		status verify.Status
+		err    string
+	}{
+		{name: "draft PR is skipped for events", mutate: func(fx *githubtest.Fixture) { fx.Repos[0].Pulls[0].Draft = true },
+			req: func(r *verify.Request) { r.Explicit = false }, status: verify.Skipped},
+		{name: "draft PR is verified when explicit", mutate: func(fx *githubtest.Fixture) { fx.Repos[0].Pulls[0].Draft = true },
+			status: verify.Verified},
+		{name: "read-only actor is skipped", req: func(r *verify.Request) { r.SkipActor, r.Actor = false, "amd-dev-x" }, status: verify.Skipped},
+		{name: "bot actor is skipped", req: func(r *verify.Request) { r.SkipActor, r.Actor, r.ActorType = false, "ci[bot]", "Bot" }, status: verify.Skipped},
+		{name: "write actor passes", req: func(r *verify.Request) { r.SkipActor, r.Actor = false, "amd-owner-b" }, status: verify.Verified},
+		{name: "files owned only by core and admins need no sign-off", mutate: func(fx *githubtest.Fixture) {
+			admin := githubtest.Permission{Permission: "admin", RoleName: "admin"}
+			fx.Repos[0].Collaborators["amd-owner-a"], fx.Repos[0].Collaborators["amd-owner-b"] = admin, admin
+		}, status: verify.NotRequired},
+		{name: "an admin-equivalent custom role does not exempt", mutate: func(fx *githubtest.Fixture) {
+			custom := githubtest.Permission{Permission: "admin", RoleName: "release-admin"}
+			fx.Repos[0].Collaborators["amd-owner-a"], fx.Repos[0].Collaborators["amd-owner-b"] = custom, custom
+		}, status: verify.Verified},
+		{name: "URL of another PR is refused", req: func(r *verify.Request) {
+			r.SignOff = "https://github.com/SemiAnalysisAI/InferenceX/pull/12#issuecomment-99"
+		}, err: "names PR #12"},
+		{name: "unknown key", req: func(r *verify.Request) { r.SignOff = "issuecomment-77" }, err: "reading sign-off comment 77"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fx := loadSample(t)
+			if tt.mutate != nil {
+				tt.mutate(fx)
+			}
+			srv := githubtest.New(t, fx)
+			req := sampleRequest()
+			if tt.req != nil {
+				tt.req(&req)
+			}
+			out, err := newTestVerifier(srv, nil).Verify(context.Background(), client(t, srv), req)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("err = %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Status != tt.status {
+				t.Fatalf("status = %s (%s), want %s", out.Status, out.SkipReason, tt.status)
+			}
+		})
+	}
+}
+
+func TestNoSignOff(t *testing.T) {
+	fx := loadSample(t)
+	fx.Repos[0].Pulls[0].Reviews = nil
+	srv := githubtest.New(t, fx)
+	_, err := newTestVerifier(srv, nil).Verify(context.Background(), client(t, srv), sampleRequest())
+	if !errors.Is(err, verify.ErrNoSignOff) {
+		t.Fatalf("err = %v, want verify.ErrNoSignOff", err)
+	}
+}
+
+func TestParseSignOffRef(t *testing.T) {
+	tests := []struct {
+		in, want, err string
+	}{
+		{in: "issuecomment-5", want: "issuecomment-5"},
+		{in: "pullrequestreview-9", want: "pullrequestreview-9"},
+		{in: "discussion_r3", want: "discussion_r3"},
+		{in: "https://github.com/o/r/pull/7#issuecomment-5", want: "issuecomment-5"},
+		{in: "https://github.com/O/R/pull/7/files#discussion_r3", want: "discussion_r3"},
+		{in: "https://github.com/o/other/pull/7#issuecomment-5", err: "names o/other"},
+		{in: "https://github.com/o/r/pull/8#issuecomment-5", err: "names PR #8"},
+		{in: "issuecomment-0", err: "neither"},
+		{in: "https://github.com/o/r/pull/7#issuecomment-5x", err: "neither"},
+	}
+	for _, tt := range tests {
+		got, err := verify.ParseSignOffRef(tt.in, "o", "r", 7)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%q: err = %v, want %q", tt.in, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("%q = %q, %v; want %q", tt.in, got, err, tt.want)
+		}
+	}
+}
