@@ -181,7 +181,16 @@ func runUpstreamRecipe(ctx context.Context, pr *PR) Result {
 			}
 		}
 		if len(args) == 0 {
-			missing = append(missing, "(no major serving args could be extracted for "+byEngine[e][0].Key+")")
+			var errs []string
+			for _, c := range byEngine[e] {
+				errs = append(errs, sdFileErrors(cs.Effective[c.Key])...)
+			}
+			what := byEngine[e][0].Key
+			if len(errs) > 0 {
+				what += " (" + errs[0] + ")"
+			}
+			return ReviewR(T(fmt.Sprintf("%s; major serving args of %s could not be extracted to compare.", strings.Join(merged, ", "), what),
+				fmt.Sprintf("%s；无法提取 %s 的主要服务参数进行比较。", strings.Join(merged, ", "), what)), ev...)
 		}
 	}
 	head := strings.Join(merged, ", ")

@@ -407,7 +407,8 @@ func sdFileErrors(files []*EffectiveFile) []string {
 	var out []string
 	for _, f := range files {
 		if f != nil && f.Err != "" {
-			out = append(out, f.Path+": "+f.Err)
+			// Parser errors often repeat the path; keep the row short.
+			out = append(out, f.Path+": "+dcQuote(strings.TrimPrefix(strings.TrimPrefix(f.Err, "parsing recipe "+f.Path+": "), f.Path+": "), 120))
 		}
 	}
 	sort.Strings(out)

@@ -1,19 +1,11 @@
 package githubtest
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
-	"sync"
-	"testing"
 	"time"
 
 	"github.com/google/go-github/v62/github"
@@ -222,4 +214,3 @@ func (s *Server) CheckRuns(repo, sha string) []github.CheckRun {
 	}
 	return out
 }
-

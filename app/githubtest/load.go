@@ -412,4 +412,3 @@ func (f *Fixture) normalizeRepo(r *Repo, ids *idGen) error {
 	}
 	return nil
 }
-

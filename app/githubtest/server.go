@@ -7,16 +7,11 @@
 package githubtest
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"regexp"
-	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -238,4 +233,3 @@ func (s *Server) newID(kind string) int64 {
 	s.nextID[kind]++
 	return id
 }
-

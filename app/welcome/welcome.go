@@ -52,7 +52,7 @@ func (w Poster) Post(ctx context.Context, gh *github.Client, owner, repo string,
 	if err != nil {
 		return false, fmt.Errorf("listing PR files: %w", err)
 	}
-	if !touchesBenchmarks(layout, files) {
+	if !TouchesBenchmarks(layout, files) {
 		return false, nil
 	}
 	base, _, err := gh.Repositories.GetBranch(ctx, owner, repo, ghpr.GetBase().GetRef(), 1)
@@ -88,9 +88,9 @@ func (w Poster) Post(ctx context.Context, gh *github.Client, owner, repo string,
 	return res.Wrote, nil
 }
 
-// touchesBenchmarks is the reminder's trigger: master configs, benchmark
+// TouchesBenchmarks is the reminder's trigger: master configs, benchmark
 // files or the perf changelog, in either layout.
-func touchesBenchmarks(l checks.Layout, files []checks.ChangedFile) bool {
+func TouchesBenchmarks(l checks.Layout, files []checks.ChangedFile) bool {
 	for _, f := range files {
 		for _, p := range []string{f.Path, f.PreviousPath} {
 			if p == "" {
