@@ -163,3 +163,24 @@ func TestUpstreamRecipeThroughBuilder(t *testing.T) {
 		}
 	}
 }
+
+// TestUnreadableRecipeIsNotAPass: a malformed recipe makes Checks 3, 11 and
+// 13 say what they could not read instead of passing.
+func TestUnreadableRecipeIsNotAPass(t *testing.T) {
+	const recipe = "benchmarks/single_node/srt-slurm-recipes/qwen3.5/sglang/b200-fp8-mtp/agentic.yaml"
+	for name, layout := range h6Layouts() {
+		t.Run(name, func(t *testing.T) {
+			r := h6NewRepo(layout)
+			r.h6AppendEntry("configs/nvidia-master.yaml", h7QwenAgentic)
+			r.head[recipe] = strings.Replace(h7QwenRecipe, "%s", "%%bad", 1)
+			r.detail = "- Recipe: https://github.com/sgl-project/sglang/pull/21873\n" + draftEvidence
+			for _, c := range []checks.Check{checks.UpstreamRecipeCheck(), checks.GoldenALCheck(), checks.DraftPrecisionCheck()} {
+				pr, src := r.pr(t)
+				src.SetFile(h6Default, layout.GoldenDir+"/qwen3.5_mtp.yaml", qwenGolden)
+				src.Upstream, src.UpstreamFiles = recipeSource().Upstream, recipeSource().UpstreamFiles
+				res := c.Finalize(c.Run(context.Background(), pr))
+				h6Expect(t, res, checks.Fail, layout.Root+recipe+": malformed YAML")
+			}
+		})
+	}
+}

@@ -20,6 +20,8 @@ import (
 // Poster posts the reminder.
 type Poster struct {
 	SourceOptions ghsource.Options
+	// BotLogins are the App's identities, added to the repository's.
+	BotLogins []string
 }
 
 // Post posts the recipe reminder once per PR when the PR touches benchmark
@@ -80,6 +82,7 @@ func (w Poster) Post(ctx context.Context, gh *github.Client, owner, repo string,
 	if err != nil {
 		return false, err
 	}
+	cfg.BotLogins = append(cfg.BotLogins, w.BotLogins...)
 	p := publish.FromConfig(gh, cfg)
 	res, err := p.PostOnce(ctx, owner, repo, number, render.WelcomeMarker, body)
 	if err != nil {

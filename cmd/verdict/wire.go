@@ -64,7 +64,7 @@ func wireApp(ctx context.Context, cfg config.Server, st *store.Store, log *slog.
 	return handlers{
 		Verifier: appVerifier{v: v, client: installation},
 		Reuse:    &reuse.Acknowledger{Client: installation, SourceOptions: opts, BotLogins: bots, Logger: log},
-		Welcomer: appWelcomer{p: welcome.Poster{SourceOptions: opts}, client: installation, log: log},
+		Welcomer: appWelcomer{p: welcome.Poster{SourceOptions: opts, BotLogins: bots}, client: installation, log: log},
 	}, nil
 }
 
