@@ -53,13 +53,8 @@ func runChatTemplate(ctx context.Context, pr *PR) Result {
 			review.add("no benchmark script or recipe found for spec-decode config "+e.Key, "未找到投机解码配置 "+e.Key+" 的基准测试脚本或配方")
 		}
 	}
-	switch {
-	case !fail.empty():
-		t := fail.text()
-		return FailR(Text{EN: csSentence(t.EN), ZH: csSentenceZH(t.ZH)}, append(fail.ev, review.ev...)...)
-	case !review.empty():
-		t := review.text()
-		return ReviewR(Text{EN: csSentence(t.EN), ZH: csSentenceZH(t.ZH)}, review.ev...)
+	if r, ok := csBlocking(&fail, &review); ok {
+		return r
 	}
 	t := pass.text()
 	return PassR(Text{EN: csSentence(t.EN), ZH: csSentenceZH(t.ZH)}, pass.ev...)

@@ -168,3 +168,17 @@ func csAddedLineSet(cs *ChangeSet, p string) map[int]bool {
 
 // note records evidence without a message.
 func (f *csFindings) note(ev ...Evidence) { f.ev = append(f.ev, ev...) }
+
+// csBlocking turns collected findings into the row's result: any failure
+// wins (with the review items' evidence kept), then anything needing review.
+func csBlocking(fail, review *csFindings) (Result, bool) {
+	switch {
+	case !fail.empty():
+		t := fail.text()
+		return FailR(Text{EN: csSentence(t.EN), ZH: csSentenceZH(t.ZH)}, append(fail.ev, review.ev...)...), true
+	case !review.empty():
+		t := review.text()
+		return ReviewR(Text{EN: csSentence(t.EN), ZH: csSentenceZH(t.ZH)}, review.ev...), true
+	}
+	return Result{}, false
+}

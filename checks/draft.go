@@ -35,6 +35,12 @@ func runDraftPrecision(ctx context.Context, pr *PR) Result {
 		if r, bad := h7InputsUnread(pr, cs); bad {
 			return r
 		}
+		// Changed shared files that map to no config may still reach a
+		// spec-decode config: their added lines must not enable a named
+		// draft-lowering knob.
+		if f, ok := dpScanUnmapped(cs); ok {
+			return FailR(T(f.en, f.zh), f.ev)
+		}
 		return NAR(T("No affected configuration uses speculative decoding.", "没有受影响的配置使用推测解码。"))
 	}
 
@@ -234,4 +240,29 @@ func dpEvidence(s SignOff) (stored, served string, ok bool) {
 		served = strings.ToUpper(m[1])
 	}
 	return stored, served, true
+}
+
+var dpAddedKnobRE = regexp.MustCompile(`\b(SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE|SGLANG_GLM_NEXTN_MOE_PTPC)\s*[=:]\s*["']?([A-Za-z0-9]+)`)
+
+// dpScanUnmapped looks for an enabled named knob in the added lines of
+// changed benchmark/runner files that no config maps to.
+func dpScanUnmapped(cs *ChangeSet) (dpFinding, bool) {
+	for _, p := range cs.UnmappedFiles {
+		for _, l := range cs.AddedLines[p] {
+			t := strings.TrimSpace(l.Text)
+			if strings.HasPrefix(t, "#") {
+				continue
+			}
+			m := dpAddedKnobRE.FindStringSubmatch(t)
+			if m == nil || !sdTruthy(m[2]) {
+				continue
+			}
+			return dpFinding{
+				en: fmt.Sprintf("%s=%s via %s:%d (shared file, configs not mapped); remove it and verify the draft runs as shipped.", m[1], m[2], p, l.Line),
+				zh: fmt.Sprintf("%s=%s 来自 %s:%d（共享文件，未映射到配置）；请删除该设置并确认草稿模型按发布精度运行。", m[1], m[2], p, l.Line),
+				ev: Evidence{Label: "added line", Value: fmt.Sprintf("%s:%d", p, l.Line)},
+			}, true
+		}
+	}
+	return dpFinding{}, false
 }

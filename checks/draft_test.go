@@ -97,3 +97,22 @@ func TestNAIsFailClosed(t *testing.T) {
 		}
 	}
 }
+
+func TestDraftPrecisionUnmappedSharedFile(t *testing.T) {
+	plain := h7Entry("qwen3.5-fp4-b200-sglang", "qwen3.5", "sglang", false, false, checks.SearchSpace{TP: 8})
+	const lib = "benchmarks/benchmark_lib.sh"
+	for _, tc := range []struct {
+		line   string
+		status checks.Status
+		reason string
+	}{
+		{"export SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=1", checks.Fail, "SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=1 via " + lib + ":7 (shared file, configs not mapped)"},
+		{"# export SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=1", checks.NA, "No affected configuration uses speculative decoding."},
+		{"export SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=0", checks.NA, "No affected configuration uses speculative decoding."},
+	} {
+		cs := &checks.ChangeSet{Affected: []*checks.ConfigEntry{plain}, UnmappedFiles: []string{lib},
+			AddedLines: map[string][]checks.DiffLine{lib: {{Line: 7, Text: tc.line}}}}
+		pr := h7PR(t, cs, nil, checks.LegacyLayout(), "")
+		h7Check(t, h7Run(checks.DraftPrecisionCheck(), pr), tc.status, tc.reason)
+	}
+}

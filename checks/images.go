@@ -99,13 +99,8 @@ func runImages(ctx context.Context, pr *PR) Result {
 				Evidence{Label: k, Value: e.File})
 		}
 	}
-	switch {
-	case !fail.empty():
-		t := fail.text()
-		return FailR(Text{EN: csSentence(t.EN), ZH: csSentenceZH(t.ZH)}, append(fail.ev, review.ev...)...)
-	case !review.empty():
-		t := review.text()
-		return ReviewR(Text{EN: csSentence(t.EN), ZH: csSentenceZH(t.ZH)}, review.ev...)
+	if r, ok := csBlocking(&fail, &review); ok {
+		return r
 	}
 	var en, zh []string
 	if len(images) > 0 {

@@ -125,13 +125,10 @@ func runEnginePatches(ctx context.Context, pr *PR) Result {
 	if len(existing) > 0 {
 		patchExistingWaivers(ctx, pr, existing, &review, &pass)
 	}
+	if r, ok := csBlocking(&fail, &review); ok {
+		return r
+	}
 	switch {
-	case !fail.empty():
-		t := fail.text()
-		return FailR(Text{EN: csSentence(t.EN), ZH: csSentenceZH(t.ZH)}, append(fail.ev, review.ev...)...)
-	case !review.empty():
-		t := review.text()
-		return ReviewR(Text{EN: csSentence(t.EN), ZH: csSentenceZH(t.ZH)}, review.ev...)
 	case !pass.empty():
 		t := pass.text()
 		return PassR(Text{EN: csSentence(t.EN), ZH: csSentenceZH(t.ZH)}, pass.ev...)

@@ -1,11 +1,7 @@
 package reuse
 
 import (
-	"errors"
 	"fmt"
-	"time"
-
-	"github.com/google/go-github/v62/github"
 
 	"github.com/verdict-bot/verdict/app/ghclient"
 	"github.com/verdict-bot/verdict/app/jobs"
@@ -26,16 +22,8 @@ func notFound(err error) bool { return ghclient.IsNotFound(err) }
 // retryable marks an evidence error from the Source for retry: after a rate
 // limit's reset when GitHub named one, else with the queue's backoff.
 func retryable(err error) error {
-	if jobs.IsTransient(err) {
-		return err
-	}
-	var rle *github.RateLimitError
-	if errors.As(err, &rle) {
-		return &jobs.RateLimitError{RetryAfter: time.Until(rle.Rate.Reset.Time), Err: err}
-	}
-	var abuse *github.AbuseRateLimitError
-	if errors.As(err, &abuse) {
-		return &jobs.RateLimitError{RetryAfter: abuse.GetRetryAfter(), Err: err}
+	if c := ghclient.Classify(err); jobs.IsTransient(c) {
+		return c
 	}
 	return jobs.Transient(err)
 }

@@ -44,7 +44,11 @@ func durableServer(tb testing.TB, url string, workers int) (*httptest.Server, *s
 		tb.Fatal(err)
 	}
 	v := &countVerifier{}
-	q, err := queue.New(ctx, st, queue.Options{Verifier: v, Logger: quiet, Workers: workers, FetchPollInterval: 50 * time.Millisecond})
+	opt := queue.Options{Verifier: v, Logger: quiet, Workers: workers}
+	if d, err := time.ParseDuration(os.Getenv("VERDICT_BENCH_LINGER")); err == nil {
+		opt.Linger = d
+	}
+	q, err := queue.New(ctx, st, opt)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -121,11 +125,12 @@ func TestDurableIntake(t *testing.T) {
 // draining the same database, and the ack latency percentiles.
 //
 //	go test -run '^$' -bench BenchmarkDurableAck -benchtime 5000x -cpu 2 ./app/webhook/
+//	VERDICT_BENCH_RATE=1000 go test -run '^$' -bench BenchmarkDurableAck -benchtime 10000x -cpu 2 ./app/webhook/
 //
 // Per-request latency includes the client's HTTP round trip; with N
 // closed-loop clients, latency ≈ N / throughput, so p50 tracks the client count.
 func BenchmarkDurableAck(b *testing.B) {
-	srv, _, v := durableServer(b, storetest.SQLiteURL(b), 4)
+	srv, _, v := durableServer(b, storetest.SQLiteURL(b), 8)
 	tr := &http.Transport{MaxIdleConns: 256, MaxIdleConnsPerHost: 256}
 	defer tr.CloseIdleConnections()
 	c := &http.Client{Transport: tr}
@@ -141,6 +146,10 @@ func BenchmarkDurableAck(b *testing.B) {
 		clients = v
 	}
 	b.SetParallelism((clients + runtime.GOMAXPROCS(0) - 1) / runtime.GOMAXPROCS(0))
+	// VERDICT_BENCH_RATE=n offers n deliveries/s (open loop) instead of
+	// sending as fast as acks come back; latency then counts from each
+	// delivery's scheduled time, so a stall cannot hide queued senders.
+	rate, _ := strconv.Atoi(os.Getenv("VERDICT_BENCH_RATE"))
 	b.ResetTimer()
 	start := time.Now()
 	b.RunParallel(func(pb *testing.PB) {
@@ -149,6 +158,10 @@ func BenchmarkDurableAck(b *testing.B) {
 			i := seq.Add(1)
 			body := signOffBody(i)
 			t0 := time.Now()
+			if rate > 0 {
+				t0 = start.Add(time.Duration(i) * time.Second / time.Duration(rate))
+				time.Sleep(time.Until(t0))
+			}
 			code, err := deliver(c, srv.URL, fmt.Sprint("bench-", start.UnixNano(), "-", i), body, current)
 			if err != nil || code != http.StatusAccepted {
 				b.Errorf("delivery %d: %d %v", i, code, err)

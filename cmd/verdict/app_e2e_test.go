@@ -268,6 +268,41 @@ func TestAppEndToEnd(t *testing.T) {
 	}
 }
 
+// TestAppReuseCommand: a /use command by a maintainer gets the bot's 👍
+// through the real webhook, queue and acknowledger.
+func TestAppReuseCommand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end App test")
+	}
+	a := startApp(t)
+	body := "/use 30123456789\n"
+	id := a.gh.AddComment(e2eRepo, e2ePR, githubtest.Comment{User: "amd-owner-b", Association: "MEMBER", Body: body})
+	var updated time.Time
+	for _, c := range a.gh.Comments(e2eRepo, e2ePR) {
+		if c.ID == id {
+			updated = c.UpdatedAt
+		}
+	}
+	ev := commentEvent("created", id, body, "amd-owner-b", "User")
+	ev["comment"].(map[string]any)["updated_at"] = updated.Format(time.RFC3339)
+	if code := a.deliver("issue_comment", a.delivery(), ev, e2eSecret); code != http.StatusAccepted {
+		t.Fatalf("command delivery: %d", code)
+	}
+	a.waitFor("the bot's reaction", func() bool {
+		for _, c := range a.gh.Comments(e2eRepo, e2ePR) {
+			if c.ID != id {
+				continue
+			}
+			for _, r := range c.Reactions {
+				if r.User == "verdict[bot]" && r.Content == "+1" {
+					return true
+				}
+			}
+		}
+		return false
+	})
+}
+
 func bodyOf(vs map[string]githubtest.Comment, key string) string {
 	for _, c := range vs {
 		if strings.HasPrefix(c.Body, marker+key+" -->") {
