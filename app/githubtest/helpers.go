@@ -82,11 +82,18 @@ func (s *Server) PathCalls(method, path string) int {
 }
 
 // CallCounts returns a copy of all per-endpoint counts.
-func (s *Server) CallCounts() map[string]int {
+func (s *Server) CallCounts() map[string]int { return s.copyCounts(s.calls) }
+
+// URICallCounts returns a copy of the per-request counts, keyed
+// "METHOD /exact/path?query": what a test reads to prove nothing is
+// fetched twice.
+func (s *Server) URICallCounts() map[string]int { return s.copyCounts(s.uriCalls) }
+
+func (s *Server) copyCounts(m map[string]int) map[string]int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make(map[string]int, len(s.calls))
-	for k, v := range s.calls {
+	out := make(map[string]int, len(m))
+	for k, v := range m {
 		out[k] = v
 	}
 	return out
@@ -103,7 +110,7 @@ func (s *Server) TotalCalls() int {
 func (s *Server) ResetCounts() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.calls, s.pathCalls, s.pages, s.total, s.writes = map[string]int{}, map[string]int{}, map[string]int{}, 0, nil
+	s.calls, s.pathCalls, s.uriCalls, s.pages, s.total, s.writes = map[string]int{}, map[string]int{}, map[string]int{}, map[string]int{}, 0, nil
 }
 
 // TokensIssued counts installation tokens minted.

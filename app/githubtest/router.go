@@ -92,6 +92,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.calls[name]++
 	s.pathCalls[r.Method+" "+p]++
+	s.uriCalls[r.Method+" "+withQuery(p, r.URL.RawQuery)]++
 	s.total++
 	latency := s.latency
 	fault := s.matchFault(r, p)
@@ -299,4 +300,11 @@ func userID(login string) int64 {
 
 func sortByID[T any](items []T, id func(T) int64) {
 	sort.SliceStable(items, func(i, j int) bool { return id(items[i]) < id(items[j]) })
+}
+
+func withQuery(p, q string) string {
+	if q == "" {
+		return p
+	}
+	return p + "?" + q
 }

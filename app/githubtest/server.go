@@ -38,6 +38,7 @@ type Server struct {
 	writes    []Write
 	calls     map[string]int
 	pathCalls map[string]int
+	uriCalls  map[string]int // path and query
 	total     int
 	faults    []*Fault
 	latency   time.Duration
@@ -136,6 +137,7 @@ func Start(fx *Fixture) (*Server, error) {
 		reviewCs:  map[int64]*reviewCommentRef{},
 		calls:     map[string]int{},
 		pathCalls: map[string]int{},
+		uriCalls:  map[string]int{},
 		pages:     map[string]int{},
 		zips:      map[int64][]byte{},
 		nextID: map[string]int64{

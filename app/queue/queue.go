@@ -55,7 +55,8 @@ type Options struct {
 	RateLimitMaxAge time.Duration
 
 	// LeaseTTL is how long a per-PR lease lasts without renewal (default
-	// 2m; renewed every third of it). BusyRetry is how soon a job finding
+	// 2m; renewed every third of it). Leases are PostgreSQL's per-PR lock;
+	// SQLite runs in one process and locks in memory. BusyRetry is how soon a job finding
 	// its PR busy tries again (default 500ms, plus jitter).
 	LeaseTTL  time.Duration
 	BusyRetry time.Duration
@@ -121,6 +122,7 @@ type Queue struct {
 	id    string // distinguishes this process's lease holders
 	eng   engine
 	batch *batcher
+	locks keyLocks // per-PR exclusion on SQLite (one process)
 
 	stopPrune chan struct{}
 	pruneDone chan struct{}

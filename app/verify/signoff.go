@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
+	"github.com/verdict-bot/verdict/app/ghclient"
 	"github.com/verdict-bot/verdict/checks"
 )
 
@@ -65,7 +66,7 @@ func fetchSignOff(ctx context.Context, gh *github.Client, owner, repo string, nu
 		if err != nil {
 			return s, fmt.Errorf("reading sign-off comment %d: %w", id, err)
 		}
-		if !strings.HasSuffix(c.GetIssueURL(), fmt.Sprintf("/repos/%s/%s/issues/%d", owner, repo, number)) {
+		if !hasSuffixFold(c.GetIssueURL(), fmt.Sprintf("/repos/%s/%s/issues/%d", owner, repo, number)) {
 			return s, fmt.Errorf("comment %d belongs to %s, not PR #%d", id, c.GetIssueURL(), number)
 		}
 		s = checks.ParseSignOff(c.GetBody())
@@ -86,7 +87,7 @@ func fetchSignOff(ctx context.Context, gh *github.Client, owner, repo string, nu
 		if err != nil {
 			return s, fmt.Errorf("reading sign-off review comment %d: %w", id, err)
 		}
-		if !strings.HasSuffix(c.GetPullRequestURL(), fmt.Sprintf("/repos/%s/%s/pulls/%d", owner, repo, number)) {
+		if !hasSuffixFold(c.GetPullRequestURL(), fmt.Sprintf("/repos/%s/%s/pulls/%d", owner, repo, number)) {
 			return s, fmt.Errorf("review comment %d belongs to %s, not PR #%d", id, c.GetPullRequestURL(), number)
 		}
 		s = checks.ParseSignOff(c.GetBody())
@@ -106,27 +107,25 @@ type candidate struct {
 // newestSignOff finds the newest sign-off on the PR across conversation
 // comments, review summaries and inline review comments. Bot accounts are
 // skipped: the bot's own verdicts quote no phrase, but a copy might.
-func newestSignOff(ctx context.Context, gh *github.Client, owner, repo string, number int, phrase string) (string, error) {
+func newestSignOff(ctx context.Context, gh *github.Client, src checks.Source, owner, repo string, number int, phrase string) (string, error) {
 	var cands []candidate
-	opt := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
-	for {
-		cs, resp, err := gh.Issues.ListComments(ctx, owner, repo, number, opt)
-		if err != nil {
-			return "", fmt.Errorf("listing PR comments: %w", err)
+	// Conversation comments come through the Source, which Check 4 and the
+	// bypass lookup read too: one listing serves all three.
+	comments, err := src.Comments(ctx)
+	if err != nil {
+		return "", fmt.Errorf("listing PR comments: %w", err)
+	}
+	for _, c := range comments {
+		if !c.AuthorIsBot && !strings.HasSuffix(c.Author, "[bot]") && checks.IsSignOff(c.Body, phrase) {
+			cands = append(cands, candidate{fmt.Sprintf("issuecomment-%d", c.ID), c.CreatedAt})
 		}
-		for _, c := range cs {
-			if !isBot(c.GetUser()) && checks.IsSignOff(c.GetBody(), phrase) {
-				cands = append(cands, candidate{fmt.Sprintf("issuecomment-%d", c.GetID()), c.GetCreatedAt().Time})
-			}
-		}
-		if resp.NextPage == 0 {
-			break
-		}
-		opt.Page = resp.NextPage
 	}
 	ropt := &github.ListOptions{PerPage: 100}
 	for {
 		rs, resp, err := gh.PullRequests.ListReviews(ctx, owner, repo, number, ropt)
+		if ghclient.IsNotFound(err) {
+			break // a server without reviews has no review sign-offs
+		}
 		if err != nil {
 			return "", fmt.Errorf("listing PR reviews: %w", err)
 		}
@@ -143,6 +142,9 @@ func newestSignOff(ctx context.Context, gh *github.Client, owner, repo string, n
 	copt := &github.PullRequestListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
 	for {
 		cs, resp, err := gh.PullRequests.ListComments(ctx, owner, repo, number, copt)
+		if ghclient.IsNotFound(err) {
+			break
+		}
 		if err != nil {
 			return "", fmt.Errorf("listing PR review comments: %w", err)
 		}
@@ -166,6 +168,12 @@ func newestSignOff(ctx context.Context, gh *github.Client, owner, repo string, n
 		return cands[i].key < cands[j].key
 	})
 	return cands[len(cands)-1].key, nil
+}
+
+// hasSuffixFold is a case-insensitive suffix test: GitHub treats owner and
+// repository names case-insensitively, and the API returns canonical case.
+func hasSuffixFold(s, suffix string) bool {
+	return len(s) >= len(suffix) && strings.EqualFold(s[len(s)-len(suffix):], suffix)
 }
 
 func isBot(u *github.User) bool {

@@ -221,7 +221,7 @@ func (v *Verifier) prepare(ctx context.Context, gh *github.Client, req Request, 
 	// Resolve the sign-off and re-read it: the assessed body is the current one.
 	key := req.SignOff
 	if key == "" {
-		if key, err = newestSignOff(ctx, gh, req.Owner, req.Repo, req.Number, cfg.SignOffPhrase); err != nil {
+		if key, err = newestSignOff(ctx, gh, src, req.Owner, req.Repo, req.Number, cfg.SignOffPhrase); err != nil {
 			return nil, cfg, out, err
 		}
 	} else if key, err = ParseSignOffRef(key, req.Owner, req.Repo, req.Number); err != nil {
@@ -238,9 +238,11 @@ func (v *Verifier) prepare(ctx context.Context, gh *github.Client, req Request, 
 		return nil, cfg, Outcome{Status: Skipped, SkipReason: err.Error()}, nil
 	}
 
-	baseBranch, _, err := gh.Repositories.GetBranch(ctx, req.Owner, req.Repo, ghpr.GetBase().GetRef(), 1)
-	if err != nil {
-		return nil, cfg, out, fmt.Errorf("reading base branch %s: %w", ghpr.GetBase().GetRef(), err)
+	baseBranch := defBranch
+	if base := ghpr.GetBase().GetRef(); base != def {
+		if baseBranch, _, err = gh.Repositories.GetBranch(ctx, req.Owner, req.Repo, base, 1); err != nil {
+			return nil, cfg, out, fmt.Errorf("reading base branch %s: %w", base, err)
+		}
 	}
 	layout := checks.LegacyLayout()
 	switch cfg.ForceLayout {

@@ -215,3 +215,25 @@ func TestParseSignOffRef(t *testing.T) {
 		}
 	}
 }
+
+// TestEvidenceIsReadOnce: one verification fetches every file, listing,
+// run and artifact at most once. The PR itself is read on purpose three
+// times (pin, the scope gate's consistency check, the head-advanced check).
+func TestEvidenceIsReadOnce(t *testing.T) {
+	srv := githubtest.New(t, loadSample(t))
+	if _, err := newTestVerifier(srv, nil).Verify(context.Background(), client(t, srv), sampleRequest()); err != nil {
+		t.Fatal(err)
+	}
+	pull := "GET /repos/SemiAnalysisAI/InferenceX/pulls/3412"
+	for path, n := range srv.URICallCounts() {
+		if path == pull {
+			if n > 3 {
+				t.Errorf("%s requested %d times, want at most 3", path, n)
+			}
+			continue
+		}
+		if n > 1 {
+			t.Errorf("%s requested %d times in one verification", path, n)
+		}
+	}
+}
