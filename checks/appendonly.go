@@ -16,7 +16,7 @@ func AppendOnlyCheck() Check { return row(12, runAppendOnly) }
 func runAppendOnly(ctx context.Context, pr *PR) Result {
 	cs, err := pr.ChangeSet(ctx)
 	if err != nil || cs == nil {
-		return Unverified(T("change set unavailable: "+h7ErrText(err), "变更集不可用："+h7ErrText(err)))
+		return Unverified(T("change set unavailable: "+specErrText(err), "变更集不可用："+specErrText(err)))
 	}
 	var ao []ChangelogEntry
 	for _, e := range cs.ChangelogAdded {
@@ -25,7 +25,7 @@ func runAppendOnly(ctx context.Context, pr *PR) Result {
 		}
 	}
 	if len(ao) == 0 {
-		if r, bad := h7InputsUnread(pr, cs); bad {
+		if r, bad := specInputsUnread(pr, cs); bad {
 			return r
 		}
 		return NAR(T("No added changelog entry uses append-only: true.", "没有新增的变更日志条目使用 append-only: true。"))

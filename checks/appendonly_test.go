@@ -116,9 +116,9 @@ func TestAppendOnlyCheck(t *testing.T) {
 			if tc.head != nil {
 				cs.MasterHead[key] = tc.head
 			}
-			src := &checkstest.Source{Runs: map[string][]checks.CheckRun{h7Head: tc.runs}}
-			pr := h7PR(t, cs, src, checks.LegacyLayout(), "")
-			h7Check(t, h7Run(checks.AppendOnlyCheck(), pr), tc.status, tc.reason)
+			src := &checkstest.Source{Runs: map[string][]checks.CheckRun{specHead: tc.runs}}
+			pr := specPR(t, cs, src, checks.LegacyLayout(), "")
+			specCheck(t, specRun(checks.AppendOnlyCheck(), pr), tc.status, tc.reason)
 		})
 	}
 }

@@ -11,14 +11,14 @@ import (
 	"github.com/verdict-bot/verdict/checks/checkstest"
 )
 
-// h6Counting counts ReadFile calls per ref and path.
-type h6Counting struct {
+// cfgCounting counts ReadFile calls per ref and path.
+type cfgCounting struct {
 	*checkstest.Source
 	mu    sync.Mutex
 	reads map[string]int
 }
 
-func (c *h6Counting) ReadFile(ctx context.Context, ref, p string) ([]byte, error) {
+func (c *cfgCounting) ReadFile(ctx context.Context, ref, p string) ([]byte, error) {
 	c.mu.Lock()
 	if c.reads == nil {
 		c.reads = map[string]int{}
@@ -29,14 +29,14 @@ func (c *h6Counting) ReadFile(ctx context.Context, ref, p string) ([]byte, error
 }
 
 func TestChangeSetBuild(t *testing.T) {
-	for name, layout := range h6Layouts() {
+	for name, layout := range cfgLayouts() {
 		t.Run(name, func(t *testing.T) {
-			r := h6NewRepo(layout)
+			r := cfgNewRepo(layout)
 			// Change one entry's image, add one entry, select two keys by glob,
 			// edit a recipe (maps to the disagg entry) and a helper (unmapped).
 			r.head["configs/nvidia-master.yaml"] = strings.Replace(r.head["configs/nvidia-master.yaml"],
 				"lmsysorg/sglang:v0.5.12-cu130", "lmsysorg/sglang:v0.5.13-cu130", 1)
-			r.h6AppendEntry("configs/amd-master.yaml", `dsr1-fp8-mi355x-sglang:
+			r.cfgAppendEntry("configs/amd-master.yaml", `dsr1-fp8-mi355x-sglang:
   image: lmsysorg/sglang:v0.5.12-rocm700-mi35x
   model: deepseek-ai/DeepSeek-R1-0528
   model-prefix: dsr1
@@ -48,11 +48,11 @@ func TestChangeSetBuild(t *testing.T) {
     fixed-seq-len:
     - { isl: 8192, osl: 1024, search-space: [ { tp: 8, conc-start: 4, conc-end: 64 } ] }
 `)
-			r.h6AppendChangelog("dsr1-fp4-*", "qwen3.5-fp8-b2[0-9]0-sglang")
+			r.cfgAppendChangelog("dsr1-fp4-*", "qwen3.5-fp8-b2[0-9]0-sglang")
 			r.head["benchmarks/multi_node/srt-slurm-recipes/sglang/dsv4/disagg.yaml"] += "  # tuned\n"
 			r.head["benchmarks/benchmark_lib.sh"] += "# helper tweak\n"
 			pr, src := r.pr(t)
-			cnt := &h6Counting{Source: src}
+			cnt := &cfgCounting{Source: src}
 			pr.Source = cnt
 			cs, err := pr.ChangeSet(context.Background())
 			if err != nil {
@@ -112,7 +112,7 @@ func TestChangeSetBuild(t *testing.T) {
 			// A second consumer gets the same model without new reads.
 			before := len(cnt.reads)
 			cs2, _ := pr.ChangeSet(context.Background())
-			m, _, _ := checks.LoadMasterConfigs(context.Background(), pr, h6Head)
+			m, _, _ := checks.LoadMasterConfigs(context.Background(), pr, cfgHead)
 			if cs2 != cs || len(m) != len(cs.MasterHead) || len(cnt.reads) != before {
 				t.Fatal("change set or master configs rebuilt")
 			}
@@ -121,7 +121,7 @@ func TestChangeSetBuild(t *testing.T) {
 }
 
 func TestChangeSetBadInput(t *testing.T) {
-	r := h6NewRepo(checks.LegacyLayout())
+	r := cfgNewRepo(checks.LegacyLayout())
 	r.head["configs/amd-master.yaml"] += "\ndsr1-fp4-mi355x-sglang:\n  image: x\n"
 	r.head["configs/nvidia-master.yaml"] += "\nbroken-entry:\n  image: [unclosed\n"
 	r.head["perf-changelog.yaml"] = "- config-keys: [a\n"
@@ -168,9 +168,9 @@ func TestChangeSetAliasBomb(t *testing.T) {
 }
 
 func TestChangeSetSrtRecipeMapping(t *testing.T) {
-	for name, layout := range h6Layouts() {
+	for name, layout := range cfgLayouts() {
 		t.Run(name, func(t *testing.T) {
-			r := h6NewRepo(layout)
+			r := cfgNewRepo(layout)
 			rp := "benchmarks/single_node/srt-slurm-recipes/qwen3.5/sglang/mi355x-fp8-mtp/agentic.yaml"
 			r.base["configs/amd-master.yaml"] += `
 qwen3.5-fp8-mi355x-sglang-agentic-eg:

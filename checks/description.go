@@ -21,8 +21,8 @@ type dcFinding struct {
 func runDescription(ctx context.Context, pr *PR) Result {
 	cs, err := pr.ChangeSet(ctx)
 	if err != nil || cs == nil {
-		return WarnR(T("PR description could not be verified: change set unavailable: "+h7ErrText(err),
-			"无法验证 PR 描述：变更集不可用："+h7ErrText(err)))
+		return WarnR(T("PR description could not be verified: change set unavailable: "+specErrText(err),
+			"无法验证 PR 描述：变更集不可用："+specErrText(err)))
 	}
 	isKey := func(k string) bool { return cs.MasterHead[k] != nil || cs.MasterBase[k] != nil }
 	claims := ExtractClaims(pr.Body, isKey)

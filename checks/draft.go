@@ -23,7 +23,7 @@ type dpFinding struct {
 func runDraftPrecision(ctx context.Context, pr *PR) Result {
 	cs, err := pr.ChangeSet(ctx)
 	if err != nil || cs == nil {
-		return Unverified(T("change set unavailable: "+h7ErrText(err), "变更集不可用："+h7ErrText(err)))
+		return Unverified(T("change set unavailable: "+specErrText(err), "变更集不可用："+specErrText(err)))
 	}
 	var spec []*ConfigEntry
 	for _, c := range cs.Affected {
@@ -32,7 +32,7 @@ func runDraftPrecision(ctx context.Context, pr *PR) Result {
 		}
 	}
 	if len(spec) == 0 {
-		if r, bad := h7InputsUnread(pr, cs); bad {
+		if r, bad := specInputsUnread(pr, cs); bad {
 			return r
 		}
 		// Changed shared files that map to no config may still reach a

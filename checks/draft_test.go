@@ -11,10 +11,10 @@ const draftEvidence = "- Draft: embedded MTP head of Org/Model-FP8, stored BF16,
 func TestDraftPrecisionCheck(t *testing.T) {
 	const rec = "benchmarks/single_node/srt-slurm-recipes/qwen3.5/sglang/b200-fp4-mtp/agentic.yaml"
 	const helper = "benchmarks/single_node/agentic/helper.sh"
-	spec := h7Entry("qwen3.5-fp4-b200-sglang-agentic-mtp", "qwen3.5", "sglang", true, true, checks.SearchSpace{TP: 8})
+	spec := specEntry("qwen3.5-fp4-b200-sglang-agentic-mtp", "qwen3.5", "sglang", true, true, checks.SearchSpace{TP: 8})
 	spec.Model = "Org/Qwen3.5-NVFP4"
-	plain := h7Entry("qwen3.5-fp4-b200-sglang", "qwen3.5", "sglang", false, false, checks.SearchSpace{TP: 8})
-	base := []checks.Setting{h7Set(rec, "decode", "arg", "speculative-algorithm", "EAGLE", 3)}
+	plain := specEntry("qwen3.5-fp4-b200-sglang", "qwen3.5", "sglang", false, false, checks.SearchSpace{TP: 8})
+	base := []checks.Setting{specSet(rec, "decode", "arg", "speculative-algorithm", "EAGLE", 3)}
 	tests := []struct {
 		name     string
 		entry    *checks.ConfigEntry
@@ -27,37 +27,37 @@ func TestDraftPrecisionCheck(t *testing.T) {
 	}{
 		{name: "no spec decode", entry: plain, status: checks.NA, reason: "No affected configuration uses speculative decoding."},
 		{name: "recipe env enables named knob", entry: spec, detail: draftEvidence,
-			files:  []*checks.EffectiveFile{{Path: rec, Kind: "recipe", Settings: append(base, h7Set(rec, "decode", "env", "SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE", `"1"`, 9))}},
+			files:  []*checks.EffectiveFile{{Path: rec, Kind: "recipe", Settings: append(base, specSet(rec, "decode", "env", "SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE", `"1"`, 9))}},
 			status: checks.Fail, reason: "SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=1 in " + rec + " roles.decode.env (qwen3.5-fp4-b200-sglang-agentic-mtp); remove it and verify the draft runs as shipped."},
 		{name: "S11 inherited from unchanged helper", entry: spec, detail: draftEvidence,
 			files: []*checks.EffectiveFile{
 				{Path: rec, Kind: "recipe", Changed: true, Settings: base},
-				{Path: helper, Kind: "helper", Changed: false, Settings: []checks.Setting{h7Set(helper, "", "env", "SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE", "True", 14)}},
+				{Path: helper, Kind: "helper", Changed: false, Settings: []checks.Setting{specSet(helper, "", "env", "SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE", "True", 14)}},
 			},
 			status: checks.Fail, reason: "SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=True via " + helper + ":14"},
 		{name: "disabled value is fine", entry: spec, detail: draftEvidence,
-			files:  []*checks.EffectiveFile{{Path: rec, Kind: "recipe", Settings: append(base, h7Set(rec, "decode", "env", "SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE", "0", 9))}},
+			files:  []*checks.EffectiveFile{{Path: rec, Kind: "recipe", Settings: append(base, specSet(rec, "decode", "env", "SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE", "0", 9))}},
 			status: checks.Pass, reason: "Draft stored BF16, served BF16 (sign-off evidence); no draft-lowering settings."},
 		{name: "unknown value needs review", entry: spec, detail: draftEvidence,
-			files:  []*checks.EffectiveFile{{Path: rec, Kind: "recipe", Settings: append(base, h7Set(rec, "decode", "env", "SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE", "maybe", 9))}},
+			files:  []*checks.EffectiveFile{{Path: rec, Kind: "recipe", Settings: append(base, specSet(rec, "decode", "env", "SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE", "maybe", 9))}},
 			status: checks.Fail, reason: "Needs human review: SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=maybe"},
 		{name: "GLM PTPC", entry: spec, detail: draftEvidence,
-			files:  []*checks.EffectiveFile{{Path: rec, Kind: "recipe", Settings: append(base, h7Set(rec, "decode", "env", "SGLANG_GLM_NEXTN_MOE_PTPC", "1", 9))}},
+			files:  []*checks.EffectiveFile{{Path: rec, Kind: "recipe", Settings: append(base, specSet(rec, "decode", "env", "SGLANG_GLM_NEXTN_MOE_PTPC", "1", 9))}},
 			status: checks.Fail, reason: "SGLANG_GLM_NEXTN_MOE_PTPC=1 in " + rec + " roles.decode.env"},
 		{name: "quark draft quantization", entry: spec, detail: draftEvidence,
-			files:  []*checks.EffectiveFile{{Path: "s.sh", Kind: "script", Settings: []checks.Setting{h7Set("s.sh", "", "flag", "--speculative-draft-model-quantization", "quark_mxfp4", 22)}}},
+			files:  []*checks.EffectiveFile{{Path: "s.sh", Kind: "script", Settings: []checks.Setting{specSet("s.sh", "", "flag", "--speculative-draft-model-quantization", "quark_mxfp4", 22)}}},
 			status: checks.Fail, reason: "--speculative-draft-model-quantization quark_mxfp4 via s.sh:22 lowers the draft precision"},
 		{name: "vLLM speculative-config quantization", entry: spec, detail: draftEvidence,
-			files:  []*checks.EffectiveFile{{Path: rec, Kind: "recipe", Settings: []checks.Setting{h7Set(rec, "agg", "arg", "speculative-config", `{"method":"mtp","num_speculative_tokens":2,"quantization":"fp8"}`, 5)}}},
+			files:  []*checks.EffectiveFile{{Path: rec, Kind: "recipe", Settings: []checks.Setting{specSet(rec, "agg", "arg", "speculative-config", `{"method":"mtp","num_speculative_tokens":2,"quantization":"fp8"}`, 5)}}},
 			status: checks.Fail, reason: "speculative-config quantization fp8 in " + rec + " roles.agg.args lowers the draft precision"},
 		{name: "unquantized restated default", entry: spec, detail: draftEvidence,
-			files:  []*checks.EffectiveFile{{Path: "s.sh", Kind: "script", Settings: []checks.Setting{h7Set("s.sh", "", "flag", "--speculative-draft-model-quantization", "unquant", 22)}}},
+			files:  []*checks.EffectiveFile{{Path: "s.sh", Kind: "script", Settings: []checks.Setting{specSet("s.sh", "", "flag", "--speculative-draft-model-quantization", "unquant", 22)}}},
 			status: checks.Pass, reason: "no draft-lowering settings"},
 		{name: "unknown quantization needs review", entry: spec, detail: draftEvidence,
-			files:  []*checks.EffectiveFile{{Path: "s.sh", Kind: "script", Settings: []checks.Setting{h7Set("s.sh", "", "flag", "--speculative-draft-model-quantization", "bitsandbytes", 22)}}},
+			files:  []*checks.EffectiveFile{{Path: "s.sh", Kind: "script", Settings: []checks.Setting{specSet("s.sh", "", "flag", "--speculative-draft-model-quantization", "bitsandbytes", 22)}}},
 			status: checks.Fail, reason: "Needs human review: --speculative-draft-model-quantization bitsandbytes"},
 		{name: "re-quantized draft path", entry: spec, detail: draftEvidence,
-			files:  []*checks.EffectiveFile{{Path: "s.sh", Kind: "script", Settings: []checks.Setting{h7Set("s.sh", "", "flag", "--speculative-draft-model-path", "someone/Qwen3.5-MTP-INT4", 22)}}},
+			files:  []*checks.EffectiveFile{{Path: "s.sh", Kind: "script", Settings: []checks.Setting{specSet("s.sh", "", "flag", "--speculative-draft-model-path", "someone/Qwen3.5-MTP-INT4", 22)}}},
 			status: checks.Fail, reason: "Needs human review: qwen3.5-fp4-b200-sglang-agentic-mtp draft someone/Qwen3.5-MTP-INT4 looks re-quantized (int4)"},
 		{name: "S11 variant no evidence", entry: spec, detail: "- insert any additional info here",
 			files:  []*checks.EffectiveFile{{Path: rec, Kind: "recipe", Settings: base}},
@@ -75,8 +75,8 @@ func TestDraftPrecisionCheck(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			cs := &checks.ChangeSet{Affected: []*checks.ConfigEntry{tc.entry}, Effective: map[string][]*checks.EffectiveFile{tc.entry.Key: tc.files}}
-			pr := h7PR(t, cs, nil, checks.LegacyLayout(), tc.detail)
-			h7Check(t, h7Run(checks.DraftPrecisionCheck(), pr), tc.status, tc.reason)
+			pr := specPR(t, cs, nil, checks.LegacyLayout(), tc.detail)
+			specCheck(t, specRun(checks.DraftPrecisionCheck(), pr), tc.status, tc.reason)
 		})
 	}
 }
@@ -84,22 +84,22 @@ func TestDraftPrecisionCheck(t *testing.T) {
 // TestNAIsFailClosed: a check that would say N/A says "could not be
 // verified" when a master config or the changelog could not be read.
 func TestNAIsFailClosed(t *testing.T) {
-	plain := h7Entry("qwen3.5-fp4-b200-sglang", "qwen3.5", "trt", false, false, checks.SearchSpace{TP: 8})
+	plain := specEntry("qwen3.5-fp4-b200-sglang", "qwen3.5", "trt", false, false, checks.SearchSpace{TP: 8})
 	for _, c := range []checks.Check{checks.DraftPrecisionCheck(), checks.GoldenALCheck(), checks.UpstreamRecipeCheck(), checks.AppendOnlyCheck()} {
 		cs := &checks.ChangeSet{Affected: []*checks.ConfigEntry{plain},
 			Problems: []checks.InputProblem{{Path: "configs/nvidia-master.yaml", Err: "yaml: line 3: mapping values are not allowed"}}}
-		pr := h7PR(t, cs, nil, checks.LegacyLayout(), draftEvidence)
-		h7Check(t, h7Run(c, pr), checks.Fail, "could not be verified: configs/nvidia-master.yaml: yaml: line 3")
+		pr := specPR(t, cs, nil, checks.LegacyLayout(), draftEvidence)
+		specCheck(t, specRun(c, pr), checks.Fail, "could not be verified: configs/nvidia-master.yaml: yaml: line 3")
 		cs.Problems = nil
-		pr = h7PR(t, cs, nil, checks.LegacyLayout(), draftEvidence)
-		if r := h7Run(c, pr); r.Status != checks.NA {
+		pr = specPR(t, cs, nil, checks.LegacyLayout(), draftEvidence)
+		if r := specRun(c, pr); r.Status != checks.NA {
 			t.Fatalf("check %d without problems = %+v, want N/A", c.Number, r)
 		}
 	}
 }
 
 func TestDraftPrecisionUnmappedSharedFile(t *testing.T) {
-	plain := h7Entry("qwen3.5-fp4-b200-sglang", "qwen3.5", "sglang", false, false, checks.SearchSpace{TP: 8})
+	plain := specEntry("qwen3.5-fp4-b200-sglang", "qwen3.5", "sglang", false, false, checks.SearchSpace{TP: 8})
 	const lib = "benchmarks/benchmark_lib.sh"
 	for _, tc := range []struct {
 		line   string
@@ -112,7 +112,7 @@ func TestDraftPrecisionUnmappedSharedFile(t *testing.T) {
 	} {
 		cs := &checks.ChangeSet{Affected: []*checks.ConfigEntry{plain}, UnmappedFiles: []string{lib},
 			AddedLines: map[string][]checks.DiffLine{lib: {{Line: 7, Text: tc.line}}}}
-		pr := h7PR(t, cs, nil, checks.LegacyLayout(), "")
-		h7Check(t, h7Run(checks.DraftPrecisionCheck(), pr), tc.status, tc.reason)
+		pr := specPR(t, cs, nil, checks.LegacyLayout(), "")
+		specCheck(t, specRun(checks.DraftPrecisionCheck(), pr), tc.status, tc.reason)
 	}
 }

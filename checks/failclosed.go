@@ -4,9 +4,9 @@ import "fmt"
 
 // Small fail-closed helpers shared by Checks 3, 11, 12, 13 and 15.
 
-// h7InputsUnread is the fail-closed answer for a check about to say N/A:
+// specInputsUnread is the fail-closed answer for a check about to say N/A:
 // when a master config could not be read, "nothing affected" is not known.
-func h7InputsUnread(pr *PR, cs *ChangeSet) (Result, bool) {
+func specInputsUnread(pr *PR, cs *ChangeSet) (Result, bool) {
 	ps := cs.ProblemsFor(pr.Layout.ConfigsDir, pr.Layout.Changelog)
 	if len(ps) == 0 {
 		return Result{}, false
@@ -16,8 +16,8 @@ func h7InputsUnread(pr *PR, cs *ChangeSet) (Result, bool) {
 	return Unverified(T(msg, msg)), true
 }
 
-// h7ErrText prints an error for a reason, "unknown error" for nil.
-func h7ErrText(err error) string {
+// specErrText prints an error for a reason, "unknown error" for nil.
+func specErrText(err error) string {
 	if err == nil {
 		return "unknown error"
 	}

@@ -24,7 +24,7 @@ type galOutcome struct {
 func runGoldenAL(ctx context.Context, pr *PR) Result {
 	cs, err := pr.ChangeSet(ctx)
 	if err != nil || cs == nil {
-		return Unverified(T("change set unavailable: "+h7ErrText(err), "变更集不可用："+h7ErrText(err)))
+		return Unverified(T("change set unavailable: "+specErrText(err), "变更集不可用："+specErrText(err)))
 	}
 	var hacks, agentic []*ConfigEntry
 	for _, c := range cs.Affected {
@@ -56,7 +56,7 @@ func runGoldenAL(ctx context.Context, pr *PR) Result {
 			fmt.Sprintf("%s 不是 agentic 配置，却在 %s 中设置了 %s（基准测试篡改：模拟接受长度仅用于 agentic 推测解码）。", c.Key, s.File, s.Name)), ev...)
 	}
 	if len(agentic) == 0 {
-		if r, bad := h7InputsUnread(pr, cs); bad {
+		if r, bad := specInputsUnread(pr, cs); bad {
 			return r
 		}
 		return NAR(T("No agentic speculative-decoding changes.", "没有 agentic 推测解码相关变更。"))

@@ -43,7 +43,7 @@ type galCase struct {
 func galSource(golden map[string]string, layout checks.Layout) *checkstest.Source {
 	src := &checkstest.Source{}
 	for stem, body := range golden {
-		src.SetFile(h7Default, layout.GoldenDir+"/"+stem+".yaml", body)
+		src.SetFile(specDefault, layout.GoldenDir+"/"+stem+".yaml", body)
 	}
 	return src
 }
@@ -60,33 +60,33 @@ func runGalCase(t *testing.T, tc galCase) checks.Result {
 			cs.Effective[tc.entry.Key] = []*checks.EffectiveFile{{Path: tc.settings[0].File, Kind: "recipe", Settings: tc.settings}}
 		}
 	}
-	pr := h7PR(t, cs, galSource(tc.golden, tc.layout), tc.layout, tc.detail)
-	return h7Run(checks.GoldenALCheck(), pr)
+	pr := specPR(t, cs, galSource(tc.golden, tc.layout), tc.layout, tc.detail)
+	return specRun(checks.GoldenALCheck(), pr)
 }
 
 func TestGoldenALCheck(t *testing.T) {
 	const rec = "benchmarks/single_node/srt-slurm-recipes/qwen3.5/sglang/mi355x-fp8-mtp/agentic.yaml"
 	qwenSG := func(key string, agentic bool) *checks.ConfigEntry {
-		return h7Entry(key, "qwen3.5", "sglang", agentic, true, checks.SearchSpace{TP: 4, SpecDecoding: "mtp", Conc: []int{1, 4}})
+		return specEntry(key, "qwen3.5", "sglang", agentic, true, checks.SearchSpace{TP: 4, SpecDecoding: "mtp", Conc: []int{1, 4}})
 	}
 	sgl := func(al string) []checks.Setting {
 		return []checks.Setting{
-			h7Set(rec, "agg", "arg", "speculative-algorithm", "EAGLE", 10),
-			h7Set(rec, "agg", "arg", "speculative-num-steps", "3", 11),
-			h7Set(rec, "agg", "env", "SGLANG_SIMULATE_ACC_LEN", al, 20),
-			h7Set(rec, "agg", "env", "SGLANG_SIMULATE_ACC_METHOD", "match-expected", 21),
+			specSet(rec, "agg", "arg", "speculative-algorithm", "EAGLE", 10),
+			specSet(rec, "agg", "arg", "speculative-num-steps", "3", 11),
+			specSet(rec, "agg", "env", "SGLANG_SIMULATE_ACC_LEN", al, 20),
+			specSet(rec, "agg", "env", "SGLANG_SIMULATE_ACC_METHOD", "match-expected", 21),
 		}
 	}
 	g := map[string]string{"qwen3.5_mtp": qwenGolden}
 	trt := func(v string) []checks.Setting {
 		return []checks.Setting{
-			h7Set("benchmarks/single_node/agentic/qwen3.5_fp8_b200_trt_mtp.sh", "", "arg", "speculative_config.decoding_type", "MTP", 5),
-			h7Set("benchmarks/single_node/agentic/qwen3.5_fp8_b200_trt_mtp.sh", "", "arg", "speculative_config.max_draft_len", "3", 6),
-			h7Set("benchmarks/single_node/agentic/qwen3.5_fp8_b200_trt_mtp.sh", "", "env", "TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS", v, 9),
+			specSet("benchmarks/single_node/agentic/qwen3.5_fp8_b200_trt_mtp.sh", "", "arg", "speculative_config.decoding_type", "MTP", 5),
+			specSet("benchmarks/single_node/agentic/qwen3.5_fp8_b200_trt_mtp.sh", "", "arg", "speculative_config.max_draft_len", "3", 6),
+			specSet("benchmarks/single_node/agentic/qwen3.5_fp8_b200_trt_mtp.sh", "", "env", "TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS", v, 9),
 		}
 	}
 	tests := []galCase{
-		{name: "no agentic spec decode", entry: h7Entry("dsr1-fp8-b200-sglang", "dsr1", "sglang", false, false, checks.SearchSpace{TP: 8}),
+		{name: "no agentic spec decode", entry: specEntry("dsr1-fp8-b200-sglang", "dsr1", "sglang", false, false, checks.SearchSpace{TP: 8}),
 			status: checks.NA, reason: "No agentic speculative-decoding changes."},
 		{name: "S9 mismatch", entry: qwenSG("qwen3.5-fp8-mi355x-sglang-agentic-mtp", true), settings: sgl("'3.50'"), golden: g,
 			status: checks.Fail, reason: "qwen3.5-fp8-mi355x-sglang-agentic-mtp pins SGLANG_SIMULATE_ACC_LEN 3.50; golden thinking_on[3] is 3.39."},
@@ -96,9 +96,9 @@ func TestGoldenALCheck(t *testing.T) {
 			status: checks.Pass, reason: "pinned 3.39"},
 		{name: "non numeric pin", entry: qwenSG("qwen3.5-fp8-mi355x-sglang-agentic-mtp", true), settings: sgl("auto"), golden: g,
 			status: checks.Fail, reason: "pins SGLANG_SIMULATE_ACC_LEN auto"},
-		{name: "S9 TRT AL minus one", entry: h7Entry("qwen3.5-fp8-b200-trt-agentic-mtp", "qwen3.5", "trt", true, true, checks.SearchSpace{TP: 8}),
+		{name: "S9 TRT AL minus one", entry: specEntry("qwen3.5-fp8-b200-trt-agentic-mtp", "qwen3.5", "trt", true, true, checks.SearchSpace{TP: 8}),
 			settings: trt("2.39"), golden: g, status: checks.Pass, reason: "qwen3.5 MTP n=3 thinking_on pinned 3.39"},
-		{name: "TRT pinned as AL is wrong", entry: h7Entry("qwen3.5-fp8-b200-trt-agentic-mtp", "qwen3.5", "trt", true, true, checks.SearchSpace{TP: 8}),
+		{name: "TRT pinned as AL is wrong", entry: specEntry("qwen3.5-fp8-b200-trt-agentic-mtp", "qwen3.5", "trt", true, true, checks.SearchSpace{TP: 8}),
 			settings: trt("3.39"), golden: g, status: checks.Fail, reason: "pins TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS 3.39 (AL 4.39); golden thinking_on[3] is 3.39."},
 		{name: "S9 non-agentic synthetic knob is a hack", entry: qwenSG("qwen3.5-fp8-b200-sglang-mtp", false), settings: sgl("3.39"), golden: g,
 			status: checks.Fail, reason: "qwen3.5-fp8-b200-sglang-mtp is not agentic but sets SGLANG_SIMULATE_ACC_LEN"},
@@ -107,84 +107,84 @@ func TestGoldenALCheck(t *testing.T) {
 		{name: "legacy real acceptance", entry: qwenSG("qwen3.5-fp8-mi355x-sglang-agentic-mtp", true), golden: g,
 			settings: sgl("x")[:2], status: checks.Fail, reason: "qwen3.5-fp8-mi355x-sglang-agentic-mtp runs real acceptance"},
 		{name: "S9 e2e launcher injects", layout: checks.E2ELayout(),
-			entry:    h7Entry("qwen3.5-fp8-mi355x-sglang-agentic-mtp", "qwen3.5", "sglang", true, true, checks.SearchSpace{TP: 4, SpecDecoding: "mtp", SrtRecipe: rec}),
+			entry:    specEntry("qwen3.5-fp8-mi355x-sglang-agentic-mtp", "qwen3.5", "sglang", true, true, checks.SearchSpace{TP: 4, SpecDecoding: "mtp", SrtRecipe: rec}),
 			settings: sgl("x")[:2], golden: g, status: checks.Pass, reason: "SRT launcher injects golden 3.39 from qwen3.5_mtp.yaml"},
 		{name: "e2e launcher but no curve", layout: checks.E2ELayout(),
-			entry:    h7Entry("qwen3.5-fp8-mi355x-sglang-agentic-mtp", "qwen3.5", "sglang", true, true, checks.SearchSpace{TP: 4, SrtRecipe: rec}),
+			entry:    specEntry("qwen3.5-fp8-mi355x-sglang-agentic-mtp", "qwen3.5", "sglang", true, true, checks.SearchSpace{TP: 4, SrtRecipe: rec}),
 			settings: sgl("x")[:2], status: checks.Fail, reason: "no committed golden curve qwen3.5_mtp.yaml thinking_on[3]"},
 		{name: "e2e without launcher runs real acceptance", layout: checks.E2ELayout(),
 			entry:    qwenSG("qwen3.5-fp8-mi355x-sglang-agentic-mtp", true),
 			settings: sgl("x")[:2], golden: g, status: checks.Fail, reason: "runs real acceptance"},
 		{name: "legacy harness injection", entry: qwenSG("qwen3.5-fp8-mi355x-sglang-agentic-mtp", true), golden: g,
-			settings: append(sgl("x")[:2], h7Set("runners/launch_b200.sh", "", "env", "SYNTHETIC_ACCEPTANCE", "true", 3)),
+			settings: append(sgl("x")[:2], specSet("runners/launch_b200.sh", "", "env", "SYNTHETIC_ACCEPTANCE", "true", 3)),
 			status:   checks.Pass, reason: "harness (SYNTHETIC_ACCEPTANCE) injects golden 3.39"},
 		{name: "legacy harness explicit length compared", entry: qwenSG("qwen3.5-fp8-mi355x-sglang-agentic-mtp", true), golden: g,
-			settings: append(sgl("x")[:2], h7Set("runners/launch_b200.sh", "", "env", "SYNTHETIC_ACCEPTANCE", "1", 3),
-				h7Set("runners/launch_b200.sh", "", "env", "SYNTHETIC_ACCEPTANCE_LENGTH", "3.0", 4)),
+			settings: append(sgl("x")[:2], specSet("runners/launch_b200.sh", "", "env", "SYNTHETIC_ACCEPTANCE", "1", 3),
+				specSet("runners/launch_b200.sh", "", "env", "SYNTHETIC_ACCEPTANCE_LENGTH", "3.0", 4)),
 			status: checks.Fail, reason: "pins SYNTHETIC_ACCEPTANCE_LENGTH 3.00; golden thinking_on[3] is 3.39."},
 		{name: "thinking off in the benchmark client", entry: qwenSG("qwen3.5-fp8-mi355x-sglang-agentic-mtp", true), golden: g,
-			settings: append(sgl("2.95"), h7Set(rec, "benchmark", "env", "THINKING_MODE", "thinking_off", 40)),
+			settings: append(sgl("2.95"), specSet(rec, "benchmark", "env", "THINKING_MODE", "thinking_off", 40)),
 			status:   checks.Pass, reason: "n=3 thinking_off pinned 2.95"},
 		{name: "thinking on by default", entry: qwenSG("qwen3.5-fp8-mi355x-sglang-agentic-mtp", true), golden: g,
-			settings: append(sgl("2.95"), h7Set(rec, "agg", "env", "SGLANG_DEFAULT_THINKING", "1", 40)),
+			settings: append(sgl("2.95"), specSet(rec, "agg", "env", "SGLANG_DEFAULT_THINKING", "1", 40)),
 			status:   checks.Fail, reason: "pins SGLANG_SIMULATE_ACC_LEN 2.95; golden thinking_on[3] is 3.39."},
 		{name: "thinking off in the generation role", entry: qwenSG("qwen3.5-fp8-mi355x-sglang-agentic-mtp", true), golden: g,
-			settings: append(sgl("2.95"), h7Set(rec, "agg", "env", "THINKING_MODE", "thinking_off", 40)),
+			settings: append(sgl("2.95"), specSet(rec, "agg", "env", "THINKING_MODE", "thinking_off", 40)),
 			status:   checks.Pass, reason: "n=3 thinking_off pinned 2.95"},
 		{name: "thinking off in the master search space",
-			entry: h7Entry("qwen3.5-fp8-mi355x-sglang-agentic-mtp", "qwen3.5", "sglang", true, true,
+			entry: specEntry("qwen3.5-fp8-mi355x-sglang-agentic-mtp", "qwen3.5", "sglang", true, true,
 				checks.SearchSpace{TP: 4, SpecDecoding: "mtp", Fields: map[string]any{"tp": 4, "thinking-mode": "thinking_off"}}),
 			settings: sgl("2.95"), golden: g, status: checks.Pass, reason: "n=3 thinking_off pinned 2.95"},
-		{name: "no curve and no AL source", entry: h7Entry("newm-fp8-b200-sglang-agentic-mtp", "newm", "sglang", true, true, checks.SearchSpace{TP: 8}),
+		{name: "no curve and no AL source", entry: specEntry("newm-fp8-b200-sglang-agentic-mtp", "newm", "sglang", true, true, checks.SearchSpace{TP: 8}),
 			settings: sgl("2.50"), status: checks.Fail, reason: "no committed golden curve newm_mtp.yaml thinking_on[3] for newm-fp8-b200-sglang-agentic-mtp and the additional detail section does not state the AL source."},
-		{name: "no curve with AL source", entry: h7Entry("newm-fp8-b200-sglang-agentic-mtp", "newm", "sglang", true, true, checks.SearchSpace{TP: 8}),
+		{name: "no curve with AL source", entry: specEntry("newm-fp8-b200-sglang-agentic-mtp", "newm", "sglang", true, true, checks.SearchSpace{TP: 8}),
 			settings: sgl("2.50"), detail: "- AL 2.50 measured in https://github.com/example/bench/actions/runs/77",
 			status: checks.Fail, reason: "Needs human review: no committed golden curve newm_mtp.yaml"},
 		{name: "malformed curve is not a pass", entry: qwenSG("qwen3.5-fp8-mi355x-sglang-agentic-mtp", true), settings: sgl("3.39"),
 			golden: map[string]string{"qwen3.5_mtp": "a: {thinking_on: {3: 3.39}}\nb: {}\n"},
 			status: checks.Fail, reason: "could not be verified"},
 		{name: "vLLM synthetic speculative-config",
-			entry:    h7Entry("qwen3.5-fp8-b200-vllm-agentic-mtp", "qwen3.5", "vllm", true, true, checks.SearchSpace{TP: 8}),
-			settings: []checks.Setting{h7Set("r.yaml", "decode", "arg", "speculative-config", `{"method": "mtp", "num_speculative_tokens": 2, "rejection_sample_method": "synthetic", "synthetic_acceptance_length": 2.61}`, 3)},
+			entry:    specEntry("qwen3.5-fp8-b200-vllm-agentic-mtp", "qwen3.5", "vllm", true, true, checks.SearchSpace{TP: 8}),
+			settings: []checks.Setting{specSet("r.yaml", "decode", "arg", "speculative-config", `{"method": "mtp", "num_speculative_tokens": 2, "rejection_sample_method": "synthetic", "synthetic_acceptance_length": 2.61}`, 3)},
 			golden:   g, status: checks.Pass, reason: "qwen3.5 MTP n=2 thinking_on pinned 2.61"},
 		{name: "vLLM synthetic without length",
-			entry:    h7Entry("qwen3.5-fp8-b200-vllm-agentic-mtp", "qwen3.5", "vllm", true, true, checks.SearchSpace{TP: 8}),
-			settings: []checks.Setting{h7Set("r.yaml", "decode", "arg", "speculative-config", `{"method": "mtp", "num_speculative_tokens": 2, "rejection_sample_method": "synthetic"}`, 3)},
+			entry:    specEntry("qwen3.5-fp8-b200-vllm-agentic-mtp", "qwen3.5", "vllm", true, true, checks.SearchSpace{TP: 8}),
+			settings: []checks.Setting{specSet("r.yaml", "decode", "arg", "speculative-config", `{"method": "mtp", "num_speculative_tokens": 2, "rejection_sample_method": "synthetic"}`, 3)},
 			golden:   g, status: checks.Fail, reason: "pins synthetic_acceptance_length (no value)"},
 		{name: "decode role wins over agg",
-			entry: h7Entry("qwen3.5-fp8-b200-sglang-agentic-mtp", "qwen3.5", "sglang-disagg", true, true, checks.SearchSpace{}),
+			entry: specEntry("qwen3.5-fp8-b200-sglang-agentic-mtp", "qwen3.5", "sglang-disagg", true, true, checks.SearchSpace{}),
 			settings: []checks.Setting{
-				h7Set("d.yaml", "prefill", "arg", "speculative-num-steps", "1", 1),
-				h7Set("d.yaml", "prefill", "env", "SGLANG_SIMULATE_ACC_LEN", "1.90", 2),
-				h7Set("d.yaml", "decode", "arg", "speculative-algorithm", "NEXTN", 3),
-				h7Set("d.yaml", "decode", "arg", "speculative-num-steps", "2", 4),
-				h7Set("d.yaml", "decode", "env", "SGLANG_SIMULATE_ACC_LEN", "2.61", 5),
+				specSet("d.yaml", "prefill", "arg", "speculative-num-steps", "1", 1),
+				specSet("d.yaml", "prefill", "env", "SGLANG_SIMULATE_ACC_LEN", "1.90", 2),
+				specSet("d.yaml", "decode", "arg", "speculative-algorithm", "NEXTN", 3),
+				specSet("d.yaml", "decode", "arg", "speculative-num-steps", "2", 4),
+				specSet("d.yaml", "decode", "env", "SGLANG_SIMULATE_ACC_LEN", "2.61", 5),
 			},
 			golden: g, status: checks.Pass, reason: "n=2 thinking_on pinned 2.61"},
-		{name: "ATOM acceptance length", entry: h7Entry("qwen3.5-fp8-mi355x-atom-agentic-mtp", "qwen3.5", "atom", true, true, checks.SearchSpace{SpecDecoding: "mtp"}),
-			settings: []checks.Setting{h7Set("a.sh", "", "flag", "--num-speculative-tokens", "3", 1), h7Set("a.sh", "", "flag", "--spec-decode-acceptance-length", "3.39", 2)},
+		{name: "ATOM acceptance length", entry: specEntry("qwen3.5-fp8-mi355x-atom-agentic-mtp", "qwen3.5", "atom", true, true, checks.SearchSpace{SpecDecoding: "mtp"}),
+			settings: []checks.Setting{specSet("a.sh", "", "flag", "--num-speculative-tokens", "3", 1), specSet("a.sh", "", "flag", "--spec-decode-acceptance-length", "3.39", 2)},
 			golden:   g, status: checks.Pass, reason: "pinned 3.39"},
 		{name: "kimik3 dspark needs draft sample method",
-			entry:    h7Entry("kimik3-fp4-b300-vllm-agentic-dspark", "kimik3", "vllm", true, true, checks.SearchSpace{}),
-			settings: []checks.Setting{h7Set("k.yaml", "agg", "arg", "speculative-config", `{"method": "dspark", "num_speculative_tokens": 4, "rejection_sample_method": "synthetic", "synthetic_acceptance_length": 3.1}`, 1)},
+			entry:    specEntry("kimik3-fp4-b300-vllm-agentic-dspark", "kimik3", "vllm", true, true, checks.SearchSpace{}),
+			settings: []checks.Setting{specSet("k.yaml", "agg", "arg", "speculative-config", `{"method": "dspark", "num_speculative_tokens": 4, "rejection_sample_method": "synthetic", "synthetic_acceptance_length": 3.1}`, 1)},
 			status:   checks.Fail, reason: "golden curve cannot be selected: kimik3 dspark needs draft_sample_method"},
 		{name: "kimik3 dspark probabilistic",
-			entry:    h7Entry("kimik3-fp4-b300-vllm-agentic-dspark", "kimik3", "vllm", true, true, checks.SearchSpace{}),
-			settings: []checks.Setting{h7Set("k.yaml", "agg", "arg", "speculative-config", `{"method": "dspark", "num_speculative_tokens": 6, "draft_sample_method": "probabilistic", "rejection_sample_method": "synthetic", "synthetic_acceptance_length": 3.77}`, 1)},
+			entry:    specEntry("kimik3-fp4-b300-vllm-agentic-dspark", "kimik3", "vllm", true, true, checks.SearchSpace{}),
+			settings: []checks.Setting{specSet("k.yaml", "agg", "arg", "speculative-config", `{"method": "dspark", "num_speculative_tokens": 6, "draft_sample_method": "probabilistic", "rejection_sample_method": "synthetic", "synthetic_acceptance_length": 3.77}`, 1)},
 			golden:   map[string]string{"kimik3_dspark_probabilistic_sample_method_block_rejection_sample_method": dsparkGolden},
 			status:   checks.Pass, reason: "kimik3 DSpark n=6 thinking_on pinned 3.77 = golden kimik3_dspark_probabilistic_sample_method_block_rejection_sample_method.yaml."},
 		{name: "minimaxm3 eagle gqa draft",
-			entry: h7Entry("minimaxm3-fp8-b200-sglang-agentic-eagle", "minimaxm3", "sglang", true, true, checks.SearchSpace{}),
+			entry: specEntry("minimaxm3-fp8-b200-sglang-agentic-eagle", "minimaxm3", "sglang", true, true, checks.SearchSpace{}),
 			settings: []checks.Setting{
-				h7Set("m.yaml", "agg", "arg", "speculative-algorithm", "EAGLE", 1),
-				h7Set("m.yaml", "agg", "arg", "speculative-draft-model-path", "org/MiniMax-M3-Eagle3-GQA", 2),
-				h7Set("m.yaml", "agg", "arg", "speculative-num-steps", "3", 3),
-				h7Set("m.yaml", "agg", "env", "SGLANG_SIMULATE_ACC_LEN", "3.39", 4),
+				specSet("m.yaml", "agg", "arg", "speculative-algorithm", "EAGLE", 1),
+				specSet("m.yaml", "agg", "arg", "speculative-draft-model-path", "org/MiniMax-M3-Eagle3-GQA", 2),
+				specSet("m.yaml", "agg", "arg", "speculative-num-steps", "3", 3),
+				specSet("m.yaml", "agg", "env", "SGLANG_SIMULATE_ACC_LEN", "3.39", 4),
 			},
 			golden: map[string]string{"minimaxm3_eagle3_gqa": qwenGolden},
 			status: checks.Pass, reason: "minimaxm3 EAGLE3 n=3 thinking_on pinned 3.39 = golden minimaxm3_eagle3_gqa.yaml."},
 		{name: "missing draft length", entry: qwenSG("qwen3.5-fp8-mi355x-sglang-agentic-mtp", true), golden: g,
-			settings: []checks.Setting{h7Set(rec, "agg", "env", "SGLANG_SIMULATE_ACC_LEN", "3.39", 1)},
+			settings: []checks.Setting{specSet(rec, "agg", "env", "SGLANG_SIMULATE_ACC_LEN", "3.39", 1)},
 			status:   checks.Fail, reason: "num_speculative_tokens not found in the agg role"},
 		{name: "pin from a shell variable", entry: qwenSG("qwen3.5-fp8-mi355x-sglang-agentic-mtp", true), settings: sgl("${AL}"), golden: g,
 			status: checks.Fail, reason: "Needs human review: qwen3.5-fp8-mi355x-sglang-agentic-mtp sets SGLANG_SIMULATE_ACC_LEN from a shell variable (${AL}); golden thinking_on[3] is 3.39."},
@@ -193,7 +193,7 @@ func TestGoldenALCheck(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			h7Check(t, runGalCase(t, tc), tc.status, tc.reason)
+			specCheck(t, runGalCase(t, tc), tc.status, tc.reason)
 		})
 	}
 }
@@ -203,22 +203,22 @@ func TestGoldenALCheck(t *testing.T) {
 func TestGoldenALSeedDSpark(t *testing.T) {
 	const rec = "benchmarks/single_node/srt-slurm-recipes/dsv4/sglang/b300-fp4-dspark/agentic.yaml"
 	tc := galCase{
-		entry: h7Entry("dsv4-fp4-b300-sglang-agentic-dspark", "dsv4", "sglang", true, true, checks.SearchSpace{TP: 8, SpecDecoding: "dspark"}),
+		entry: specEntry("dsv4-fp4-b300-sglang-agentic-dspark", "dsv4", "sglang", true, true, checks.SearchSpace{TP: 8, SpecDecoding: "dspark"}),
 		settings: []checks.Setting{
-			h7Set(rec, "agg", "arg", "speculative-algorithm", "DSPARK", 7),
-			h7Set(rec, "agg", "arg", "speculative-num-steps", "3", 8),
-			h7Set(rec, "agg", "arg", "speculative-dspark-block-size", "6", 9),
-			h7Set(rec, "agg", "env", "SGLANG_SIMULATE_ACC_LEN", "3.77", 12),
+			specSet(rec, "agg", "arg", "speculative-algorithm", "DSPARK", 7),
+			specSet(rec, "agg", "arg", "speculative-num-steps", "3", 8),
+			specSet(rec, "agg", "arg", "speculative-dspark-block-size", "6", 9),
+			specSet(rec, "agg", "env", "SGLANG_SIMULATE_ACC_LEN", "3.77", 12),
 		},
 		golden: map[string]string{"dsv4-pro-0813-dspark": dsparkGolden},
 	}
 	r := runGalCase(t, tc)
-	h7Check(t, r, checks.Pass, "dsv4 DSpark n=6 thinking_on pinned 3.77 = golden dsv4-pro-0813-dspark.yaml.")
+	specCheck(t, r, checks.Pass, "dsv4 DSpark n=6 thinking_on pinned 3.77 = golden dsv4-pro-0813-dspark.yaml.")
 	d, ok := r.Data.(checks.GoldenALData)
 	if !ok || len(d.Values) != 1 || d.Values[0].AL != 3.77 || d.Values[0].N != 6 || d.Values[0].Model != "deepseek-test-0813" {
 		t.Fatalf("Data = %#v, want the selected golden value", r.Data)
 	}
 	// The same pin against a block size of 5 (golden 3.61) fails.
 	tc.settings[2].Value = "5"
-	h7Check(t, runGalCase(t, tc), checks.Fail, "pins SGLANG_SIMULATE_ACC_LEN 3.77; golden thinking_on[5] is 3.61.")
+	specCheck(t, runGalCase(t, tc), checks.Fail, "pins SGLANG_SIMULATE_ACC_LEN 3.77; golden thinking_on[5] is 3.61.")
 }

@@ -27,7 +27,7 @@ type urFetched struct {
 func runUpstreamRecipe(ctx context.Context, pr *PR) Result {
 	cs, err := pr.ChangeSet(ctx)
 	if err != nil || cs == nil {
-		return Unverified(T("change set unavailable: "+h7ErrText(err), "变更集不可用："+h7ErrText(err)))
+		return Unverified(T("change set unavailable: "+specErrText(err), "变更集不可用："+specErrText(err)))
 	}
 	singleNode := pr.Settings != nil && pr.Settings.UpstreamRecipeScope == "single-node"
 	var inScope []*ConfigEntry
@@ -46,7 +46,7 @@ func runUpstreamRecipe(ctx context.Context, pr *PR) Result {
 		inScope = append(inScope, c)
 	}
 	if len(inScope) == 0 {
-		if r, bad := h7InputsUnread(pr, cs); bad {
+		if r, bad := specInputsUnread(pr, cs); bad {
 			return r
 		}
 		if multi > 0 {

@@ -42,19 +42,19 @@ func recipeSource() *checkstest.Source {
 }
 
 func recipeEntry(key, framework string, multi, disagg bool) *checks.ConfigEntry {
-	e := h7Entry(key, "qwen3.5", framework, false, false, checks.SearchSpace{TP: 8})
+	e := specEntry(key, "qwen3.5", framework, false, false, checks.SearchSpace{TP: 8})
 	e.MultiNode, e.Disagg = multi, disagg
 	return e
 }
 
 func recipeSettings(file string) []checks.Setting {
 	return []checks.Setting{
-		h7Set(file, "", "flag", "--tp-size", "8", 10),
-		h7Set(file, "", "flag", "--ep-size", "8", 10),
-		h7Set(file, "", "flag", "--quantization", "fp8", 11),
-		h7Set(file, "", "flag", "--attention-backend", "trtllm_mha", 12),
-		h7Set(file, "", "flag", "--scheduler-recv-interval", "30", 13),
-		h7Set(file, "benchmark", "env", "TP", "8", 20),
+		specSet(file, "", "flag", "--tp-size", "8", 10),
+		specSet(file, "", "flag", "--ep-size", "8", 10),
+		specSet(file, "", "flag", "--quantization", "fp8", 11),
+		specSet(file, "", "flag", "--attention-backend", "trtllm_mha", 12),
+		specSet(file, "", "flag", "--scheduler-recv-interval", "30", 13),
+		specSet(file, "benchmark", "env", "TP", "8", 20),
 	}
 }
 
@@ -77,15 +77,15 @@ func TestUpstreamRecipeCheck(t *testing.T) {
 		{name: "merged and covered", entries: []*checks.ConfigEntry{sgl}, detail: "- Recipe: https://github.com/sgl-project/sglang/pull/21873 (merged)",
 			status: checks.Pass, reason: "sgl-project/sglang#21873 merged 2026-10-02; TP/EP/quantization/attention backend match."},
 		{name: "default parallel size not required", entries: []*checks.ConfigEntry{sgl}, detail: "- https://github.com/sgl-project/sglang/pull/21873",
-			extra:  []checks.Setting{h7Set(script, "", "flag", "--dp-size", "1", 16)},
+			extra:  []checks.Setting{specSet(script, "", "flag", "--dp-size", "1", 16)},
 			status: checks.Pass, reason: "TP/EP/quantization/attention backend match."},
 		{name: "published cookbook page", entries: []*checks.ConfigEntry{sgl}, detail: "- https://docs.sglang.io/cookbook/qwen3.5",
 			status: checks.Pass, reason: "docs.sglang.io/cookbook/qwen3.5 published; TP/EP/quantization/attention backend match."},
 		{name: "missing major arg", entries: []*checks.ConfigEntry{sgl}, detail: "- https://github.com/sgl-project/sglang/pull/21873",
-			extra:  []checks.Setting{h7Set(script, "", "flag", "--kv-cache-dtype", "fp8_e4m3", 14)},
+			extra:  []checks.Setting{specSet(script, "", "flag", "--kv-cache-dtype", "fp8_e4m3", 14)},
 			status: checks.Fail, reason: "Needs human review: sgl-project/sglang#21873 merged 2026-10-02; upstream recipe does not show: kv-cache-dtype fp8_e4m3."},
 		{name: "value differs", entries: []*checks.ConfigEntry{sgl}, detail: "- https://github.com/sgl-project/sglang/pull/21873",
-			extra:  []checks.Setting{h7Set(script, "", "flag", "--attention-backend", "fa3", 15)},
+			extra:  []checks.Setting{specSet(script, "", "flag", "--attention-backend", "fa3", 15)},
 			status: checks.Fail, reason: "upstream recipe does not show: attention backend fa3."},
 		{name: "SGLang code PR is not a recipe", entries: []*checks.ConfigEntry{sgl}, detail: "- https://github.com/sgl-project/sglang/pull/30000",
 			status: checks.Fail, reason: "Needs human review: sgl-project/sglang#30000 changes no cookbook page"},
@@ -126,12 +126,12 @@ func TestUpstreamRecipeCheck(t *testing.T) {
 				}
 				cs.Effective[e.Key] = []*checks.EffectiveFile{{Path: script, Kind: "script", Settings: s}}
 			}
-			pr := h7PR(t, cs, recipeSource(), checks.LegacyLayout(), tc.detail)
+			pr := specPR(t, cs, recipeSource(), checks.LegacyLayout(), tc.detail)
 			if tc.scope != "" {
 				pr.Settings.UpstreamRecipeScope = tc.scope
 			}
-			r := h7Run(checks.UpstreamRecipeCheck(), pr)
-			h7Check(t, r, tc.status, tc.reason)
+			r := specRun(checks.UpstreamRecipeCheck(), pr)
+			specCheck(t, r, tc.status, tc.reason)
 			if r.Status == checks.Pass {
 				found := false
 				for _, e := range r.Evidence {
@@ -176,12 +176,12 @@ func TestUpstreamRecipeConcurrentReads(t *testing.T) {
 	vll := recipeEntry("qwen3.5-fp8-b200-vllm", "vllm", false, false)
 	cs := &checks.ChangeSet{Affected: []*checks.ConfigEntry{sgl, vll}, Effective: map[string][]*checks.EffectiveFile{
 		sgl.Key: {{Path: "a.sh", Settings: recipeSettings("a.sh")[:1]}},
-		vll.Key: {{Path: "b.sh", Settings: []checks.Setting{h7Set("b.sh", "", "flag", "--tensor-parallel-size", "4", 1)}}},
+		vll.Key: {{Path: "b.sh", Settings: []checks.Setting{specSet("b.sh", "", "flag", "--tensor-parallel-size", "4", 1)}}},
 	}}
 	detail := "- https://github.com/sgl-project/sglang/pull/21873\n- https://github.com/vllm-project/recipes/pull/500"
-	pr := h7PR(t, cs, src, checks.LegacyLayout(), detail)
-	r := h7Run(checks.UpstreamRecipeCheck(), pr)
-	h7Check(t, r, checks.Pass, "sgl-project/sglang#21873 merged 2026-10-02, vllm-project/recipes#500 merged 2026-10-02; TP match.")
+	pr := specPR(t, cs, src, checks.LegacyLayout(), detail)
+	r := specRun(checks.UpstreamRecipeCheck(), pr)
+	specCheck(t, r, checks.Pass, "sgl-project/sglang#21873 merged 2026-10-02, vllm-project/recipes#500 merged 2026-10-02; TP match.")
 	if got := fmt.Sprint(src.Calls["UpstreamPR"], src.Calls["UpstreamPRFiles"]); got != "2 2" {
 		t.Fatalf("upstream calls = %s, want 2 2", got)
 	}

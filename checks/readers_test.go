@@ -33,7 +33,7 @@ PY
 	}
 	var got []string
 	for _, s := range sets {
-		got = append(got, s.Kind+":"+s.Name+"="+s.Value+"@"+h6Itoa(s.Line))
+		got = append(got, s.Kind+":"+s.Name+"="+s.Value+"@"+cfgItoa(s.Line))
 	}
 	want := []string{
 		"env:A=1@3", "env:B=two words@3",
@@ -65,7 +65,7 @@ PY
 	}
 }
 
-func h6Itoa(n int) string { return strconv.Itoa(n) }
+func cfgItoa(n int) string { return strconv.Itoa(n) }
 
 func TestParseRecipeSample(t *testing.T) {
 	// The sample recipe of the real repository (read, not copied).
@@ -124,7 +124,7 @@ zip_override_conc:
 	}
 	var got []string
 	for _, s := range sets {
-		got = append(got, s.Role+"/"+s.Kind+"/"+s.Name+"="+s.Value+"@"+h6Itoa(s.Line))
+		got = append(got, s.Role+"/"+s.Kind+"/"+s.Name+"="+s.Value+"@"+cfgItoa(s.Line))
 	}
 	for _, w := range []string{
 		`prefill/arg/hf-overrides={"num_hidden_layers": 2}@5`, "prefill/env/A=1@6",

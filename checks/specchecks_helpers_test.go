@@ -13,14 +13,14 @@ import (
 // the change-set model directly so the checks are tested on their own rules.
 
 const (
-	h7Head    = "1a2b3c4d5e6f7081920a1b2c3d4e5f6071829304"
-	h7Base    = "b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0"
-	h7Default = "d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0"
+	specHead    = "1a2b3c4d5e6f7081920a1b2c3d4e5f6071829304"
+	specBase    = "b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0"
+	specDefault = "d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0"
 )
 
-// h7PR builds a PR whose change set is cs and whose sign-off carries detail
+// specPR builds a PR whose change set is cs and whose sign-off carries detail
 // in its Additional detail section.
-func h7PR(t *testing.T, cs *checks.ChangeSet, src *checkstest.Source, layout checks.Layout, detail string) *checks.PR {
+func specPR(t *testing.T, cs *checks.ChangeSet, src *checkstest.Source, layout checks.Layout, detail string) *checks.PR {
 	t.Helper()
 	if src == nil {
 		src = &checkstest.Source{}
@@ -29,7 +29,7 @@ func h7PR(t *testing.T, cs *checks.ChangeSet, src *checkstest.Source, layout che
 	body := "As a PR reviewer and CODEOWNER, I have reviewed this and have:\n- [x] Verified things\n### Additional detail section:\n" + detail + "\nSigned: `owner-a`\n"
 	pr := &checks.PR{
 		Owner: "SemiAnalysisAI", Repo: "InferenceX", Number: 3301,
-		HeadSHA: h7Head, BaseSHA: h7Base, BaseTip: h7Base, DefaultSHA: h7Default,
+		HeadSHA: specHead, BaseSHA: specBase, BaseTip: specBase, DefaultSHA: specDefault,
 		SignOff:  checks.ParseSignOff(body),
 		Settings: &settings,
 		Layout:   layout,
@@ -43,17 +43,17 @@ func h7PR(t *testing.T, cs *checks.ChangeSet, src *checkstest.Source, layout che
 	return pr
 }
 
-// h7Run runs a check and finalizes its result as the runner does.
-func h7Run(c checks.Check, pr *checks.PR) checks.Result {
+// specRun runs a check and finalizes its result as the runner does.
+func specRun(c checks.Check, pr *checks.PR) checks.Result {
 	return c.Finalize(c.Run(context.Background(), pr))
 }
 
-func h7Set(file, role, kind, name, value string, line int) checks.Setting {
+func specSet(file, role, kind, name, value string, line int) checks.Setting {
 	return checks.Setting{Name: name, Value: value, File: file, Line: line, Role: role, Kind: kind}
 }
 
-// h7Entry is a master entry with one scenario and one search-space element.
-func h7Entry(key, prefix, framework string, agentic, spec bool, ss checks.SearchSpace) *checks.ConfigEntry {
+// specEntry is a master entry with one scenario and one search-space element.
+func specEntry(key, prefix, framework string, agentic, spec bool, ss checks.SearchSpace) *checks.ConfigEntry {
 	typ := "fixed-seq-len"
 	if agentic {
 		typ = "agentic-coding"
@@ -69,7 +69,7 @@ func h7Entry(key, prefix, framework string, agentic, spec bool, ss checks.Search
 	}
 }
 
-func h7Check(t *testing.T, r checks.Result, status checks.Status, reason string) {
+func specCheck(t *testing.T, r checks.Result, status checks.Status, reason string) {
 	t.Helper()
 	if r.Status != status {
 		t.Fatalf("status = %s, want %s (reason %q)", r.Status, status, r.Reason.EN)

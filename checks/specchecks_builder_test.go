@@ -9,9 +9,9 @@ import (
 )
 
 // These tests run Checks 3, 11, 12 and 13 through the real change-set
-// builder on the shared H6 fixture repository, in both layouts.
+// builder on the shared test fixture repository, in both layouts.
 
-const h7QwenAgentic = `qwen3.5-fp8-b200-sglang-agentic-mtp:
+const specQwenAgentic = `qwen3.5-fp8-b200-sglang-agentic-mtp:
   image: lmsysorg/sglang:v0.5.20-cu130
   model: Qwen/Qwen3.5-397B-A17B-FP8
   model-prefix: qwen3.5
@@ -27,7 +27,7 @@ const h7QwenAgentic = `qwen3.5-fp8-b200-sglang-agentic-mtp:
           srt-recipe: benchmarks/single_node/srt-slurm-recipes/qwen3.5/sglang/b200-fp8-mtp/agentic.yaml }
 `
 
-const h7QwenRecipe = `name: "qwen3.5-b200-agentic-mtp"
+const specQwenRecipe = `name: "qwen3.5-b200-agentic-mtp"
 model:
   path: "Qwen/Qwen3.5-397B-A17B-FP8"
   container: "sglang"
@@ -47,11 +47,11 @@ benchmark:
     RESULT_DIR: /logs/agentic
 `
 
-func h7BuilderRun(t *testing.T, r *h6Repo, c checks.Check, golden bool) checks.Result {
+func specBuilderRun(t *testing.T, r *cfgRepo, c checks.Check, golden bool) checks.Result {
 	t.Helper()
 	pr, src := r.pr(t)
 	if golden {
-		src.SetFile(h6Default, r.layout.GoldenDir+"/qwen3.5_mtp.yaml", qwenGolden)
+		src.SetFile(cfgDefault, r.layout.GoldenDir+"/qwen3.5_mtp.yaml", qwenGolden)
 	}
 	return c.Finalize(c.Run(context.Background(), pr))
 }
@@ -75,38 +75,38 @@ func TestGoldenALThroughBuilder(t *testing.T) {
 			want:   map[string]string{"legacy": "runs real acceptance", "e2e": "SRT launcher injects golden 3.39 from qwen3.5_mtp.yaml."}},
 	}
 	for _, tc := range tests {
-		for name, layout := range h6Layouts() {
+		for name, layout := range cfgLayouts() {
 			t.Run(tc.name+"/"+name, func(t *testing.T) {
-				r := h6NewRepo(layout)
-				r.h6AppendEntry("configs/nvidia-master.yaml", h7QwenAgentic)
-				r.head[recipe] = strings.Replace(h7QwenRecipe, "%s", tc.env, 1)
-				res := h7BuilderRun(t, r, checks.GoldenALCheck(), true)
-				h6Expect(t, res, tc.status[name], tc.want[name])
+				r := cfgNewRepo(layout)
+				r.cfgAppendEntry("configs/nvidia-master.yaml", specQwenAgentic)
+				r.head[recipe] = strings.Replace(specQwenRecipe, "%s", tc.env, 1)
+				res := specBuilderRun(t, r, checks.GoldenALCheck(), true)
+				cfgExpect(t, res, tc.status[name], tc.want[name])
 			})
 		}
 	}
 }
 
 func TestDraftPrecisionThroughBuilder(t *testing.T) {
-	for name, layout := range h6Layouts() {
+	for name, layout := range cfgLayouts() {
 		t.Run("S11 inherited helper/"+name, func(t *testing.T) {
-			r := h6NewRepo(layout)
+			r := cfgNewRepo(layout)
 			lib := "benchmarks/benchmark_lib.sh"
 			withKnob := strings.Replace(r.base[lib], "# Shared helpers.\n", "# Shared helpers.\nexport SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=1\n", 1)
 			r.base[lib], r.head[lib] = withKnob, withKnob // unchanged by the PR
 			r.head["configs/nvidia-master.yaml"] = strings.Replace(r.head["configs/nvidia-master.yaml"],
 				"lmsysorg/sglang:v0.5.12-cu130", "lmsysorg/sglang:v0.5.13-cu130", 1)
 			r.detail = draftEvidence
-			res, _ := h6RunCheck(t, r, checks.DraftPrecisionCheck())
-			h6Expect(t, res, checks.Fail, "SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=1 via "+layout.Root+lib+":3", "(dsr1-fp4-b200-sglang-mtp); remove it and verify the draft runs as shipped.")
+			res, _ := cfgRunCheck(t, r, checks.DraftPrecisionCheck())
+			cfgExpect(t, res, checks.Fail, "SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=1 via "+layout.Root+lib+":3", "(dsr1-fp4-b200-sglang-mtp); remove it and verify the draft runs as shipped.")
 		})
 		t.Run("clean spec decode/"+name, func(t *testing.T) {
-			r := h6NewRepo(layout)
+			r := cfgNewRepo(layout)
 			r.head["configs/nvidia-master.yaml"] = strings.Replace(r.head["configs/nvidia-master.yaml"],
 				"lmsysorg/sglang:v0.5.12-cu130", "lmsysorg/sglang:v0.5.13-cu130", 1)
 			r.detail = draftEvidence
-			res, _ := h6RunCheck(t, r, checks.DraftPrecisionCheck())
-			h6Expect(t, res, checks.Pass, "Draft stored BF16, served BF16")
+			res, _ := cfgRunCheck(t, r, checks.DraftPrecisionCheck())
+			cfgExpect(t, res, checks.Pass, "Draft stored BF16, served BF16")
 		})
 	}
 }
@@ -128,25 +128,25 @@ func TestAppendOnlyThroughBuilder(t *testing.T) {
 			checks.Pass, "Adds conc 2, 6 to qwen3.5-fp8-b200-sglang; all 5 base points unchanged"},
 	}
 	for _, tc := range tests {
-		for name, layout := range h6Layouts() {
+		for name, layout := range cfgLayouts() {
 			t.Run(tc.name+"/"+name, func(t *testing.T) {
-				r := h6NewRepo(layout)
+				r := cfgNewRepo(layout)
 				const f = "configs/nvidia-master.yaml"
 				r.base[f] = strings.Replace(r.base[f], oldSS, tc.baseSS, 1)
 				r.head[f] = strings.Replace(r.head[f], oldSS, tc.headSS, 1)
 				r.head["perf-changelog.yaml"] += entry
-				res, _ := h6RunCheck(t, r, checks.AppendOnlyCheck())
-				h6Expect(t, res, tc.status, tc.want)
+				res, _ := cfgRunCheck(t, r, checks.AppendOnlyCheck())
+				cfgExpect(t, res, tc.status, tc.want)
 			})
 		}
 	}
 }
 
 func TestUpstreamRecipeThroughBuilder(t *testing.T) {
-	for name, layout := range h6Layouts() {
+	for name, layout := range cfgLayouts() {
 		for _, scope := range []string{"all", "single-node"} {
 			t.Run("S15 "+scope+"/"+name, func(t *testing.T) {
-				r := h6NewRepo(layout)
+				r := cfgNewRepo(layout)
 				const f = "configs/nvidia-master.yaml"
 				r.head[f] = strings.Replace(r.head[f], "lmsysorg/sglang:v0.5.14-cu130", "lmsysorg/sglang:v0.5.15-cu130", 1)
 				r.detail = "- disagg, no recipe update required"
@@ -155,9 +155,9 @@ func TestUpstreamRecipeThroughBuilder(t *testing.T) {
 				c := checks.UpstreamRecipeCheck()
 				res := c.Finalize(c.Run(context.Background(), pr))
 				if scope == "all" {
-					h6Expect(t, res, checks.Fail, "No upstream recipe link in the additional detail section (dynamo-sglang disagg requires SGLang cookbook coverage).")
+					cfgExpect(t, res, checks.Fail, "No upstream recipe link in the additional detail section (dynamo-sglang disagg requires SGLang cookbook coverage).")
 				} else {
-					h6Expect(t, res, checks.NA, "disaggregated/multi-node submission; the recipe-link requirement applies to single-node recipes only")
+					cfgExpect(t, res, checks.NA, "disaggregated/multi-node submission; the recipe-link requirement applies to single-node recipes only")
 				}
 			})
 		}
@@ -168,18 +168,18 @@ func TestUpstreamRecipeThroughBuilder(t *testing.T) {
 // 13 say what they could not read instead of passing.
 func TestUnreadableRecipeIsNotAPass(t *testing.T) {
 	const recipe = "benchmarks/single_node/srt-slurm-recipes/qwen3.5/sglang/b200-fp8-mtp/agentic.yaml"
-	for name, layout := range h6Layouts() {
+	for name, layout := range cfgLayouts() {
 		t.Run(name, func(t *testing.T) {
-			r := h6NewRepo(layout)
-			r.h6AppendEntry("configs/nvidia-master.yaml", h7QwenAgentic)
-			r.head[recipe] = strings.Replace(h7QwenRecipe, "%s", "%%bad", 1)
+			r := cfgNewRepo(layout)
+			r.cfgAppendEntry("configs/nvidia-master.yaml", specQwenAgentic)
+			r.head[recipe] = strings.Replace(specQwenRecipe, "%s", "%%bad", 1)
 			r.detail = "- Recipe: https://github.com/sgl-project/sglang/pull/21873\n" + draftEvidence
 			for _, c := range []checks.Check{checks.UpstreamRecipeCheck(), checks.GoldenALCheck(), checks.DraftPrecisionCheck()} {
 				pr, src := r.pr(t)
-				src.SetFile(h6Default, layout.GoldenDir+"/qwen3.5_mtp.yaml", qwenGolden)
+				src.SetFile(cfgDefault, layout.GoldenDir+"/qwen3.5_mtp.yaml", qwenGolden)
 				src.Upstream, src.UpstreamFiles = recipeSource().Upstream, recipeSource().UpstreamFiles
 				res := c.Finalize(c.Run(context.Background(), pr))
-				h6Expect(t, res, checks.Fail, layout.Root+recipe+": ")
+				cfgExpect(t, res, checks.Fail, layout.Root+recipe+": ")
 			}
 		})
 	}

@@ -12,18 +12,18 @@ import (
 	"github.com/verdict-bot/verdict/checks/checkstest"
 )
 
-// The H6 fixture is a small benchmark repository written in the formats of
+// The test fixture is a small benchmark repository written in the formats of
 // INFERENCEX.md §5 (configs, changelog, scripts, srt-slurm recipes,
 // MODELS.md, waivers). Paths are written legacy-style and mapped onto the
 // layout under test, so every scenario runs against both layouts.
 
 const (
-	h6Base    = "base000000000000000000000000000000000000"
-	h6Head    = "head000000000000000000000000000000000000"
-	h6Default = "dflt000000000000000000000000000000000000"
+	cfgBase    = "base000000000000000000000000000000000000"
+	cfgHead    = "head000000000000000000000000000000000000"
+	cfgDefault = "dflt000000000000000000000000000000000000"
 )
 
-type h6Repo struct {
+type cfgRepo struct {
 	layout checks.Layout
 	// base and head hold file contents by legacy-style path; the default
 	// branch equals the base unless def is set.
@@ -33,10 +33,10 @@ type h6Repo struct {
 	date            time.Time
 }
 
-func h6NewRepo(layout checks.Layout) *h6Repo {
-	r := &h6Repo{layout: layout, base: map[string]string{}, number: 2611,
+func cfgNewRepo(layout checks.Layout) *cfgRepo {
+	r := &cfgRepo{layout: layout, base: map[string]string{}, number: 2611,
 		date: time.Date(2026, 10, 1, 12, 0, 0, 0, time.UTC)}
-	for p, c := range h6BaseFiles {
+	for p, c := range cfgBaseFiles {
 		r.base[p] = c
 	}
 	r.head = map[string]string{}
@@ -47,7 +47,7 @@ func h6NewRepo(layout checks.Layout) *h6Repo {
 }
 
 // path maps a legacy-style path onto the layout.
-func (r *h6Repo) path(p string) string {
+func (r *cfgRepo) path(p string) string {
 	switch {
 	case p == "MODELS.md":
 		return r.layout.Models
@@ -59,14 +59,14 @@ func (r *h6Repo) path(p string) string {
 
 // text maps legacy-style paths inside file contents (srt-recipe values are
 // project-relative and stay as they are; nothing else needs mapping).
-func (r *h6Repo) pr(t testing.TB) (*checks.PR, *checkstest.Source) {
+func (r *cfgRepo) pr(t testing.TB) (*checks.PR, *checkstest.Source) {
 	t.Helper()
 	src := &checkstest.Source{}
 	def := r.def
 	if def == nil {
 		def = r.base
 	}
-	for ref, files := range map[string]map[string]string{h6Base: r.base, h6Head: r.head, h6Default: def} {
+	for ref, files := range map[string]map[string]string{cfgBase: r.base, cfgHead: r.head, cfgDefault: def} {
 		for p, c := range files {
 			src.SetFile(ref, r.path(p), c)
 		}
@@ -96,24 +96,24 @@ func (r *h6Repo) pr(t testing.TB) (*checks.PR, *checkstest.Source) {
 		case !inHead:
 			cf.Status = "removed"
 		}
-		cf.Patch, cf.Additions, cf.Deletions = h6Diff(old, nw)
+		cf.Patch, cf.Additions, cf.Deletions = cfgDiff(old, nw)
 		src.ChangedFiles = append(src.ChangedFiles, cf)
 	}
 	settings := checks.Defaults()
 	body := "As a PR reviewer and CODEOWNER, I have reviewed this and have:\n- [x] Verified things\n### Additional detail section:\n" + r.detail + "\nSigned: `owner-a`\n"
 	pr := &checks.PR{
 		Owner: "SemiAnalysisAI", Repo: "InferenceX", Number: r.number,
-		HeadSHA: h6Head, BaseSHA: h6Base, BaseTip: h6Base, DefaultSHA: h6Default,
+		HeadSHA: cfgHead, BaseSHA: cfgBase, BaseTip: cfgBase, DefaultSHA: cfgDefault,
 		SignOff: checks.ParseSignOff(body), ReviewDate: r.date,
 		Settings: &settings, Layout: r.layout, Source: src,
 	}
 	return pr, src
 }
 
-// h6Diff is a line diff rendered as one unified hunk: common leading and
+// cfgDiff is a line diff rendered as one unified hunk: common leading and
 // trailing lines are context, the middle is diffed by LCS (or, when large,
 // replaced wholesale), so big generated files stay cheap.
-func h6Diff(old, nw string) (patch string, adds, dels int) {
+func cfgDiff(old, nw string) (patch string, adds, dels int) {
 	split := func(s string) []string {
 		if s == "" {
 			return nil
@@ -182,19 +182,19 @@ func h6Diff(old, nw string) (patch string, adds, dels int) {
 	return sb.String(), adds, dels
 }
 
-func h6Layouts() map[string]checks.Layout {
+func cfgLayouts() map[string]checks.Layout {
 	return map[string]checks.Layout{"legacy": checks.LegacyLayout(), "e2e": checks.E2ELayout()}
 }
 
-// h6RunCheck runs a check on a fresh PR and finalizes it.
-func h6RunCheck(t testing.TB, r *h6Repo, c checks.Check) (checks.Result, *checkstest.Source) {
+// cfgRunCheck runs a check on a fresh PR and finalizes it.
+func cfgRunCheck(t testing.TB, r *cfgRepo, c checks.Check) (checks.Result, *checkstest.Source) {
 	t.Helper()
 	pr, src := r.pr(t)
 	res := c.Finalize(c.Run(context.Background(), pr))
 	return res, src
 }
 
-func h6Expect(t *testing.T, r checks.Result, status checks.Status, substr ...string) {
+func cfgExpect(t *testing.T, r checks.Result, status checks.Status, substr ...string) {
 	t.Helper()
 	if r.Status != status {
 		t.Fatalf("status = %s, want %s; reason %q", r.Status, status, r.Reason.EN)
@@ -209,7 +209,7 @@ func h6Expect(t *testing.T, r checks.Result, status checks.Status, substr ...str
 	}
 }
 
-var h6BaseFiles = map[string]string{
+var cfgBaseFiles = map[string]string{
 	"configs/amd-master.yaml": `# AMD single-node configs
 dsr1-fp4-mi355x-sglang:
   image: lmsysorg/sglang:v0.5.12-rocm700-mi35x
@@ -420,13 +420,13 @@ Spec-decode A/B retirements:
 `,
 }
 
-// h6AppendEntry appends a master entry to a master file at head.
-func (r *h6Repo) h6AppendEntry(file, entry string) {
+// cfgAppendEntry appends a master entry to a master file at head.
+func (r *cfgRepo) cfgAppendEntry(file, entry string) {
 	r.head[file] = r.head[file] + "\n" + entry
 }
 
-// h6AppendChangelog appends a changelog entry at head.
-func (r *h6Repo) h6AppendChangelog(keys ...string) {
+// cfgAppendChangelog appends a changelog entry at head.
+func (r *cfgRepo) cfgAppendChangelog(keys ...string) {
 	var b strings.Builder
 	b.WriteString("\n- config-keys:\n")
 	for _, k := range keys {

@@ -8,30 +8,30 @@ import (
 	"github.com/verdict-bot/verdict/checks"
 )
 
-// h6Scenario is one acceptance scenario: it edits the fixture repository and
+// cfgScenario is one acceptance scenario: it edits the fixture repository and
 // names the expected status and reason fragments. Every scenario runs on
 // both layouts, and the two results must agree once the layout root is
 // removed from the reason.
-type h6Scenario struct {
+type cfgScenario struct {
 	name   string
 	check  func() checks.Check
-	edit   func(r *h6Repo)
+	edit   func(r *cfgRepo)
 	status checks.Status
 	want   []string
 }
 
-func h6RunScenarios(t *testing.T, scs []h6Scenario) {
+func cfgRunScenarios(t *testing.T, scs []cfgScenario) {
 	t.Helper()
 	for _, sc := range scs {
 		t.Run(sc.name, func(t *testing.T) {
 			var reasons []string
 			for _, name := range []string{"legacy", "e2e"} {
-				layout := h6Layouts()[name]
-				r := h6NewRepo(layout)
+				layout := cfgLayouts()[name]
+				r := cfgNewRepo(layout)
 				if sc.edit != nil {
 					sc.edit(r)
 				}
-				res, _ := h6RunCheck(t, r, sc.check())
+				res, _ := cfgRunCheck(t, r, sc.check())
 				want := make([]string, len(sc.want))
 				for i, w := range sc.want {
 					want[i] = strings.ReplaceAll(w, "{root}", layout.Root)
@@ -47,7 +47,7 @@ func h6RunScenarios(t *testing.T, scs []h6Scenario) {
 					}
 					subs = append(subs, w)
 				}
-				h6Expect(t, res, sc.status, subs...)
+				cfgExpect(t, res, sc.status, subs...)
 				reasons = append(reasons, strings.ReplaceAll(res.Reason.EN, layout.Root, ""))
 			}
 			if reasons[0] != reasons[1] {
@@ -57,7 +57,7 @@ func h6RunScenarios(t *testing.T, scs []h6Scenario) {
 	}
 }
 
-const h6VLLMEntry = `kimik3-fp4-%s-vllm:
+const cfgVLLMEntry = `kimik3-fp4-%s-vllm:
   image: %s
   model: moonshotai/Kimi-K3
   model-prefix: kimik3
@@ -71,7 +71,7 @@ const h6VLLMEntry = `kimik3-fp4-%s-vllm:
       - { tp: 8, spec-decoding: dspark, conc-list: [1, 4] }
 `
 
-func h6Sprintf(format string, a ...string) string {
+func cfgSprintf(format string, a ...string) string {
 	for _, x := range a {
 		format = strings.Replace(format, "%s", x, 1)
 	}
@@ -79,12 +79,12 @@ func h6Sprintf(format string, a ...string) string {
 }
 
 func TestImagesCheck(t *testing.T) {
-	addVLLM := func(runner, image string) func(r *h6Repo) {
-		return func(r *h6Repo) {
-			r.h6AppendEntry("configs/amd-master.yaml", h6Sprintf(h6VLLMEntry, runner, image, runner))
+	addVLLM := func(runner, image string) func(r *cfgRepo) {
+		return func(r *cfgRepo) {
+			r.cfgAppendEntry("configs/amd-master.yaml", cfgSprintf(cfgVLLMEntry, runner, image, runner))
 		}
 	}
-	h6RunScenarios(t, []h6Scenario{
+	cfgRunScenarios(t, []cfgScenario{
 		{name: "S5 non-upstream image on established SKU", check: checks.ImagesCheck,
 			edit:   addVLLM("mi355x", "rocm/vllm-dev:nightly-20261001"),
 			status: checks.Fail,
@@ -93,7 +93,7 @@ func TestImagesCheck(t *testing.T) {
 			edit:   addVLLM("mi455x", "rocm/vllm-dev:nightly-20261001"),
 			status: checks.Pass, want: []string{"Only open-source engine entries added."}},
 		{name: "S5 documented exception needs review", check: checks.ImagesCheck,
-			edit: func(r *h6Repo) {
+			edit: func(r *cfgRepo) {
 				addVLLM("mi355x", "rocm/vllm-dev:nightly-20261001")(r)
 				r.detail = "exception: new model architecture not supported upstream yet"
 			},
@@ -102,8 +102,8 @@ func TestImagesCheck(t *testing.T) {
 			edit:   addVLLM("mi355x", "docker.io/vllm/vllm-openai-rocm@sha256:0123abcd"),
 			status: checks.Pass, want: []string{"vllm/vllm-openai-rocm image; only open-source engine entries added."}},
 		{name: "S6 vendor entry without open-source sibling", check: checks.ImagesCheck,
-			edit: func(r *h6Repo) {
-				r.h6AppendEntry("configs/nvidia-master.yaml", `glm5.2-fp4-gb300-dynamo-trt:
+			edit: func(r *cfgRepo) {
+				r.cfgAppendEntry("configs/nvidia-master.yaml", `glm5.2-fp4-gb300-dynamo-trt:
   image: nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime:1.3.0
   model: zai-org/GLM-5.2-FP4
   model-prefix: glm5.2
@@ -117,8 +117,8 @@ func TestImagesCheck(t *testing.T) {
 			status: checks.Fail,
 			want:   []string{"=" + "New dynamo-trt entry glm5.2-fp4-gb300-dynamo-trt has no open-source engine entry for glm5.2 on gb300."}},
 		{name: "S6 only dynamo-sglang added", check: checks.ImagesCheck,
-			edit: func(r *h6Repo) {
-				r.h6AppendEntry("configs/nvidia-master.yaml", `glm5.2-fp4-gb300-dynamo-sglang:
+			edit: func(r *cfgRepo) {
+				r.cfgAppendEntry("configs/nvidia-master.yaml", `glm5.2-fp4-gb300-dynamo-sglang:
   image: lmsysorg/sglang:v0.5.20-cu130
   model: zai-org/GLM-5.2-FP4
   model-prefix: glm5.2
@@ -130,8 +130,8 @@ func TestImagesCheck(t *testing.T) {
 			},
 			status: checks.Pass, want: []string{"Only open-source engine entries added."}},
 		{name: "vendor entry preceded on the default branch", check: checks.ImagesCheck,
-			edit: func(r *h6Repo) {
-				r.h6AppendEntry("configs/nvidia-master.yaml", `qwen3.5-fp8-b200-trt:
+			edit: func(r *cfgRepo) {
+				r.cfgAppendEntry("configs/nvidia-master.yaml", `qwen3.5-fp8-b200-trt:
   image: nvcr.io/nvidia/tensorrt-llm/release:1.2.0
   model: Qwen/Qwen3.5-397B-A17B-FP8
   model-prefix: qwen3.5
@@ -142,8 +142,8 @@ func TestImagesCheck(t *testing.T) {
 			},
 			status: checks.Pass, want: []string{"trt entry preceded by qwen3.5-fp8-b200-sglang"}},
 		{name: "vendor entry whose sibling lands in the same PR", check: checks.ImagesCheck,
-			edit: func(r *h6Repo) {
-				r.h6AppendEntry("configs/nvidia-master.yaml", `glm5.2-fp4-gb300-dynamo-trt:
+			edit: func(r *cfgRepo) {
+				r.cfgAppendEntry("configs/nvidia-master.yaml", `glm5.2-fp4-gb300-dynamo-trt:
   image: nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime:1.3.0
   model-prefix: glm5.2
   runner: gb300
@@ -159,7 +159,7 @@ glm5.2-fp4-gb300-sglang:
 			},
 			status: checks.Fail, want: []string{"Needs human review: new dynamo-trt entry glm5.2-fp4-gb300-dynamo-trt", "only in this PR (glm5.2-fp4-gb300-sglang)"}},
 		{name: "no master entries changed", check: checks.ImagesCheck,
-			edit: func(r *h6Repo) {
+			edit: func(r *cfgRepo) {
 				r.head["benchmarks/single_node/fixed_seq_len/dsr1_fp4_mi355x.sh"] += "echo done\n"
 			},
 			status: checks.NA, want: []string{"PR changes no master-config entries."}},
@@ -167,20 +167,20 @@ glm5.2-fp4-gb300-sglang:
 }
 
 func TestDeprecatedCheck(t *testing.T) {
-	onDate := func(d string, f func(r *h6Repo)) func(r *h6Repo) {
-		return func(r *h6Repo) {
+	onDate := func(d string, f func(r *cfgRepo)) func(r *cfgRepo) {
+		return func(r *cfgRepo) {
 			r.date, _ = time.Parse("2006-01-02", d)
 			r.date = r.date.Add(23 * time.Hour)
 			f(r)
 		}
 	}
-	touchDSV4 := func(r *h6Repo) {
+	touchDSV4 := func(r *cfgRepo) {
 		r.head["configs/nvidia-master.yaml"] = strings.Replace(r.head["configs/nvidia-master.yaml"], "conc-list: [ 64, 128 ]", "conc-list: [ 64, 128, 256 ]", 1)
 	}
-	h6RunScenarios(t, []h6Scenario{
+	cfgRunScenarios(t, []cfgScenario{
 		{name: "S7 retired model", check: checks.DeprecatedCheck,
-			edit: func(r *h6Repo) {
-				r.h6AppendEntry("configs/nvidia-master.yaml", `kimik2.5-fp4-b200-vllm:
+			edit: func(r *cfgRepo) {
+				r.cfgAppendEntry("configs/nvidia-master.yaml", `kimik2.5-fp4-b200-vllm:
   image: vllm/vllm-openai:v0.11.0
   model-prefix: kimik2.5
   runner: b200
@@ -199,8 +199,8 @@ func TestDeprecatedCheck(t *testing.T) {
 			edit: onDate("2026-09-09", touchDSV4), status: checks.Fail,
 			want: []string{"dsv4 Single-turn 8k1k is deprecated (MODELS.md Deprecation Notice Tuesday, September 8, 2026: last day 2026-09-08)."}},
 		{name: "not-yet-enacted table is ignored", check: checks.DeprecatedCheck,
-			edit: onDate("2026-10-05", func(r *h6Repo) {
-				r.h6AppendEntry("configs/amd-master.yaml", `exm-fp4-mi355x-vllm-agentic:
+			edit: onDate("2026-10-05", func(r *cfgRepo) {
+				r.cfgAppendEntry("configs/amd-master.yaml", `exm-fp4-mi355x-vllm-agentic:
   image: vllm/vllm-openai-rocm:nightly-0a1b2c3d
   model-prefix: exm
   runner: mi355x
@@ -213,18 +213,18 @@ func TestDeprecatedCheck(t *testing.T) {
 `)
 			}), status: checks.Pass, want: []string{"exm Agentic coding is active (review date 2026-10-05)."}},
 		{name: "scenario deprecated for all models", check: checks.DeprecatedCheck,
-			edit: func(r *h6Repo) {
+			edit: func(r *cfgRepo) {
 				r.head["configs/amd-master.yaml"] = strings.Replace(r.head["configs/amd-master.yaml"], "    - isl: 8192\n      osl: 1024\n      search-space:\n      - { tp: 8, conc-start: 4, conc-end: 64 }",
 					"    - isl: 1024\n      osl: 1024\n      search-space:\n      - { tp: 8, conc-start: 4, conc-end: 64 }", 1)
 			},
 			status: checks.Fail, want: []string{"dsr1 Single-turn 1k1k is deprecated", "since 2026-07-17"}},
 		{name: "retired precision", check: checks.DeprecatedCheck,
-			edit: func(r *h6Repo) {
+			edit: func(r *cfgRepo) {
 				r.head["configs/nvidia-master.yaml"] = strings.Replace(r.head["configs/nvidia-master.yaml"], "  precision: fp8\n  framework: sglang\n", "  precision: bf16\n  framework: sglang\n", 1)
 			},
 			status: checks.Fail, want: []string{"qwen3.5 Single-turn 8k1k bf16 is deprecated (MODELS.md support matrix: all bf16 recipes (removed 2026-08-04))."}},
 		{name: "unparseable table needs review", check: checks.DeprecatedCheck,
-			edit: func(r *h6Repo) {
+			edit: func(r *cfgRepo) {
 				r.def = map[string]string{}
 				for p, c := range r.base {
 					r.def[p] = c
@@ -238,14 +238,14 @@ func TestDeprecatedCheck(t *testing.T) {
 	})
 }
 
-const h6SedLine = `sed -i 's/max_num_seqs = 256/max_num_seqs = 512/' /usr/local/lib/python3.12/site-packages/vllm/config/scheduler.py`
+const cfgSedLine = `sed -i 's/max_num_seqs = 256/max_num_seqs = 512/' /usr/local/lib/python3.12/site-packages/vllm/config/scheduler.py`
 
-func h6AddSed(r *h6Repo) {
+func cfgAddSed(r *cfgRepo) {
 	r.head["benchmarks/single_node/agentic/exm_fp4_mi355x_mtp.sh"] = strings.Replace(r.head["benchmarks/single_node/agentic/exm_fp4_mi355x_mtp.sh"],
-		"export VLLM_ROCM_USE_AITER=1\n", "export VLLM_ROCM_USE_AITER=1\n"+h6SedLine+"\n", 1)
+		"export VLLM_ROCM_USE_AITER=1\n", "export VLLM_ROCM_USE_AITER=1\n"+cfgSedLine+"\n", 1)
 }
 
-const h6Waiver = `# Inference-engine patch waiver — PR #2611
+const cfgWaiver = `# Inference-engine patch waiver — PR #2611
 ## Config covered
 - Master config entry: ` + "`exm-fp4-mi355x-vllm-agentic-mtp`" + `
 - Patch entrypoint: ` + "`benchmarks/single_node/agentic/exm_fp4_mi355x_mtp.sh`" + `
@@ -262,45 +262,45 @@ Drop the sed once a nightly contains #60001; delete this waiver in that PR.
 `
 
 func TestEnginePatchesCheck(t *testing.T) {
-	withWaiver := func(text, detail string) func(r *h6Repo) {
-		return func(r *h6Repo) {
-			h6AddSed(r)
+	withWaiver := func(text, detail string) func(r *cfgRepo) {
+		return func(r *cfgRepo) {
+			cfgAddSed(r)
 			r.head["docs/waiver/2611.md"] = text
 			r.detail = detail
 		}
 	}
-	link := func(r *h6Repo) string {
+	link := func(r *cfgRepo) string {
 		return "Waiver: https://github.com/SemiAnalysisAI/InferenceX/blob/main/" + r.path("docs/waiver/2611.md")
 	}
-	h6RunScenarios(t, []h6Scenario{
-		{name: "S8 no waiver", check: checks.EnginePatchesCheck, edit: h6AddSed, status: checks.Fail,
+	cfgRunScenarios(t, []cfgScenario{
+		{name: "S8 no waiver", check: checks.EnginePatchesCheck, edit: cfgAddSed, status: checks.Fail,
 			want: []string{"=" + "{root}benchmarks/single_node/agentic/exm_fp4_mi355x_mtp.sh:5 rewrites site-packages/vllm; no {root}docs/waiver/2611.md in this PR."}},
 		{name: "S8 waiver complete and linked", check: checks.EnginePatchesCheck,
-			edit: func(r *h6Repo) {
-				withWaiver(h6Waiver, "")(r)
+			edit: func(r *cfgRepo) {
+				withWaiver(cfgWaiver, "")(r)
 				r.detail = link(r)
 			},
 			status: checks.Pass, want: []string{"covered by waiver {root}docs/waiver/2611.md linked in the sign-off"}},
-		{name: "S8 waiver not linked", check: checks.EnginePatchesCheck, edit: withWaiver(h6Waiver, "tested on mi355x"),
+		{name: "S8 waiver not linked", check: checks.EnginePatchesCheck, edit: withWaiver(cfgWaiver, "tested on mi355x"),
 			status: checks.Fail, want: []string{"waiver not linked in the sign-off"}},
 		{name: "S8 weak waiver", check: checks.EnginePatchesCheck,
-			edit: func(r *h6Repo) {
-				withWaiver(strings.Split(h6Waiver, "## Removal plan")[0], "")(r)
+			edit: func(r *cfgRepo) {
+				withWaiver(strings.Split(cfgWaiver, "## Removal plan")[0], "")(r)
 				r.detail = link(r)
 			},
 			status: checks.Fail, want: []string{"Needs human review: waiver may not cover this patch", "lacks removal plan"}},
 		{name: "harness installs are fine", check: checks.EnginePatchesCheck,
-			edit: func(r *h6Repo) {
+			edit: func(r *cfgRepo) {
 				r.head["benchmarks/single_node/agentic/exm_fp4_mi355x_mtp.sh"] += "pip install aiperf==0.3.0 tabulate 'lm_eval[api]==0.4.12'\n"
 			},
 			status: checks.Pass, want: []string{"=" + "No engine/serving-stack patching."}},
 		{name: "serving-stack install needs a waiver", check: checks.EnginePatchesCheck,
-			edit: func(r *h6Repo) {
+			edit: func(r *cfgRepo) {
 				r.head["benchmarks/single_node/agentic/exm_fp4_mi355x_mtp.sh"] += "pip install --no-deps 'vllm==0.11.1'\n"
 			},
 			status: checks.Fail, want: []string{"installs serving-stack package vllm==0.11.1; no"}},
 		{name: "python heredoc rewrite", check: checks.EnginePatchesCheck,
-			edit: func(r *h6Repo) {
+			edit: func(r *cfgRepo) {
 				r.head["benchmarks/single_node/agentic/exm_fp4_mi355x_mtp.sh"] += `python3 - <<'PY'
 import importlib.util, pathlib
 p = pathlib.Path(importlib.util.find_spec("vllm").origin).parent / "config.py"
@@ -310,61 +310,61 @@ PY
 			},
 			status: checks.Fail, want: []string{"rewrites engine sources located with importlib.util.find_spec from a Python heredoc"}},
 		{name: "commented-out patch is not runtime", check: checks.EnginePatchesCheck,
-			edit: func(r *h6Repo) {
-				r.head["benchmarks/single_node/agentic/exm_fp4_mi355x_mtp.sh"] += "# " + h6SedLine + "\n"
+			edit: func(r *cfgRepo) {
+				r.head["benchmarks/single_node/agentic/exm_fp4_mi355x_mtp.sh"] += "# " + cfgSedLine + "\n"
 			},
 			status: checks.Pass, want: []string{"No engine/serving-stack patching."}},
 		{name: "pre-existing patch without a default-branch waiver", check: checks.EnginePatchesCheck,
-			edit: func(r *h6Repo) {
-				h6AddSed(r)
+			edit: func(r *cfgRepo) {
+				cfgAddSed(r)
 				r.base = r.head
 				r.head = map[string]string{}
 				for p, c := range r.base {
 					r.head[p] = c
 				}
-				r.h6AppendChangelog("exm-*")
+				r.cfgAppendChangelog("exm-*")
 			},
 			status: checks.Fail, want: []string{"Needs human review: pre-existing patch at {root}benchmarks/single_node/agentic/exm_fp4_mi355x_mtp.sh:5 (rewrites site-packages/vllm) has no waiver on the default branch"}},
 		{name: "nothing relevant", check: checks.EnginePatchesCheck,
-			edit: func(r *h6Repo) { r.head["README.md"] = "hello\n" }, status: checks.NA,
+			edit: func(r *cfgRepo) { r.head["README.md"] = "hello\n" }, status: checks.NA,
 			want: []string{"PR touches no benchmark scripts, images, configs or workflows."}},
 	})
 }
 
 func TestArchHacksCheck(t *testing.T) {
 	recipe := "benchmarks/multi_node/srt-slurm-recipes/sglang/dsv4/disagg.yaml"
-	h6RunScenarios(t, []h6Scenario{
+	cfgRunScenarios(t, []cfgScenario{
 		{name: "S18 publish_events_and_metrics false in decode role", check: checks.ArchHacksCheck,
-			edit: func(r *h6Repo) {
+			edit: func(r *cfgRepo) {
 				r.head[recipe] = strings.Replace(r.head[recipe], "      disaggregation-mode: decode\n", "      disaggregation-mode: decode\n      publish_events_and_metrics: false\n", 1)
 			},
 			status: checks.Fail, want: []string{"=" + "publish_events_and_metrics: false in {root}" + recipe + " (decode role)."}},
 		{name: "S18 unchanged recipe still scanned", check: checks.ArchHacksCheck,
-			edit: func(r *h6Repo) {
+			edit: func(r *cfgRepo) {
 				r.base[recipe] = strings.Replace(r.base[recipe], "      disaggregation-mode: decode\n", "      disaggregation-mode: decode\n      publish-events-and-metrics: \"0\"\n", 1)
 				r.head[recipe] = r.base[recipe]
-				r.h6AppendChangelog("dsv4-fp4-gb200-*")
+				r.cfgAppendChangelog("dsv4-fp4-gb200-*")
 			},
 			status: checks.Fail, want: []string{"publish_events_and_metrics: 0 in {root}" + recipe + " (decode role)."}},
 		{name: "CLI form in a script", check: checks.ArchHacksCheck,
-			edit: func(r *h6Repo) {
+			edit: func(r *cfgRepo) {
 				p := "benchmarks/single_node/fixed_seq_len/dsr1_fp4_b200_mtp.sh"
 				r.head[p] = strings.Replace(r.head[p], "--speculative-num-steps 3 &", "--speculative-num-steps 3 --publish-events-and-metrics=false &", 1)
 			},
 			status: checks.Fail, want: []string{"publish_events_and_metrics: false in {root}benchmarks/single_node/fixed_seq_len/dsr1_fp4_b200_mtp.sh."}},
 		{name: "comment is not runtime", check: checks.ArchHacksCheck,
-			edit: func(r *h6Repo) {
+			edit: func(r *cfgRepo) {
 				r.head[recipe] = strings.Replace(r.head[recipe], "      disaggregation-mode: decode\n", "      disaggregation-mode: decode\n      # publish_events_and_metrics: false\n", 1)
 			},
 			status: checks.Pass, want: []string{"No architecture-override knobs; event publication not disabled."}},
 		{name: "hf overrides need review", check: checks.ArchHacksCheck,
-			edit: func(r *h6Repo) {
+			edit: func(r *cfgRepo) {
 				p := "benchmarks/single_node/fixed_seq_len/dsr1_fp4_b200_mtp.sh"
 				r.head[p] = strings.Replace(r.head[p], "--tp \"$TP\" \\\n", "--tp \"$TP\" --json-model-override-args '{\"num_hidden_layers\": 4}' \\\n", 1)
 			},
 			status: checks.Fail, want: []string{"Needs human review: architecture override --json-model-override-args {\"num_hidden_layers\": 4} at {root}benchmarks/single_node/fixed_seq_len/dsr1_fp4_b200_mtp.sh:4"}},
 		{name: "recipe hf-overrides arg", check: checks.ArchHacksCheck,
-			edit: func(r *h6Repo) {
+			edit: func(r *cfgRepo) {
 				r.head[recipe] = strings.Replace(r.head[recipe], "      disaggregation-mode: prefill\n", "      disaggregation-mode: prefill\n      hf-overrides: {num_experts_per_tok: 4}\n", 1)
 			},
 			status: checks.Fail, want: []string{"Needs human review: architecture override hf-overrides {num_experts_per_tok: 4} at {root}" + recipe + ":16."}},
@@ -375,45 +375,45 @@ func TestArchHacksCheck(t *testing.T) {
 
 func TestChatTemplateCheck(t *testing.T) {
 	script := "benchmarks/single_node/fixed_seq_len/dsr1_fp4_b200_mtp.sh"
-	h6RunScenarios(t, []h6Scenario{
+	cfgRunScenarios(t, []cfgScenario{
 		{name: "legacy script uses the chat template", check: checks.ChatTemplateCheck,
-			edit:   func(r *h6Repo) { r.h6AppendChangelog("dsr1-fp4-b200-sglang-mtp") },
+			edit:   func(r *cfgRepo) { r.cfgAppendChangelog("dsr1-fp4-b200-sglang-mtp") },
 			status: checks.Pass, want: []string{"=" + "dsr1-fp4-b200-sglang-mtp benchmark uses --use-chat-template."}},
 		{name: "missing chat template", check: checks.ChatTemplateCheck,
-			edit: func(r *h6Repo) {
+			edit: func(r *cfgRepo) {
 				r.head[script] = strings.Replace(r.head[script], "  --use-chat-template --num-prompts 320", "  --num-prompts 320", 1)
 			},
 			status: checks.Fail, want: []string{"dsr1_fp4_b200_mtp.sh:7 runs run_benchmark_serving without --use-chat-template (config dsr1-fp4-b200-sglang-mtp)."}},
 		{name: "--dsv4 implies the chat template", check: checks.ChatTemplateCheck,
-			edit: func(r *h6Repo) {
+			edit: func(r *cfgRepo) {
 				r.head[script] = strings.Replace(r.head[script], "--use-chat-template", "--dsv4", 1)
 			},
 			status: checks.Pass, want: []string{"benchmark uses --use-chat-template"}},
 		{name: "agentic replay", check: checks.ChatTemplateCheck,
-			edit:   func(r *h6Repo) { r.h6AppendChangelog("exm-*") },
+			edit:   func(r *cfgRepo) { r.cfgAppendChangelog("exm-*") },
 			status: checks.Pass, want: []string{"exm-fp4-mi355x-vllm-agentic-mtp replays agentic traces through /v1/chat/completions (aiperf)."}},
 		{name: "srt recipe with spec decode and unknown client", check: checks.ChatTemplateCheck,
-			edit: func(r *h6Repo) {
+			edit: func(r *cfgRepo) {
 				p := "benchmarks/multi_node/srt-slurm-recipes/sglang/dsv4/disagg.yaml"
 				r.head[p] = strings.Replace(r.head[p], "      disaggregation-mode: decode\n", "      disaggregation-mode: decode\n      speculative-algorithm: EAGLE\n", 1)
 			},
 			status: checks.Fail, want: []string{"Needs human review: dsv4-fp4-gb200-dynamo-sglang-disagg: the recipe's benchmark client sets no chat endpoint"}},
 		{name: "srt recipe with chat template", check: checks.ChatTemplateCheck,
-			edit: func(r *h6Repo) {
+			edit: func(r *cfgRepo) {
 				p := "benchmarks/multi_node/srt-slurm-recipes/sglang/dsv4/disagg.yaml"
 				r.head[p] = strings.Replace(r.head[p], "      disaggregation-mode: decode\n", "      disaggregation-mode: decode\n      speculative-algorithm: EAGLE\n", 1)
 				r.head[p] += "  use-chat-template: true\n"
 			},
 			status: checks.Pass, want: []string{"dsv4-fp4-gb200-dynamo-sglang-disagg benchmark uses a chat template"}},
 		{name: "srt recipe with raw completions", check: checks.ChatTemplateCheck,
-			edit: func(r *h6Repo) {
+			edit: func(r *cfgRepo) {
 				p := "benchmarks/multi_node/srt-slurm-recipes/sglang/dsv4/disagg.yaml"
 				r.head[p] = strings.Replace(r.head[p], "      disaggregation-mode: decode\n", "      disaggregation-mode: decode\n      speculative-algorithm: EAGLE\n", 1)
 				r.head[p] += "  endpoint: /v1/completions\n"
 			},
 			status: checks.Fail, want: []string{"dsv4-fp4-gb200-dynamo-sglang-disagg benchmarks raw completions without a chat template"}},
 		{name: "no spec decode", check: checks.ChatTemplateCheck,
-			edit:   func(r *h6Repo) { r.h6AppendChangelog("qwen3.5-*") },
+			edit:   func(r *cfgRepo) { r.cfgAppendChangelog("qwen3.5-*") },
 			status: checks.NA, want: []string{"PR affects no spec-decode configuration."}},
 	})
 }

@@ -9,11 +9,11 @@ import (
 	"github.com/verdict-bot/verdict/checks"
 )
 
-// h6GenMaster writes a master config of about size bytes in the shape of the
+// cfgGenMaster writes a master config of about size bytes in the shape of the
 // real ones: single-node fixed-seq-len and agentic entries with flow-style
 // search spaces, comments, and multi-node disagg entries with prefill/decode
 // blocks.
-func h6GenMaster(size int) string {
+func cfgGenMaster(size int) string {
 	var b strings.Builder
 	fws := []string{"sglang", "vllm", "atom", "trt"}
 	skus := []string{"mi355x", "mi300x", "b200", "h200", "gb200"}
@@ -37,18 +37,18 @@ func h6GenMaster(size int) string {
 }
 
 func benchmarkChangeSet(b *testing.B, size int) {
-	r := h6NewRepo(checks.LegacyLayout())
-	master := h6GenMaster(size)
+	r := cfgNewRepo(checks.LegacyLayout())
+	master := cfgGenMaster(size)
 	r.base["configs/amd-master.yaml"] = master
 	r.head["configs/amd-master.yaml"] = strings.Replace(master, "conc-end: 64 }", "conc-end: 128 }", 1)
-	r.h6AppendChangelog("m1-*")
+	r.cfgAppendChangelog("m1-*")
 	b.ReportAllocs()
 	b.ResetTimer()
 	var reads, distinct int
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		pr, src := r.pr(b)
-		cnt := &h6Counting{Source: src}
+		cnt := &cfgCounting{Source: src}
 		pr.Source = cnt
 		b.StartTimer()
 		cs, err := pr.ChangeSet(context.Background())
