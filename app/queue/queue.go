@@ -42,7 +42,8 @@ type Options struct {
 	InsertOnly bool
 
 	// Linger is how long the batcher waits after the first delivery of a
-	// batch for more to join it (default 2ms); MaxBatch caps a batch (256).
+	// batch for more to join it (default 1ms; deliveries arriving during a
+	// commit join the next batch anyway); MaxBatch caps a batch (256).
 	Linger   time.Duration
 	MaxBatch int
 
@@ -80,7 +81,7 @@ func (o *Options) defaults() {
 		o.Workers = 8
 	}
 	if o.Linger <= 0 {
-		o.Linger = 2 * time.Millisecond
+		o.Linger = time.Millisecond
 	}
 	if o.MaxBatch <= 0 {
 		o.MaxBatch = 256

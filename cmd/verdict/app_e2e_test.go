@@ -152,6 +152,23 @@ func (a *app) waitFor(what string, cond func() bool) {
 	}
 }
 
+// settle waits until no write has happened for a while and returns the
+// number of writes.
+func (a *app) settle() int {
+	a.t.Helper()
+	n, still := len(a.gh.Writes()), 0
+	deadline := time.Now().Add(60 * time.Second)
+	for still < 30 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+		if m := len(a.gh.Writes()); m != n {
+			n, still = m, 0
+		} else {
+			still++
+		}
+	}
+	return n
+}
+
 func (a *app) delivery() string {
 	a.n++
 	return fmt.Sprintf("e2e-%d", a.n)
@@ -256,7 +273,8 @@ func TestAppEndToEnd(t *testing.T) {
 	}
 
 	// The bot's own comments never trigger anything, even with the phrase.
-	writes := len(a.gh.Writes())
+	// Let the edit's verification finish its status and check run first.
+	writes := a.settle()
 	botBody := marker + secondKey + " -->\nAs a PR reviewer and CODEOWNER, quoted"
 	botID := a.gh.AddComment(e2eRepo, e2ePR, githubtest.Comment{User: "verdict[bot]", UserType: "Bot", Body: botBody})
 	if code := a.deliver("issue_comment", a.delivery(), commentEvent("created", botID, botBody, "verdict[bot]", "Bot"), e2eSecret); code >= 300 {

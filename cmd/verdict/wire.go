@@ -78,7 +78,7 @@ type appVerifier struct {
 func (a appVerifier) Verify(ctx context.Context, j jobs.VerifyArgs) error {
 	gh, err := a.client(ctx, j.InstallationID)
 	if err != nil {
-		return err
+		return ghclient.Classify(err)
 	}
 	_, err = a.v.Verify(ctx, gh, verify.Request{
 		Owner: j.Owner, Repo: j.Name, Number: j.PR,
@@ -107,7 +107,7 @@ type appWelcomer struct {
 func (a appWelcomer) Welcome(ctx context.Context, j jobs.WelcomeArgs) error {
 	gh, err := a.client(ctx, j.InstallationID)
 	if err != nil {
-		return err
+		return ghclient.Classify(err)
 	}
 	wrote, err := a.p.Post(ctx, gh, j.Owner, j.Name, j.PR)
 	if err != nil {
