@@ -239,6 +239,9 @@ func diffKeys(base, head map[string]*ConfigEntry) (added, changed, removed []str
 		switch {
 		case !ok:
 			added = append(added, k)
+		case b == h:
+			// The entry cache hands out one value per distinct entry
+			// text, so identical entries need no deep comparison.
 		case !reflect.DeepEqual(b.Raw, h.Raw):
 			changed = append(changed, k)
 		}

@@ -107,7 +107,9 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if tok == "" && *publish {
 		return fail("--publish needs a token (GITHUB_TOKEN or --token)")
 	}
-	gh, err := ghclient.NewToken(base, tok)
+	// An interactive check should answer within a minute or say why, so
+	// it waits less for a struggling API than the App's workers do.
+	gh, err := ghclient.NewToken(base, tok, ghclient.Options{Retry: ghclient.RetryOptions{MaxWait: 30 * time.Second}})
 	if err != nil {
 		return fail("%v", err)
 	}
