@@ -109,7 +109,9 @@ func runDescription(ctx context.Context, pr *PR) Result {
 				for _, sc := range t.Scenarios {
 					for _, ss := range sc.Search {
 						if cl.Kind == ClaimTP {
-							have[ss.TP] = true
+							for _, tp := range dcSearchTPs(ss) {
+								have[tp] = true
+							}
 						} else {
 							for _, c := range ss.Conc {
 								have[c] = true
@@ -295,4 +297,22 @@ func dcList(items []string) string {
 		return strings.Join(items, "; ")
 	}
 	return strings.Join(items[:3], "; ") + fmt.Sprintf("; +%d more", len(items)-3)
+}
+
+// dcSearchTPs lists the tensor-parallel sizes of one search-space element:
+// its own tp and, for multi-node disagg elements, the tp of its prefill and
+// decode blocks (where multi-node entries carry it).
+func dcSearchTPs(ss SearchSpace) []int {
+	var out []int
+	if ss.TP > 0 {
+		out = append(out, ss.TP)
+	}
+	for _, role := range []string{"prefill", "decode"} {
+		if rm, ok := ss.Fields[role].(map[string]any); ok {
+			if tp := cfgInt(rm["tp"]); tp > 0 {
+				out = append(out, tp)
+			}
+		}
+	}
+	return out
 }

@@ -141,3 +141,33 @@ func TestDescriptionGoldenAL(t *testing.T) {
 		specCheck(t, rows[1].Result, tc.status, tc.reason)
 	}
 }
+
+// TestDescriptionDisaggTP: a multi-node disagg entry carries tp in its
+// prefill/decode blocks, so "TP8" in the body is verified against them.
+func TestDescriptionDisaggTP(t *testing.T) {
+	ss := checks.SearchSpace{Conc: []int{8, 16}, Fields: map[string]any{
+		"conc-list": []any{8, 16},
+		"prefill":   map[string]any{"num-worker": 1, "tp": 4, "ep": 1},
+		"decode":    map[string]any{"num-worker": 1, "tp": 8, "ep": 1},
+	}}
+	e := specEntry("dsv4-fp8-h200-dynamo-sglang-agentic-disagg-mtp", "dsv4", "dynamo-sglang", true, true, ss)
+	cs := &checks.ChangeSet{
+		Affected:   []*checks.ConfigEntry{e},
+		AddedKeys:  []string{e.Key},
+		MasterHead: map[string]*checks.ConfigEntry{e.Key: e},
+		MasterBase: map[string]*checks.ConfigEntry{},
+		Effective:  map[string][]*checks.EffectiveFile{},
+	}
+	for _, tc := range []struct {
+		body   string
+		status checks.Status
+		reason string
+	}{
+		{"dsv4-fp8-h200-dynamo-sglang-agentic-disagg-mtp: TP4 prefill, TP8 decode", checks.Pass, "(config keys, search space)"},
+		{"dsv4-fp8-h200-dynamo-sglang-agentic-disagg-mtp at TP2", checks.Warn, `Body says "TP2" but dsv4-fp8-h200-dynamo-sglang-agentic-disagg-mtp has no TP 2`},
+	} {
+		pr := specPR(t, cs, descSource(), checks.LegacyLayout(), "")
+		pr.Body = tc.body
+		specCheck(t, specRun(checks.DescriptionCheck(), pr), tc.status, tc.reason)
+	}
+}
