@@ -211,3 +211,39 @@ qwen3.5-fp8-mi355x-sglang-agentic-eg:
 		})
 	}
 }
+
+// TestChangeSetRecipeBenchmarkHelper: a multi-node recipe's benchmark.command
+// runs a script through the container workspace mount (/infmax-workspace is
+// the project root); that script and what it sources are effective helpers.
+// A workspace path that is not in the repository is not claimed (no problem).
+func TestChangeSetRecipeBenchmarkHelper(t *testing.T) {
+	for name, layout := range cfgLayouts() {
+		t.Run(name, func(t *testing.T) {
+			r := cfgNewRepo(layout)
+			rp := "benchmarks/multi_node/srt-slurm-recipes/sglang/dsv4/disagg.yaml"
+			r.base["benchmarks/multi_node/agentic_srt.sh"] = "source \"${INFMAX_CONTAINER_WORKSPACE}/benchmarks/multi_node/agentic_env.sh\"\npython3 -m infx.agentic.replay\n"
+			r.base["benchmarks/multi_node/agentic_env.sh"] = "export SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=1\n"
+			for p, c := range r.base {
+				r.head[p] = c
+			}
+			r.head[rp] += "benchmark:\n  type: custom\n  command: bash /infmax-workspace/benchmarks/multi_node/agentic_srt.sh && bash /infmax-workspace/not/in/repo.sh\n"
+			pr, _ := r.pr(t)
+			cs, err := pr.ChangeSet(context.Background())
+			if err != nil || len(cs.Problems) != 0 {
+				t.Fatalf("%v %+v", err, cs.Problems)
+			}
+			var eff []string
+			for _, f := range cs.Effective["dsv4-fp4-gb200-dynamo-sglang-disagg"] {
+				eff = append(eff, f.Kind+":"+f.Path)
+			}
+			want := []string{
+				"recipe:" + r.path(rp),
+				"helper:" + r.path("benchmarks/multi_node/agentic_srt.sh"),
+				"helper:" + r.path("benchmarks/multi_node/agentic_env.sh"),
+			}
+			if !reflect.DeepEqual(eff, want) {
+				t.Fatalf("effective = %q, want %q", eff, want)
+			}
+		})
+	}
+}

@@ -112,6 +112,9 @@ func csRuntimeAdded(pr *PR, cs *ChangeSet, workflows bool) []struct {
 	}
 	paths := make([]string, 0, len(cs.AddedLines))
 	for p := range cs.AddedLines {
+		if IsDocFile(p) {
+			continue // documentation is never a runtime setting
+		}
 		for _, d := range dirs {
 			if d != "" && strings.HasPrefix(p, strings.TrimSuffix(d, "/")+"/") {
 				paths = append(paths, p)

@@ -64,9 +64,13 @@ func (b *csBuilder) affected() {
 	b.effective()
 }
 
-// isRuntimeFile reports whether p is a benchmark or runner file.
+// isRuntimeFile reports whether p is a benchmark or runner file
+// (documentation next to them is not).
 func (b *csBuilder) isRuntimeFile(p string) bool {
 	l := b.pr.Layout
+	if IsDocFile(p) {
+		return false
+	}
 	return strings.HasPrefix(p, strings.TrimSuffix(l.BenchmarksDir, "/")+"/") ||
 		strings.HasPrefix(p, strings.TrimSuffix(l.RunnersDir, "/")+"/")
 }
@@ -329,14 +333,31 @@ func (b *csBuilder) parse(r effRef) *EffectiveFile {
 
 var helperExt = regexp.MustCompile(`\.(sh|bash)$`)
 
+// ContainerWorkspace is where srt-slurm recipes find the InferenceX project
+// root inside the benchmark container (benchmark.env
+// INFMAX_CONTAINER_WORKSPACE), so `bash /infmax-workspace/benchmarks/...`
+// runs the repository's own benchmarks/... file.
+const (
+	ContainerWorkspace    = "/infmax-workspace"
+	ContainerWorkspaceVar = "INFMAX_CONTAINER_WORKSPACE"
+)
+
 // helpers resolves the files a script sources or runs (source x.sh, . x.sh,
 // bash x.sh) relative to the script's directory or the project root.
 func (b *csBuilder) helpers(ef *EffectiveFile) []string {
-	if ef == nil || len(ef.Commands) == 0 {
+	if ef == nil {
 		return nil
 	}
+	cmds := ef.Commands
+	// A recipe runs scripts through its command settings (benchmark.command).
+	for _, s := range ef.Settings {
+		if s.Kind == "command" && s.Name == "command" {
+			c, _, _ := ParseScript(ef.Path, []byte(s.Value))
+			cmds = append(cmds, c...)
+		}
+	}
 	var out []string
-	for _, c := range ef.Commands {
+	for _, c := range cmds {
 		w := c.Words
 		for len(w) > 0 && shAssignRE.MatchString(w[0]) {
 			w = w[1:]
@@ -377,16 +398,40 @@ func (b *csBuilder) resolveHelper(script, arg string) string {
 		switch {
 		case strings.Contains(head, "dirname"), strings.Contains(head, "BASH_SOURCE"), strings.Contains(head, "SCRIPT_DIR"):
 			return path.Clean(path.Join(dir, tail))
+		case strings.Contains(head, ContainerWorkspaceVar):
+			return b.workspaceFile(tail)
 		}
 		return ""
 	}
 	if strings.HasPrefix(arg, "/") {
+		// The project root is mounted at a fixed container workspace.
+		if rest, ok := strings.CutPrefix(arg, ContainerWorkspace+"/"); ok {
+			return b.workspaceFile(rest)
+		}
 		return ""
 	}
 	if strings.HasPrefix(arg, "./") || strings.HasPrefix(arg, "../") || !strings.Contains(arg, "/") {
 		return path.Clean(path.Join(dir, arg))
 	}
 	return path.Clean(path.Join(b.pr.Layout.Root, arg))
+}
+
+// workspaceFile maps a path below the container workspace to the
+// repository file it mounts: the project root first, then the repository
+// root. The mount point is a convention, so a path that is in neither is
+// not claimed as an (unreadable) helper.
+func (b *csBuilder) workspaceFile(rest string) string {
+	rest = strings.TrimPrefix(path.Clean("/"+rest), "/")
+	cands := []string{path.Join(b.pr.Layout.Root, rest)}
+	if b.pr.Layout.Root != "" {
+		cands = append(cands, rest)
+	}
+	for _, p := range cands {
+		if _, err := csRead(b.ctx, b.pr, b.pr.HeadSHA, p); err == nil || !errors.Is(err, ErrNotFound) {
+			return p
+		}
+	}
+	return ""
 }
 
 // recipeIsSpecDecode applies the §4.0 recipe rule.

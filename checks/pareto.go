@@ -18,6 +18,10 @@ type curveResult struct {
 	Frontier     int
 	Invalid      int
 	Unverifiable Text
+	// AppendOnly marks a curve the PR extends through append-only changelog
+	// entries: the run holds only the new points, so a short count says
+	// nothing about the whole curve (INFERENCEX.md Check 14 rule 4).
+	AppendOnly bool
 }
 
 func (c curveResult) pass(min int) bool {
@@ -30,6 +34,10 @@ func (c curveResult) text(min int) Text {
 	}
 	en := fmt.Sprintf("%s: %d/%d frontier points", c.Key, c.Frontier, min)
 	zh := fmt.Sprintf("%s：%d/%d 个前沿点", c.Key, c.Frontier, min)
+	if c.AppendOnly && c.Frontier < min {
+		en += " in this run alone; unverifiable (append-only; prior points not retrieved)"
+		zh += "（仅本次运行）；无法验证（仅追加；未获取先前的点）"
+	}
 	if c.Invalid > 0 {
 		en += fmt.Sprintf("; %d invalid measurements", c.Invalid)
 		zh += fmt.Sprintf("；%d 个无效测量", c.Invalid)
@@ -71,6 +79,11 @@ func runPareto(ctx context.Context, pr *PR) Result {
 		rows, outside = affectedRows(cs, ld.Rows)
 	}
 	curves, unkeyed := buildCurves(rows, run)
+	if csErr == nil && allAppendOnly(cs) {
+		for i := range curves {
+			curves[i].AppendOnly = true
+		}
+	}
 	if csErr == nil {
 		curves = append(curves, missingCurves(cs, ld.Rows, run)...)
 	}
@@ -262,7 +275,7 @@ func affectsBenchmarks(l Layout, cs *ChangeSet) bool {
 	under := func(p, dir string) bool { return dir != "" && strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/") }
 	for _, f := range cs.Files {
 		for _, p := range []string{f.Path, f.PreviousPath} {
-			if p == "" {
+			if p == "" || IsDocFile(p) {
 				continue
 			}
 			if under(p, l.BenchmarksDir) || under(p, l.RunnersDir) {
@@ -274,4 +287,19 @@ func affectsBenchmarks(l Layout, cs *ChangeSet) bool {
 		}
 	}
 	return false
+}
+
+// allAppendOnly reports whether the PR adds changelog entries and all of
+// them are append-only, so its run measures only points new to their curves.
+// Mixed entries are Check 12's failure, not an append-only sweep.
+func allAppendOnly(cs *ChangeSet) bool {
+	if len(cs.ChangelogAdded) == 0 {
+		return false
+	}
+	for _, e := range cs.ChangelogAdded {
+		if !e.AppendOnly {
+			return false
+		}
+	}
+	return true
 }

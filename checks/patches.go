@@ -25,7 +25,7 @@ func runEnginePatches(ctx context.Context, pr *PR) Result {
 	relevant := len(cs.Touched()) > 0 || len(cs.Affected) > 0
 	for _, f := range cs.Files {
 		for _, d := range []string{l.BenchmarksDir, l.RunnersDir, l.ConfigsDir, ".github/workflows"} {
-			if strings.HasPrefix(f.Path, strings.TrimSuffix(d, "/")+"/") {
+			if !IsDocFile(f.Path) && strings.HasPrefix(f.Path, strings.TrimSuffix(d, "/")+"/") {
 				relevant = true
 			}
 		}

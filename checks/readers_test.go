@@ -65,6 +65,35 @@ PY
 	}
 }
 
+// TestParseScriptReservedWords: a command after a reserved word on one line
+// (then/do/else/!/{) is still a command whose settings are read.
+func TestParseScriptReservedWords(t *testing.T) {
+	src := "if [[ $P == fp4 ]]; then export A=1; else export A=0; fi\n" +
+		"for x in a b; do source ./lib.sh; done\n" +
+		"! B=2 run_benchmark_serving --use-chat-template\n" +
+		"{ export C=3; }\n"
+	cmds, sets, err := checks.ParseScript("s.sh", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range sets {
+		got = append(got, s.Kind+":"+s.Name+"="+s.Value+"@"+cfgItoa(s.Line))
+	}
+	want := []string{"env:A=1@1", "env:A=0@1", "env:B=2@3", "flag:--use-chat-template=@3", "env:C=3@4"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("settings:\n got %q\nwant %q", got, want)
+	}
+	var first []string
+	for _, c := range cmds {
+		first = append(first, c.Words[0])
+	}
+	wantFirst := []string{"[[", "export", "export", "fi", "for", "source", "done", "B=2", "export", "}"}
+	if !reflect.DeepEqual(first, wantFirst) {
+		t.Fatalf("command words %q, want %q", first, wantFirst)
+	}
+}
+
 func cfgItoa(n int) string { return strconv.Itoa(n) }
 
 func TestParseRecipeSample(t *testing.T) {

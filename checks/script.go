@@ -162,6 +162,13 @@ func (s *shScanner) fail(err error) ([]Command, [][]int, []int, error) {
 	return s.cmds, s.wordLines, s.heredocLines, err
 }
 
+// shLeadKeywords are shell reserved words that may precede a simple command
+// in command position.
+var shLeadKeywords = map[string]bool{
+	"if": true, "then": true, "else": true, "elif": true, "while": true, "until": true,
+	"do": true, "!": true, "{": true, "time": true,
+}
+
 func (s *shScanner) begin() {
 	if !s.inWord {
 		s.inWord = true
@@ -170,6 +177,13 @@ func (s *shScanner) begin() {
 }
 
 func (s *shScanner) endWord() {
+	if s.inWord && len(s.words) == 0 && shLeadKeywords[s.word.String()] {
+		// A reserved word in command position (if x; then export A=1; fi)
+		// introduces the command that follows it.
+		s.word.Reset()
+		s.inWord = false
+		return
+	}
 	if s.inWord {
 		s.words = append(s.words, s.word.String())
 		s.wl = append(s.wl, s.wordLine)

@@ -120,8 +120,13 @@ func excusedItem(pr *PR, text string) (string, bool) {
 		return "", false
 	}
 	// "If any of the above cannot be satisfied": nothing to explain when no
-	// other row needs an exception.
+	// other row needs an exception. The reuse command (4) and the PR
+	// description (15) are no checklist criteria: their advisory warnings
+	// must not turn into a blocking Check 5 failure.
 	for _, o := range checklistOtherRows {
+		if o == 4 || o == 15 {
+			continue
+		}
 		if r, ok := pr.Prior(o); ok && (r.Status == Fail || r.Status == Warn) {
 			return "", false
 		}

@@ -131,6 +131,9 @@ var urMajor = []urArg{
 	{label: "attention backend", aliases: []string{"attention-backend"}},
 	{label: "moe-runner-backend", aliases: []string{"moe-runner-backend"}},
 	{label: "flashinfer-allreduce-fusion", aliases: []string{"enable-flashinfer-allreduce-fusion"}},
+	// gen 4: disaggregated prefill/decode serving must be covered too.
+	{label: "disaggregation-mode", aliases: []string{"disaggregation-mode"}},
+	{label: "disaggregation-transfer-backend", aliases: []string{"disaggregation-transfer-backend"}},
 }
 
 // urLocalOnly are InferenceX-only knobs: informational, never required.
@@ -165,23 +168,39 @@ func urMajorArgs(configs []*ConfigEntry, cs *ChangeSet) (args []urArg, info []st
 				if !urIsAlias(m, n) {
 					continue
 				}
-				a := m
 				lv := strings.ToLower(v)
+				var vals []string
 				switch {
 				case lv == "false" || lv == "0" && (m.label == "dp-attention" || m.label == "dp-lm-head" || m.label == "flashinfer-allreduce-fusion"):
 					continue
 				case lv == "1" && len(m.label) == 2:
 					continue // a parallel size of 1 restates the engine default
 				case lv == "" || lv == "true":
-					a.value = ""
+					vals = []string{""}
 				case strings.Contains(v, "$"):
-					a.value = "" // shell variable: the sweep sets it; name only
+					// A shell variable: the sweep fills it from the config's
+					// search space (legacy scripts take --tp "$TP"), so a
+					// parallel size is compared by the values the config
+					// runs with; anything else by name only.
+					sizes, ok := urSearchSizes(c, m.label)
+					if !ok {
+						vals = []string{""}
+						break
+					}
+					if len(sizes) == 0 {
+						continue // only size 1: the engine default
+					}
+					vals = sizes
 				default:
-					a.value = lv
+					vals = []string{lv}
 				}
-				if k := a.label + "\x00" + a.value; !seen[k] {
-					seen[k] = true
-					args = append(args, a)
+				for _, val := range vals {
+					a := m
+					a.value = val
+					if k := a.label + "\x00" + a.value; !seen[k] {
+						seen[k] = true
+						args = append(args, a)
+					}
 				}
 			}
 		}
@@ -198,6 +217,37 @@ func urMajorArgs(configs []*ConfigEntry, cs *ChangeSet) (args []urArg, info []st
 	})
 	sort.Strings(info)
 	return args, info
+}
+
+// urSearchSizes lists the distinct parallel sizes above 1 that config c's
+// search space sets for a TP, EP or PP arg; ok is false when the label is
+// none of these or no search-space element sets it.
+func urSearchSizes(c *ConfigEntry, label string) (sizes []string, ok bool) {
+	seen := map[int]bool{}
+	for _, sc := range c.Scenarios {
+		for _, ss := range sc.Search {
+			n := 0
+			switch label {
+			case "TP":
+				n = ss.TP
+			case "EP":
+				n = ss.EP
+			case "PP":
+				n = ss.PP
+			default:
+				return nil, false
+			}
+			if n <= 0 {
+				continue
+			}
+			ok = true
+			if n > 1 && !seen[n] {
+				seen[n] = true
+				sizes = append(sizes, strconv.Itoa(n))
+			}
+		}
+	}
+	return sizes, ok
 }
 
 func urIsAlias(m urArg, n string) bool {

@@ -50,3 +50,39 @@ func FuzzParseUpstreamLink(f *testing.F) {
 		_ = l.Name()
 	})
 }
+
+// TestURMajorArgsDisagg: gen 4 compares disaggregated serving args too, so a
+// disagg recipe needs upstream text that shows its prefill/decode split.
+func TestURMajorArgsDisagg(t *testing.T) {
+	e := &ConfigEntry{Key: "dsv4-fp8-h200-dynamo-sglang-agentic-disagg-mtp"}
+	cs := &ChangeSet{Effective: map[string][]*EffectiveFile{e.Key: {{Path: "r.yaml", Settings: []Setting{
+		{Name: "disaggregation-mode", Value: "prefill", Role: "prefill", Kind: "arg"},
+		{Name: "tp-size", Value: "8", Role: "prefill", Kind: "arg"},
+		{Name: "disaggregation-mode", Value: "decode", Role: "decode", Kind: "arg"},
+		{Name: "disaggregation-transfer-backend", Value: "nixl", Role: "decode", Kind: "arg"},
+	}}}}}
+	args, _ := urMajorArgs([]*ConfigEntry{e}, cs)
+	var got []string
+	for _, a := range args {
+		got = append(got, a.String())
+	}
+	want := []string{"TP 8", "disaggregation-mode decode", "disaggregation-mode prefill", "disaggregation-transfer-backend nixl"}
+	if len(got) != len(want) {
+		t.Fatalf("args %q, want %q", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("args %q, want %q", got, want)
+		}
+	}
+	agg := newURCorpus("python -m sglang.launch_server --tp-size 8")
+	pd := newURCorpus("--disaggregation-mode prefill --disaggregation-transfer-backend nixl --tp 8\n--disaggregation-mode decode --disaggregation-transfer-backend nixl --tp 8")
+	for _, a := range args[1:] {
+		if urHas(agg, a) {
+			t.Errorf("aggregated-only recipe text shows %s", a)
+		}
+		if !urHas(pd, a) {
+			t.Errorf("PD recipe text does not show %s", a)
+		}
+	}
+}

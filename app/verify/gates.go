@@ -67,8 +67,27 @@ func scopeGate(ctx context.Context, pr *checks.PR) (Scope, error) {
 	if strings.TrimSpace(string(text)) == "" {
 		return Scope{}, fmt.Errorf("%s at base tip %s is empty", pr.Layout.CodeOwners, checks.Short(pr.BaseTip))
 	}
+	// §1.3c.3: GitHub's own diagnostics at B must be empty. A line GitHub
+	// rejects is ignored by GitHub but not by our parser, so ownership (and
+	// with it "no sign-off required") would be decided on rules that do not
+	// apply; refuse instead of guessing.
+	// A server without the diagnostics endpoint (older GHES, compatible
+	// servers) cannot report errors: the gate then relies on its own parser,
+	// which skips broken lines, and says so in the scope's problems.
+	cerrs, cerr := src.CodeownersErrors(ctx, pr.BaseTip)
+	if len(cerrs) > 0 {
+		var lines []string
+		for _, e := range cerrs {
+			lines = append(lines, fmt.Sprintf("line %d: %s", e.Line, e.Message))
+		}
+		return Scope{}, fmt.Errorf("%s at base tip %s has %d error(s) reported by GitHub (%s); fix it before verifying",
+			pr.Layout.CodeOwners, checks.Short(pr.BaseTip), len(cerrs), strings.Join(lines, "; "))
+	}
 	co := checks.ParseCodeowners(string(text))
 	var sc Scope
+	if cerr != nil {
+		sc.Problems = append(sc.Problems, "GitHub's CODEOWNERS diagnostics unavailable: "+cerr.Error())
+	}
 	for _, p := range co.Problems {
 		sc.Problems = append(sc.Problems, fmt.Sprintf("line %d: %s", p.Line, p.Message))
 	}

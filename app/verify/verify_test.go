@@ -145,6 +145,17 @@ func TestVerifyGates(t *testing.T) {
 			custom := githubtest.Permission{Permission: "admin", RoleName: "release-admin"}
 			fx.Repos[0].Collaborators["amd-owner-a"], fx.Repos[0].Collaborators["amd-owner-b"] = custom, custom
 		}, status: verify.Verified},
+		{name: "CODEOWNERS errors at the base tip stop the scope gate", mutate: func(fx *githubtest.Fixture) {
+			// Even when every owner is exempt: GitHub ignores the broken line,
+			// so the ownership the gate would decide on is not GitHub's (§1.3c.3).
+			admin := githubtest.Permission{Permission: "admin", RoleName: "admin"}
+			fx.Repos[0].Collaborators["amd-owner-a"], fx.Repos[0].Collaborators["amd-owner-b"] = admin, admin
+			fx.Repos[0].CodeownersErrors = map[string][]githubtest.CodeownersError{"main": {{
+				Line: 5, Column: 40, Kind: "Unknown owner", Path: ".github/CODEOWNERS",
+				Source:  "inferencex-e2e/configs/amd-master.yaml @amd-owner-a @amd-owner-b",
+				Message: "Unknown owner on line 5: make sure @amd-owner-b exists and has write access to the repository",
+			}}}
+		}, err: "has 1 error(s) reported by GitHub (line 5: Unknown owner"},
 		{name: "URL of another PR is refused", req: func(r *verify.Request) {
 			r.SignOff = "https://github.com/SemiAnalysisAI/InferenceX/pull/12#issuecomment-99"
 		}, err: "names PR #12"},
@@ -235,5 +246,25 @@ func TestEvidenceIsReadOnce(t *testing.T) {
 		if n > 1 {
 			t.Errorf("%s requested %d times in one verification", path, n)
 		}
+	}
+}
+
+// TestServerWithoutOptionalEndpoints: a GitHub-compatible server that lacks
+// the CODEOWNERS diagnostics, review-comment and team endpoints still gets
+// a verdict; the missing evidence is noted, nothing passes because of it.
+func TestServerWithoutOptionalEndpoints(t *testing.T) {
+	srv := githubtest.New(t, loadSample(t))
+	for _, p := range []string{`/codeowners/errors$`, `/pulls/3412/comments$`, `^/orgs/`} {
+		srv.AddFault(githubtest.Fault{Method: "GET", Path: p, Status: 404})
+	}
+	out, err := newTestVerifier(srv, nil).Verify(context.Background(), client(t, srv), sampleRequest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != verify.Verified || len(out.Verdict.Rows) != 16 {
+		t.Fatalf("status %s with %d rows", out.Status, len(out.Verdict.Rows))
+	}
+	if len(out.Scope.Problems) == 0 || !strings.Contains(out.Scope.Problems[0], "diagnostics unavailable") {
+		t.Errorf("scope problems = %v, want the missing diagnostics noted", out.Scope.Problems)
 	}
 }
