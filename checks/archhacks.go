@@ -43,7 +43,7 @@ func runArchHacks(ctx context.Context, pr *PR) Result {
 	}
 	var fail, review csFindings
 	knob := func(what, at string) {
-		review.add(what+" at "+at, what+"（位于 "+at+"）", Evidence{Label: at, Value: what})
+		review.add("architecture override "+what+" at "+at, "架构覆盖："+what+"（位于 "+at+"）", Evidence{Label: at, Value: what})
 	}
 	disabled := func(s Setting) {
 		where := s.File
@@ -113,7 +113,7 @@ func runArchHacks(ctx context.Context, pr *PR) Result {
 		return FailR(Text{EN: csSentence(t.EN), ZH: csSentenceZH(t.ZH)}, append(fail.ev, review.ev...)...)
 	case !review.empty():
 		t := review.text()
-		return ReviewR(Text{EN: csSentence("architecture override " + t.EN), ZH: csSentenceZH("架构覆盖：" + t.ZH)}, review.ev...)
+		return ReviewR(Text{EN: csSentence(t.EN), ZH: csSentenceZH(t.ZH)}, review.ev...)
 	}
 	return PassR(T("No architecture-override knobs; event publication not disabled.", "无架构覆盖参数；事件发布未被禁用。"),
 		Evidence{Label: "scanned", Value: fmt.Sprintf("%d effective files, %d added runtime lines", len(csAllEffective(cs)), len(added))})

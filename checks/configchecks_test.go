@@ -368,6 +368,12 @@ func TestArchHacksCheck(t *testing.T) {
 				r.head[recipe] = strings.Replace(r.head[recipe], "      disaggregation-mode: prefill\n", "      disaggregation-mode: prefill\n      hf-overrides: {num_experts_per_tok: 4}\n", 1)
 			},
 			status: checks.Fail, want: []string{"Needs human review: architecture override hf-overrides {num_experts_per_tok: 4} at {root}" + recipe + ":16."}},
+		{name: "unreadable recipe is not called an override", check: checks.ArchHacksCheck,
+			edit: func(r *cfgRepo) {
+				delete(r.head, recipe)
+				r.cfgAppendChangelog("dsv4-fp4-gb200-*")
+			},
+			status: checks.Fail, want: []string{"Needs human review: {root}" + recipe + " could not be read ("}},
 		{name: "nothing relevant", check: checks.ArchHacksCheck, status: checks.NA,
 			want: []string{"PR changes no benchmark serving configuration, image or launch path."}},
 	})
