@@ -222,16 +222,15 @@ func TestAppEndToEnd(t *testing.T) {
 			t.Errorf("verdict keyed wrong: %q", c.Body[:80])
 		}
 	}
-	runs := a.gh.CheckRuns(e2eRepo, a.head)
-	found := false
-	for _, r := range runs {
-		if r.GetName() == "Verdict / sign-off" && r.GetStatus() == "completed" && strings.Contains(r.GetOutput().GetSummary(), "Check 15") {
-			found = true
+	// The status is settled before the check run is completed: wait for both.
+	a.waitFor("the completed check run carrying the verdict", func() bool {
+		for _, r := range a.gh.CheckRuns(e2eRepo, a.head) {
+			if r.GetName() == "Verdict / sign-off" && r.GetStatus() == "completed" && strings.Contains(r.GetOutput().GetSummary(), "Check 15") {
+				return true
+			}
 		}
-	}
-	if !found {
-		t.Errorf("no completed check run carrying the verdict on %s", a.head)
-	}
+		return false
+	})
 
 	// A redelivery of the same delivery ID is acknowledged but not processed.
 	posts := countWrites(a.gh.Writes(), "POST", "/check-runs")
