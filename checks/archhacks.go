@@ -107,6 +107,9 @@ func runArchHacks(ctx context.Context, pr *PR) Result {
 			knob("edits model config.json: "+strings.TrimSpace(t), at)
 		}
 	}
+	for _, p := range csUnscanned(pr, cs, false, covered) {
+		review.add(p.Path+" could not be scanned ("+p.Err+")", "无法扫描 "+p.Path+"（"+p.Err+"）", Evidence{Label: p.Path, Value: p.Err})
+	}
 	switch {
 	case !fail.empty():
 		t := fail.text()

@@ -1,11 +1,13 @@
 package checks
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // buildChangeSet computes the change-set model of §4.0 once per
@@ -25,6 +27,12 @@ func buildChangeSet(ctx context.Context, pr *PR) (*ChangeSet, error) {
 	}
 	for _, f := range files {
 		if f.PatchMissing || (f.Patch == "" && f.Additions+f.Deletions > 0) {
+			// Every line of a file the PR adds is an added line: read it at
+			// H instead of treating its lines as pre-existing.
+			if a, ok := addedFileLines(ctx, pr, f); ok {
+				cs.AddedLines[f.Path] = a
+				continue
+			}
 			cs.problem(f.Path, "GitHub returned no patch for this file (binary or too large a diff)")
 			continue
 		}
@@ -74,6 +82,28 @@ func buildChangeSet(ctx context.Context, pr *PR) (*ChangeSet, error) {
 	b.changelog()
 	b.affected()
 	return cs, nil
+}
+
+// addedFileLines returns every line of a text file the PR adds, read at H,
+// numbered from 1 like a patch's added lines. It reports false for other
+// statuses, unreadable or binary files and files over the patch line cap.
+func addedFileLines(ctx context.Context, pr *PR, f ChangedFile) ([]DiffLine, bool) {
+	if f.Status != "added" || pr.HeadSHA == "" {
+		return nil, false
+	}
+	data, err := csRead(ctx, pr, pr.HeadSHA, f.Path)
+	if err != nil || !utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0 {
+		return nil, false
+	}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	if len(lines) > maxPatchLines {
+		return nil, false
+	}
+	out := make([]DiffLine, len(lines))
+	for i, l := range lines {
+		out[i] = DiffLine{Line: i + 1, Text: strings.TrimSuffix(l, "\r")}
+	}
+	return out, true
 }
 
 func (cs *ChangeSet) problem(p, msg string) {

@@ -215,7 +215,9 @@ var shortNames = []struct {
 }{
 	{[]string{"pareto"}, "Pareto counts"},
 	{[]string{"append only"}, "append-only"},
-	{[]string{"as it ships"}, "draft served as it ships"},
+	// "is served as it ships" (gen 4) and "runs in the precision it ships
+	// in" (e2e template) name the same item.
+	{[]string{"it ships"}, "draft served as it ships"},
 	{[]string{"golden"}, "golden AL"},
 	{[]string{"any of the above"}, "additional reasoning"},
 	{[]string{"latest version"}, "latest template"},

@@ -118,14 +118,15 @@ func TestMatchChecklist(t *testing.T) {
 
 func TestChecklistShortName(t *testing.T) {
 	for in, want := range map[string]string{
-		"Verified that every draft model and draft head is served as it ships (no SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE)":      "draft served as it ships",
-		"For agentic workloads: verified that speculative-decoding configs use the golden AL curve for the draft length": "golden AL",
-		"If this PR uses `append-only: true`, verified that existing points are untouched":                               "append-only",
-		"Reported measured throughput/E2EL Pareto counts per affected curve":                                             "Pareto counts",
-		"If any of the above criteria cannot reasonably be satisfied, I have provided additional reasoning below.":       "additional reasoning",
-		"Verified that this PR passes evals. Please link to the workflow.":                                               "evals",
-		"Verified that the model architecture isn't changed with benchmark hacks; FLOPs at lower precision pass evals":   "architecture hacks",
-		"Verified that the dashboard screenshots render in dark mode":                                                    "dashboard screenshots render in",
+		"Verified that every draft model and draft head is served as it ships (no SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE)":                       "draft served as it ships",
+		"For agentic workloads: verified that speculative-decoding configs use the golden AL curve for the draft length":                  "golden AL",
+		"If this PR uses `append-only: true`, verified that existing points are untouched":                                                "append-only",
+		"Reported measured throughput/E2EL Pareto counts per affected curve":                                                              "Pareto counts",
+		"Confirmed that every draft model and draft head runs in the precision it ships in (no SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE override)": "draft served as it ships",
+		"If any of the above criteria cannot reasonably be satisfied, I have provided additional reasoning below.":                        "additional reasoning",
+		"Verified that this PR passes evals. Please link to the workflow.":                                                                "evals",
+		"Verified that the model architecture isn't changed with benchmark hacks; FLOPs at lower precision pass evals":                    "architecture hacks",
+		"Verified that the dashboard screenshots render in dark mode":                                                                     "dashboard screenshots render in",
 		"Verified that": "verified that",
 		"!!!":           "unnamed item",
 		"Docs updated":  "docs updated",

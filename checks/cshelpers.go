@@ -137,6 +137,31 @@ func csRuntimeAdded(pr *PR, cs *ChangeSet, workflows bool) []struct {
 	return out
 }
 
+// csUnscanned returns the problems of changed runtime files (the
+// directories of csRuntimeAdded) whose added lines are unknown, as GitHub
+// omitted their patch, and that skip names as read whole. A check that
+// scans added lines must not pass on such a file's silence.
+func csUnscanned(pr *PR, cs *ChangeSet, workflows bool, skip map[string]bool) []InputProblem {
+	l := pr.Layout
+	dirs := []string{l.BenchmarksDir, l.RunnersDir, l.ConfigsDir}
+	if workflows {
+		dirs = append(dirs, ".github/workflows")
+	}
+	var out []InputProblem
+	for _, p := range cs.Problems {
+		if _, ok := cs.AddedLines[p.Path]; ok || skip[p.Path] || IsDocFile(p.Path) || !cs.IsChanged(p.Path) {
+			continue
+		}
+		for _, d := range dirs {
+			if d != "" && strings.HasPrefix(p.Path, strings.TrimSuffix(d, "/")+"/") {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	return out
+}
+
 // csAllEffective returns the distinct effective files of the affected
 // configs plus the extra changed runtime files, in a stable order.
 func csAllEffective(cs *ChangeSet) []*EffectiveFile {

@@ -41,6 +41,12 @@ func runDescription(ctx context.Context, pr *PR) Result {
 		}
 	}
 	at := Short(pr.HeadSHA)
+	// Without a readable master config, "no affected config" would hide
+	// the cause; name the file instead.
+	noCfg, noCfgZH := "no affected config", "没有受影响的配置"
+	if ps := csMasterProblems(pr, cs); len(ps) > 0 {
+		noCfg, noCfgZH = ps[0].Path+" unreadable", ps[0].Path+" 无法读取"
+	}
 	var golden GoldenALData
 	var haveGolden bool
 	if r, ok := pr.Prior(11); ok {
@@ -73,7 +79,7 @@ func runDescription(ctx context.Context, pr *PR) Result {
 			}
 			targets := dcTargets(cs, cl.Keys)
 			if len(targets) == 0 {
-				unver = append(unver, dcFinding{en: "image " + cl.Token + " (no affected config)", zh: "镜像 " + cl.Token + "（没有受影响的配置）"})
+				unver = append(unver, dcFinding{en: "image " + cl.Token + " (" + noCfg + ")", zh: "镜像 " + cl.Token + "（" + noCfgZH + "）"})
 				continue
 			}
 			match := false
@@ -101,7 +107,7 @@ func runDescription(ctx context.Context, pr *PR) Result {
 			}
 			targets := dcTargets(cs, cl.Keys)
 			if len(targets) == 0 {
-				unver = append(unver, dcFinding{en: q + " (no affected config)", zh: q + "（没有受影响的配置）"})
+				unver = append(unver, dcFinding{en: q + " (" + noCfg + ")", zh: q + "（" + noCfgZH + "）"})
 				continue
 			}
 			have := map[int]bool{}

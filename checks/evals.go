@@ -212,6 +212,11 @@ func sameImage(ctx context.Context, pr *PR, sel *SweepSelection) (en, zh string,
 		return fail(Unverified(T("could not compare images: change-set model unavailable: "+err.Error(),
 			"无法比较镜像：变更集模型不可用："+err.Error())))
 	}
+	// A master config that does not parse at H hides its entries from
+	// the affected set: "no affected config" would then pass by default.
+	if ps := csMasterProblems(pr, cs); len(ps) > 0 {
+		return fail(csUnreadable(ps))
+	}
 	if len(cs.Affected) == 0 {
 		return "no affected config to compare images for", "没有需要比较镜像的受影响配置", nil
 	}

@@ -111,6 +111,11 @@ func runPareto(ctx context.Context, pr *PR) Result {
 	if csErr != nil {
 		problems = append(problems, T("affected curves unverifiable: change-set model unavailable ("+csErr.Error()+")",
 			"受影响曲线无法验证：变更集模型不可用（"+csErr.Error()+"）"))
+	} else if ps := csMasterProblems(pr, cs); len(ps) > 0 {
+		// Entries of an unparseable master config are missing from the
+		// affected set, so a curve without points would go unnoticed.
+		u := fmt.Sprintf("%s: %s", ps[0].Path, ps[0].Err)
+		problems = append(problems, T("affected curves unverifiable: "+u, "受影响曲线无法验证："+u))
 	}
 	curveEv := make([]Evidence, 0, len(curves))
 	for _, c := range curves {

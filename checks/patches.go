@@ -115,6 +115,9 @@ func runEnginePatches(ctx context.Context, pr *PR) Result {
 			hit(patchHit{Path: a.Path, Line: a.Line, What: w, WhatZH: z}, true)
 		}
 	}
+	for _, p := range csUnscanned(pr, cs, true, parsed) {
+		review.add(p.Path+" could not be scanned ("+p.Err+")", "无法扫描 "+p.Path+"（"+p.Err+"）", Evidence{Label: p.Path, Value: p.Err})
+	}
 	patchSortHits(introduced)
 	patchSortHits(existing)
 

@@ -89,7 +89,8 @@ type Commit struct {
 // CommitList is the PR's commits, oldest first.
 type CommitList struct {
 	Commits []Commit
-	// Truncated is set when GitHub's 250-commit cap hid older commits.
+	// Truncated is set when GitHub's 250-commit cap hid newer commits (it
+	// lists the oldest 250).
 	Truncated bool
 }
 

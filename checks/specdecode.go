@@ -3,6 +3,7 @@ package checks
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -246,6 +247,10 @@ func extractSpec(engine, role string, settings []Setting) specKnobs {
 		func() bool { return tryName("speculative-num-steps") },
 		func() bool { return trySpec("max_draft_len") },
 		func() bool { return tryName("max-draft-len") },
+		// TRT-LLM's MTPDecodingConfig spells the draft length
+		// num_nextn_predict_layers.
+		func() bool { return trySpec("num_nextn_predict_layers") },
+		func() bool { return tryName("num-nextn-predict-layers") },
 		func() bool { return tryName("num-speculative-tokens") },
 		func() bool { return tryName("speculative-dspark-block-size") },
 	}
@@ -385,7 +390,11 @@ func sdConfigMethod(c *ConfigEntry) string {
 	return ""
 }
 
-// sdAllSettings flattens the effective files of a config.
+// sdAllSettings flattens the effective files of a config. A flag whose whole
+// value is a shell variable assigned in the same file (--speculative-config
+// "$SPEC_CONFIG") is read as the assigned value, once per assignment: scripts
+// assign such variables in branches (an EVAL_ONLY run without synthetic
+// acceptance, the throughput run with it), and the knobs merge across them.
 func sdAllSettings(files []*EffectiveFile) []Setting {
 	var out []Setting
 	for _, f := range files {
@@ -396,7 +405,37 @@ func sdAllSettings(files []*EffectiveFile) []Setting {
 			if s.File == "" {
 				s.File = f.Path
 			}
+			if vals := sdVarValues(f.Settings, s); len(vals) > 0 {
+				for _, a := range vals {
+					r := s
+					r.Value, r.Line = a.Value, a.Line
+					out = append(out, r)
+				}
+				continue
+			}
 			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// sdVarRefRE matches a value that is exactly one shell variable reference.
+var sdVarRefRE = regexp.MustCompile(`^\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?$`)
+
+// sdVarValues returns the assignments of the variable a flag's whole value
+// references, from the same file; nil for anything else.
+func sdVarValues(settings []Setting, s Setting) []Setting {
+	if s.Kind != "flag" {
+		return nil
+	}
+	m := sdVarRefRE.FindStringSubmatch(strings.TrimSpace(s.Value))
+	if m == nil || (strings.HasPrefix(s.Value, "${") != strings.HasSuffix(s.Value, "}")) {
+		return nil
+	}
+	var out []Setting
+	for _, a := range settings {
+		if a.Kind == "env" && a.Name == m[1] && a.File == s.File && !strings.Contains(a.Value, "$") {
+			out = append(out, a)
 		}
 	}
 	return out

@@ -2,6 +2,7 @@ package checks
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -27,6 +28,10 @@ func TestExtractSpec(t *testing.T) {
 			"decode", "mtp", 2, []float64{2.5}, false},
 		{"trt adds the bonus token", []Setting{s("", "speculative_config", "{decoding_type: MTP, max_draft_len: 3}"), s("", "TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS", "2.39")},
 			"agg", "mtp", 3, []float64{3.39}, false},
+		{"trt mtp num_nextn_predict_layers", []Setting{s("", "speculative_config", "{decoding_type: MTP, num_nextn_predict_layers: 3}"), s("", "TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS", "2.39")},
+			"agg", "mtp", 3, []float64{3.39}, false},
+		{"trt mtp heredoc num_nextn_predict_layers", []Setting{s("", "decoding_type", "MTP"), s("", "num_nextn_predict_layers", "3"), s("", "TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS", "2.39")},
+			"agg", "", 3, []float64{3.39}, false},
 		{"atom rate scales by n", []Setting{s("", "--num-speculative-tokens", "3"), s("", "--spec-decode-acceptance-rate", "0.8")},
 			"agg", "", 3, []float64{3.4}, false},
 		{"legacy harness", []Setting{s("", "SYNTHETIC_ACCEPTANCE", "true"), s("", "--speculative-num-steps", "2")},
@@ -58,4 +63,39 @@ func FuzzSpecConfig(f *testing.F) {
 			t.Fatalf("draft length %d accepted", k.Num)
 		}
 	})
+}
+
+// A legacy vLLM script builds --speculative-config in a shell variable,
+// without synthetic acceptance for EVAL_ONLY runs and with it for the
+// throughput runs: the knobs of both assignments are read, in either order,
+// and the synthetic pin is found (also by the non-agentic hack scan).
+func TestSpecConfigFromShellVariable(t *testing.T) {
+	const evalBranch = `SPEC_CONFIG='{"method":"mtp","num_speculative_tokens":3}'`
+	const simBranch = `SPEC_CONFIG='{"method":"mtp","num_speculative_tokens":3,"rejection_sample_method":"synthetic","synthetic_acceptance_length":3.39}'`
+	for _, order := range [][2]string{{evalBranch, simBranch}, {simBranch, evalBranch}} {
+		script := "#!/usr/bin/env bash\nif [[ \"${EVAL_ONLY:-false}\" == \"true\" ]]; then\n  " + order[0] + "\nelse\n  " + order[1] +
+			"\nfi\n\nvllm serve \"$MODEL\" \\\n  --tensor-parallel-size \"$TP\" \\\n  --speculative-config \"$SPEC_CONFIG\" \\\n  --port 8000\n"
+		_, settings, err := ParseScript("a.sh", []byte(script))
+		if err != nil {
+			t.Fatal(err)
+		}
+		all := sdAllSettings([]*EffectiveFile{{Path: "a.sh", Kind: "script", Settings: settings}})
+		k := extractSpec("vllm", "agg", all)
+		if k.Method != "mtp" || k.Num != 3 || len(k.Pins) != 1 || math.Abs(k.Pins[0].AL-3.39) > 1e-9 {
+			t.Fatalf("order %q: got %+v", order[0], k)
+		}
+		if got := sdSyntheticKnobs(all); len(got) != 1 || got[0].Line != strings.Count(script[:strings.Index(script, simBranch)], "\n")+1 {
+			t.Fatalf("synthetic knobs: %+v", got)
+		}
+		// --tp "$TP" has no assignment in the file: kept as written.
+		found := false
+		for _, s := range all {
+			if s.Name == "--tensor-parallel-size" && s.Value == "$TP" {
+				found = true
+			}
+		}
+		if !found {
+			t.Fatalf("unassigned variable flag not kept: %+v", all)
+		}
+	}
 }

@@ -1,0 +1,416 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/verdict-bot/verdict/app/githubtest"
+)
+
+// Flow tests: the real App (startApp in app_e2e_test.go) driven through
+// webhooks, asserting on what the fake GitHub recorded; plus two CLI
+// scenarios (S14, S3) on copies of the sample fixture.
+
+const welcomeMarker = "<!-- recipe-reminder -->"
+
+// flowCommentEvent is commentEvent with a chosen author association.
+func flowCommentEvent(action string, id int64, body, sender, association string) map[string]any {
+	ev := commentEvent(action, id, body, sender, "User")
+	ev["comment"].(map[string]any)["author_association"] = association
+	return ev
+}
+
+// flowPREvent is a pull_request delivery for the sample PR.
+func (a *app) flowPREvent(action string) map[string]any {
+	return map[string]any{
+		"action":       action,
+		"number":       e2ePR,
+		"installation": map[string]any{"id": 5150},
+		"repository":   repoPayload(),
+		"pull_request": map[string]any{"number": e2ePR, "state": "open", "draft": false,
+			"user": map[string]any{"login": "amd-dev-x", "type": "User"}, "head": map[string]any{"sha": a.head}},
+		"sender": map[string]any{"login": "amd-dev-x", "type": "User"},
+	}
+}
+
+func (a *app) flowDeliver(event string, payload any) {
+	a.t.Helper()
+	if code := a.deliver(event, a.delivery(), payload, e2eSecret); code != http.StatusAccepted {
+		a.t.Fatalf("%s delivery: %d", event, code)
+	}
+}
+
+// welcomes returns the comments that carry the reminder marker first.
+func (a *app) welcomes() []githubtest.Comment {
+	var out []githubtest.Comment
+	for _, c := range a.gh.Comments(e2eRepo, e2ePR) {
+		if strings.HasPrefix(c.Body, welcomeMarker) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// completedCheckRun reports whether a completed Verdict check run exists on H.
+func (a *app) completedCheckRun() bool {
+	for _, r := range a.gh.CheckRuns(e2eRepo, a.head) {
+		if r.GetName() == "Verdict / sign-off" && r.GetStatus() == "completed" {
+			return true
+		}
+	}
+	return false
+}
+
+// quiet asserts that the delivery made no write, after waiting until the
+// job that handled it has read the PR (so "no writes" is not just "not yet").
+// before is a count of repoWrites.
+func (a *app) quiet(what string, before int, readsBefore int, readPath string) {
+	a.t.Helper()
+	if readPath != "" {
+		a.waitFor(what+" being handled", func() bool { return a.gh.PathCalls("GET", readPath) > readsBefore })
+	}
+	a.settle()
+	if ws := a.repoWrites(); len(ws) != before {
+		var got []string
+		for _, w := range ws[before:] {
+			got = append(got, w.Method+" "+w.Path)
+		}
+		a.t.Errorf("%s caused %d writes: %v", what, len(got), got)
+	}
+}
+
+// repoWrites are the recorded writes other than installation-token minting
+// (which is not a write to the repository).
+func (a *app) repoWrites() []githubtest.Write {
+	var out []githubtest.Write
+	for _, w := range a.gh.Writes() {
+		if !strings.HasPrefix(w.Path, "/app/") {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// verdictRuns are the App's check runs on H.
+func (a *app) verdictRuns() int {
+	n := 0
+	for _, r := range a.gh.CheckRuns(e2eRepo, a.head) {
+		if r.GetName() == "Verdict / sign-off" {
+			n++
+		}
+	}
+	return n
+}
+
+const flowPRPath = "/repos/" + e2eRepo + "/pulls/3412"
+
+// Flow 1: opened → one bilingual reminder; reopened → still one.
+func TestFlowWelcomeOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end App test")
+	}
+	a := startApp(t)
+	// GitHub sends review_requested right after opened when reviewers are
+	// requested at creation: the two jobs must not both post.
+	a.flowDeliver("pull_request", a.flowPREvent("opened"))
+	a.flowDeliver("pull_request", a.flowPREvent("review_requested"))
+	a.waitFor("the reminder", func() bool { return len(a.welcomes()) > 0 })
+	a.settle()
+	ws := a.welcomes()
+	if len(ws) != 1 {
+		t.Fatalf("reminders after opened + review_requested = %d, want 1", len(ws))
+	}
+	w := ws[0]
+	if !strings.HasSuffix(w.User, "[bot]") {
+		t.Errorf("reminder posted by %q", w.User)
+	}
+	for _, s := range []string{"@amd-dev-x", "`As a PR reviewer and CODEOWNER`",
+		"full-sweep-fail-fast", "<summary>中文</summary>", "感谢"} {
+		if !strings.Contains(w.Body, s) {
+			t.Errorf("reminder lacks %q:\n%s", s, w.Body)
+		}
+	}
+	a.settle()
+	writes := len(a.repoWrites())
+
+	// reopened: the job runs (it lists the comments again) but posts nothing.
+	listPath := "/repos/" + e2eRepo + "/issues/3412/comments"
+	reads := a.gh.PathCalls("GET", listPath)
+	a.flowDeliver("pull_request", a.flowPREvent("reopened"))
+	a.quiet("reopened", writes, reads, listPath)
+	if n := len(a.welcomes()); n != 1 {
+		t.Errorf("reminders after reopened = %d, want 1", n)
+	}
+	if len(a.verdicts()) != 0 {
+		t.Errorf("a pull_request event produced a verdict")
+	}
+}
+
+// Flow 1b: a marker anywhere in any comment, even past the first page of
+// comments and not posted by the bot, means the reminder was already posted.
+func TestFlowWelcomeMarkerOnLaterPage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end App test")
+	}
+	a := startApp(t)
+	for i := 0; i < 105; i++ { // past the first page of 100
+		a.gh.AddComment(e2eRepo, e2ePR, githubtest.Comment{User: "amd-dev-x", Association: "CONTRIBUTOR", Body: fmt.Sprintf("ping %d", i)})
+	}
+	a.gh.AddComment(e2eRepo, e2ePR, githubtest.Comment{User: "maintainer-a", Association: "OWNER",
+		Body: "Reposting the reminder by hand:\n" + welcomeMarker + "\nThanks!"})
+	listPath := "/repos/" + e2eRepo + "/issues/3412/comments"
+	reads := a.gh.PathCalls("GET", listPath)
+	a.flowDeliver("pull_request", a.flowPREvent("ready_for_review"))
+	a.quiet("ready_for_review with a reminder on page 2", 0, reads, listPath)
+	if n := len(a.welcomes()); n != 0 {
+		t.Errorf("the bot posted %d reminders although one exists", n)
+	}
+}
+
+// Flow 2: /verdict recheck by a maintainer verifies the newest sign-off;
+// by a CONTRIBUTOR or a read-only member it does nothing.
+func TestFlowRecheck(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end App test")
+	}
+	a := startApp(t)
+	// A newer sign-off than the fixture's review, never delivered: only a
+	// recheck can verify it.
+	body := "As a PR reviewer and CODEOWNER, I have reviewed this and have:\n- [x] Looked\nSigned: `amd-owner-b`\n"
+	newest := a.gh.AddComment(e2eRepo, e2ePR, githubtest.Comment{User: "amd-owner-b", Association: "MEMBER", Body: body})
+	newestKey := fmt.Sprintf("issuecomment-%d", newest)
+
+	// Not authorized: a CONTRIBUTOR (dropped by association) and a MEMBER
+	// with read permission (dropped by gate f after the API check).
+	for _, c := range []struct{ login, assoc string }{{"amd-dev-x", "CONTRIBUTOR"}, {"amd-dev-x", "MEMBER"}} {
+		a.settle()
+		writes := len(a.repoWrites())
+		cmd := "/verdict recheck\n"
+		id := a.gh.AddComment(e2eRepo, e2ePR, githubtest.Comment{User: c.login, Association: c.assoc, Body: cmd})
+		reads := a.gh.PathCalls("GET", flowPRPath)
+		a.flowDeliver("issue_comment", flowCommentEvent("created", id, cmd, c.login, c.assoc))
+		readPath := flowPRPath
+		if c.assoc == "CONTRIBUTOR" {
+			readPath = "" // never queued: nothing to wait for
+			time.Sleep(500 * time.Millisecond)
+		}
+		a.quiet("a recheck by "+c.login+" ("+c.assoc+")", writes, reads, readPath)
+		if n := len(a.verdicts()); n != 0 {
+			t.Fatalf("unauthorized recheck by %s (%s) produced %d verdicts", c.login, c.assoc, n)
+		}
+		if n := a.verdictRuns(); n != 0 {
+			t.Fatalf("unauthorized recheck by %s (%s) created %d check runs", c.login, c.assoc, n)
+		}
+	}
+
+	// A maintainer (admin, OWNER) asks: the newest sign-off is verified.
+	cmd := "/verdict recheck\n"
+	id := a.gh.AddComment(e2eRepo, e2ePR, githubtest.Comment{User: "maintainer-a", Association: "OWNER", Body: cmd})
+	a.flowDeliver("issue_comment", flowCommentEvent("created", id, cmd, "maintainer-a", "OWNER"))
+	a.waitFor("the recheck verdict", func() bool { return len(a.verdicts()) > 0 })
+	a.waitFor("the completed check run", a.completedCheckRun)
+	vs := a.verdicts()
+	if len(vs) != 1 {
+		t.Fatalf("verdicts after recheck = %d, want 1", len(vs))
+	}
+	v, ok := vs[newestKey]
+	if !ok {
+		t.Fatalf("recheck verified %v, want the newest sign-off %s", keys(vs), newestKey)
+	}
+	if !strings.Contains(v.Body, "Assessed commit: `"+a.head+"`.") {
+		t.Errorf("verdict lacks the footer:\n%s", v.Body)
+	}
+	final := false
+	for _, s := range a.gh.Statuses(e2eRepo, a.head) {
+		if s.GetContext() == "codeowner-signoff-verify" && s.GetState() != "pending" {
+			final = true
+		}
+	}
+	if !final {
+		t.Errorf("no final commit status after the recheck")
+	}
+
+	// A URL naming another PR is refused; one naming this PR's review
+	// verifies that sign-off rather than the newest.
+	const reviewKey = "pullrequestreview-3900000001"
+	a.settle()
+	writes := len(a.repoWrites())
+	other := "/verdict recheck https://github.com/SemiAnalysisAI/InferenceX/pull/3413#" + reviewKey + "\n"
+	id = a.gh.AddComment(e2eRepo, e2ePR, githubtest.Comment{User: "maintainer-a", Association: "OWNER", Body: other})
+	a.flowDeliver("issue_comment", flowCommentEvent("created", id, other, "maintainer-a", "OWNER"))
+	time.Sleep(500 * time.Millisecond)
+	a.quiet("a recheck naming another PR", writes, 0, "")
+	cmd = "/verdict recheck https://github.com/SemiAnalysisAI/InferenceX/pull/3412#" + reviewKey + "\n"
+	id = a.gh.AddComment(e2eRepo, e2ePR, githubtest.Comment{User: "maintainer-a", Association: "OWNER", Body: cmd})
+	a.flowDeliver("issue_comment", flowCommentEvent("created", id, cmd, "maintainer-a", "OWNER"))
+	a.waitFor("the named sign-off's verdict", func() bool { _, ok := a.verdicts()[reviewKey]; return ok })
+	if n := len(a.verdicts()); n != 2 {
+		t.Errorf("verdicts after the named recheck = %d, want 2", n)
+	}
+}
+
+func keys(m map[string]githubtest.Comment) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// Flow 5: a dismissed review and a deleted sign-off comment verify nothing
+// and leave the existing verdicts as they are.
+func TestFlowDismissedAndDeleted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end App test")
+	}
+	a := startApp(t)
+	const review = int64(3900000001)
+	rbody := "As a PR reviewer and CODEOWNER, I have reviewed this and have:"
+	a.flowDeliver("pull_request_review", a.reviewEvent("submitted", review, rbody, "amd-owner-a"))
+	body := "As a PR reviewer and CODEOWNER, I have reviewed this and have:\n- [x] Looked\nSigned: `amd-owner-b`\n"
+	id := a.gh.AddComment(e2eRepo, e2ePR, githubtest.Comment{User: "amd-owner-b", Association: "MEMBER", Body: body})
+	a.flowDeliver("issue_comment", flowCommentEvent("created", id, body, "amd-owner-b", "MEMBER"))
+	a.waitFor("both verdicts", func() bool { return len(a.verdicts()) == 2 })
+	a.waitFor("the check runs", func() bool {
+		n := 0
+		for _, r := range a.gh.CheckRuns(e2eRepo, a.head) {
+			if r.GetStatus() == "completed" {
+				n++
+			}
+		}
+		return n >= 2
+	})
+	a.settle()
+
+	// The reviewer deletes the sign-off comment (a write of the test, not
+	// of the App): record the baseline after it.
+	if _, err := a.gh.Client().Issues.DeleteComment(context.Background(), "SemiAnalysisAI", "InferenceX", id); err != nil {
+		t.Fatal(err)
+	}
+	before := a.verdicts()
+	a.settle()
+	writes := len(a.repoWrites())
+	reads := a.gh.PathCalls("GET", flowPRPath)
+
+	dismissed := a.reviewEvent("dismissed", review, rbody, "maintainer-a")
+	dismissed["review"].(map[string]any)["state"] = "dismissed"
+	a.flowDeliver("pull_request_review", dismissed)
+	a.flowDeliver("issue_comment", flowCommentEvent("deleted", id, body, "amd-owner-b", "MEMBER"))
+	time.Sleep(1500 * time.Millisecond)
+	a.quiet("dismissed/deleted", writes, 0, "")
+	if got := a.gh.PathCalls("GET", flowPRPath); got != reads {
+		t.Errorf("dismissed/deleted started a verification (%d PR reads)", got-reads)
+	}
+	after := a.verdicts()
+	if len(after) != len(before) {
+		t.Fatalf("verdicts %d → %d", len(before), len(after))
+	}
+	for k, c := range before {
+		if after[k].Body != c.Body || after[k].ID != c.ID {
+			t.Errorf("verdict %s changed", k)
+		}
+	}
+}
+
+// Flow 6: a sign-off edited by a read-only user (or a bot) is ignored by
+// gate f; the same edit by the reviewer is verified.
+func TestFlowEditByReadOnly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end App test")
+	}
+	a := startApp(t)
+	body := "As a PR reviewer and CODEOWNER, I have reviewed this and have:\n- [x] Looked\nSigned: `amd-owner-b`\n"
+	id := a.gh.AddComment(e2eRepo, e2ePR, githubtest.Comment{User: "amd-owner-b", Association: "MEMBER", Body: body})
+	edited := body + "- [x] Confirmed that this PR passed PR validation.\n"
+	a.gh.EditComment(id, edited)
+	a.settle()
+	writes := len(a.repoWrites())
+
+	// The read-only PR author edits the reviewer's sign-off.
+	reads := a.gh.PathCalls("GET", flowPRPath)
+	ev := flowCommentEvent("edited", id, edited, "amd-dev-x", "CONTRIBUTOR")
+	ev["comment"].(map[string]any)["user"] = map[string]any{"login": "amd-owner-b", "type": "User"}
+	a.flowDeliver("issue_comment", ev)
+	a.quiet("an edit by a read-only user", writes, reads, flowPRPath)
+
+	// A bot editing it: dropped before queueing.
+	bot := flowCommentEvent("edited", id, edited, "helper-bot", "NONE")
+	bot["comment"].(map[string]any)["user"] = map[string]any{"login": "amd-owner-b", "type": "User"}
+	bot["sender"] = map[string]any{"login": "helper-bot", "type": "Bot"}
+	if code := a.deliver("issue_comment", a.delivery(), bot, e2eSecret); code >= 300 {
+		t.Fatalf("bot edit delivery: %d", code)
+	}
+	time.Sleep(500 * time.Millisecond)
+	a.quiet("an edit by a bot", writes, 0, "")
+	if n := len(a.verdicts()); n != 0 {
+		t.Fatalf("ignored edits produced %d verdicts", n)
+	}
+
+	// Control: the reviewer's own edit is verified.
+	a.flowDeliver("issue_comment", flowCommentEvent("edited", id, edited, "amd-owner-b", "MEMBER"))
+	a.waitFor("the reviewer's verdict", func() bool { return len(a.verdicts()) == 1 })
+	if _, ok := a.verdicts()[fmt.Sprintf("issuecomment-%d", id)]; !ok {
+		t.Errorf("verdict keyed %v", keys(a.verdicts()))
+	}
+}
+
+// Flow 3 (S14 via the CLI): the PR body's container tag disagrees with the
+// config at H → Check 15 WARN quoting both, WARN, exit 3, no escalation.
+func TestFlowS14Description(t *testing.T) {
+	code, v, _ := edgeRun(t, "flow-s14-description", "")
+	if code != exitWarn {
+		t.Errorf("exit %d, want %d", code, exitWarn)
+	}
+	rows := map[int]edgeRow{15: {"WARN", []string{`Body says "`, "lmsysorg/sglang-rocm:v0.5.19-rocm720-mi35x", "uses v0.5.21-rocm720-mi35x at c7067f4", "please correct"}}}
+	for i := 0; i <= 14; i++ {
+		rows[i] = edgeRow{status: "PASS"}
+	}
+	rows[12] = edgeRow{status: "N/A"}
+	edgeAssert(t, "S14", v, "WARN", rows)
+
+	md := flowMarkdown(t, "flow-s14-description")
+	if !strings.Contains(md, "## ⚠️ **Verdict: WARN** ⚠️") {
+		t.Errorf("no WARN header:\n%s", md)
+	}
+	if strings.Contains(md, "needs additional review") || strings.Contains(md, "@maintainer-") || strings.Contains(md, "rejected because") {
+		t.Errorf("WARN on Check 15 escalated or addressed the signer:\n%s", md)
+	}
+}
+
+// Flow 4 (S3 via the CLI): a stale checklist without the draft-precision,
+// append-only and Pareto items → Check 5 FAIL, REJECTED, @signer line.
+func TestFlowS3StaleChecklist(t *testing.T) {
+	code, v, _ := edgeRun(t, "flow-s3-stale", "")
+	if code != exitRejected {
+		t.Errorf("exit %d, want %d", code, exitRejected)
+	}
+	rows := map[int]edgeRow{5: {"FAIL", []string{
+		`Stale checklist: missing "draft served as it ships", "append-only", "Pareto counts" items; copy the current inferencex-e2e/docs/PR_REVIEW_CHECKLIST.md`}}}
+	for _, i := range []int{0, 1, 2, 3, 4, 6, 7, 8, 9, 10, 11, 13, 14, 15} {
+		rows[i] = edgeRow{status: "PASS"}
+	}
+	rows[12] = edgeRow{status: "N/A"}
+	edgeAssert(t, "S3", v, "REJECTED", rows)
+
+	md := flowMarkdown(t, "flow-s3-stale")
+	if !strings.Contains(md, "@amd-owner-a this sign-off is rejected because a blocking check failed: Check 5 (Checklist template).") {
+		t.Errorf("no @signer line:\n%s", md)
+	}
+	if strings.Contains(md, "needs additional review") {
+		t.Errorf("escalation paragraph on a Check 5 rejection:\n%s", md)
+	}
+}
+
+func flowMarkdown(t *testing.T, fixture string) string {
+	t.Helper()
+	var out, errb strings.Builder
+	cmdCheck(context.Background(), []string{"--fixture", edgeDir(fixture), "--date", "2026-11-20"}, &out, &errb)
+	if out.Len() == 0 {
+		t.Fatalf("%s: no markdown: %s", fixture, errb.String())
+	}
+	return out.String()
+}
