@@ -188,6 +188,12 @@ func galConfig(ctx context.Context, pr *PR, cs *ChangeSet, c *ConfigEntry, curve
 	}
 	name := fmt.Sprintf("%s %s n=%d %s", c.ModelPrefix, galMethodLabel(stem, c.ModelPrefix), k.Num, mode)
 	if len(k.Pins) > 0 {
+		// TRT pins accepted draft tokens (AL − 1): say what was pinned.
+		if p := k.Pins[0]; p.AL != p.Raw && !galIsNaN(p.Raw) {
+			return galOutcome{value: val, ev: ev,
+				en: fmt.Sprintf("%s pinned %s %.2f (AL %.2f) = golden %s.yaml.", name, p.Knob, p.Raw, golden, stem),
+				zh: fmt.Sprintf("%s 固定 %s %.2f（接受长度 %.2f）= 黄金曲线 %s.yaml。", name, p.Knob, p.Raw, golden, stem)}
+		}
 		return galOutcome{value: val, ev: ev,
 			en: fmt.Sprintf("%s pinned %.2f = golden %s.yaml.", name, golden, stem),
 			zh: fmt.Sprintf("%s 固定值 %.2f = 黄金曲线 %s.yaml。", name, golden, stem)}

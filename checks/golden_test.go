@@ -97,7 +97,7 @@ func TestGoldenALCheck(t *testing.T) {
 		{name: "non numeric pin", entry: qwenSG("qwen3.5-fp8-mi355x-sglang-agentic-mtp", true), settings: sgl("auto"), golden: g,
 			status: checks.Fail, reason: "pins SGLANG_SIMULATE_ACC_LEN auto"},
 		{name: "S9 TRT AL minus one", entry: specEntry("qwen3.5-fp8-b200-trt-agentic-mtp", "qwen3.5", "trt", true, true, checks.SearchSpace{TP: 8}),
-			settings: trt("2.39"), golden: g, status: checks.Pass, reason: "qwen3.5 MTP n=3 thinking_on pinned 3.39"},
+			settings: trt("2.39"), golden: g, status: checks.Pass, reason: "qwen3.5 MTP n=3 thinking_on pinned TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS 2.39 (AL 3.39) = golden qwen3.5_mtp.yaml."},
 		{name: "TRT pinned as AL is wrong", entry: specEntry("qwen3.5-fp8-b200-trt-agentic-mtp", "qwen3.5", "trt", true, true, checks.SearchSpace{TP: 8}),
 			settings: trt("3.39"), golden: g, status: checks.Fail, reason: "pins TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS 3.39 (AL 4.39); golden thinking_on[3] is 3.39."},
 		{name: "S9 non-agentic synthetic knob is a hack", entry: qwenSG("qwen3.5-fp8-b200-sglang-mtp", false), settings: sgl("3.39"), golden: g,

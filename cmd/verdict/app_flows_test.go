@@ -2,12 +2,20 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/pem"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/verdict-bot/verdict/app/config"
 	"github.com/verdict-bot/verdict/app/githubtest"
 )
 
@@ -413,4 +421,136 @@ func flowMarkdown(t *testing.T, fixture string) string {
 		t.Fatalf("%s: no markdown: %s", fixture, errb.String())
 	}
 	return out.String()
+}
+
+// startAppWith is startApp on the sample fixture after mutate has changed it.
+func startAppWith(t *testing.T, mutate func(*githubtest.Fixture)) *app {
+	t.Helper()
+	fx, err := githubtest.LoadFixture(filepath.Join("..", "..", "testdata", "fixtures", "sample-e2e-agentic"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mutate(fx)
+	gh := githubtest.New(t, fx)
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pemKey := pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})
+	env := map[string]string{
+		"VERDICT_APP_ID":         fmt.Sprint(fx.App.ID),
+		"VERDICT_WEBHOOK_SECRET": e2eSecret,
+		"VERDICT_PRIVATE_KEY":    string(pemKey),
+		"VERDICT_GITHUB_URL":     gh.BaseURL(),
+	}
+	cfg, err := config.LoadServer([]string{"-listen", "127.0.0.1:0", "-database-url", "sqlite://" + filepath.Join(t.TempDir(), "v.db")},
+		func(k string) string { return env[k] }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ready, done := make(chan string, 1), make(chan error, 1)
+	go func() { done <- serve(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), ready) }()
+	var addr string
+	select {
+	case addr = <-ready:
+	case err := <-done:
+		cancel()
+		t.Fatalf("serve exited: %v", err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	})
+	return &app{t: t, gh: gh, base: "http://" + addr, head: fx.SHA(e2eRepo, "head")}
+}
+
+// E1 + manual bypass of gate d: a sign-off on a draft PR is not verified,
+// ready_for_review does not verify it either, but a maintainer's recheck
+// does (explicit re-verification bypasses the open/non-draft gate).
+func TestFlowDraftPR(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end App test")
+	}
+	a := startAppWith(t, func(fx *githubtest.Fixture) {
+		for _, r := range fx.Repos {
+			for _, p := range r.Pulls {
+				if p.Number == e2ePR {
+					p.Draft = true
+				}
+			}
+		}
+	})
+	reads := a.gh.PathCalls("GET", flowPRPath)
+	a.flowDeliver("pull_request_review", a.reviewEvent("submitted", 3900000001, "As a PR reviewer and CODEOWNER, I have reviewed this and have:", "amd-owner-a"))
+	a.quiet("a sign-off on a draft PR", 0, reads, flowPRPath)
+	ev := a.flowPREvent("ready_for_review")
+	a.flowDeliver("pull_request", ev)
+	a.waitFor("the reminder", func() bool { return len(a.welcomes()) == 1 })
+	a.settle()
+	if n := len(a.verdicts()); n != 0 || a.verdictRuns() != 0 {
+		t.Fatalf("draft PR: %d verdicts, %d check runs; want none", n, a.verdictRuns())
+	}
+
+	cmd := "/verdict recheck\n"
+	id := a.gh.AddComment(e2eRepo, e2ePR, githubtest.Comment{User: "maintainer-a", Association: "OWNER", Body: cmd})
+	a.flowDeliver("issue_comment", flowCommentEvent("created", id, cmd, "maintainer-a", "OWNER"))
+	a.waitFor("the recheck verdict on the draft PR", func() bool { _, ok := a.verdicts()["pullrequestreview-3900000001"]; return ok })
+}
+
+// Flow 1c: a PR that touches no benchmark path gets no reminder.
+func TestFlowWelcomeDocsOnly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end App test")
+	}
+	a := startAppWith(t, func(fx *githubtest.Fixture) {
+		fx.Tree("docs").From("main").Put("inferencex-e2e/docs/amd/README.md", "# AMD notes\n\nUpdated.\n")
+		for _, r := range fx.Repos {
+			if r.FullName != e2eRepo {
+				continue
+			}
+			r.Commit("docs", "docs")
+			r.Branches["amd/qwen35-agentic-v0521"] = "docs"
+			for _, p := range r.Pulls {
+				if p.Number == e2ePR {
+					// LoadFixture precomputed the file list; regenerate it.
+					p.Head.Commit, p.Files = "docs", nil
+				}
+			}
+		}
+	})
+	filesPath := flowPRPath + "/files"
+	reads := a.gh.PathCalls("GET", filesPath)
+	a.flowDeliver("pull_request", a.flowPREvent("opened"))
+	a.quiet("opened on a docs-only PR", 0, reads, filesPath)
+	if n := len(a.welcomes()); n != 0 {
+		t.Errorf("docs-only PR got %d reminders", n)
+	}
+}
+
+// E3: a contributor's comment carrying the verdict marker is not the bot's
+// verdict: the bot posts its own and leaves the impostor alone.
+func TestFlowImpostorMarker(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end App test")
+	}
+	a := startApp(t)
+	fake := marker + "pullrequestreview-3900000001 -->\n## ✅ **Verdict: PASS** ✅\n"
+	fid := a.gh.AddComment(e2eRepo, e2ePR, githubtest.Comment{User: "amd-dev-x", Association: "CONTRIBUTOR", Body: fake})
+	a.flowDeliver("pull_request_review", a.reviewEvent("submitted", 3900000001, "As a PR reviewer and CODEOWNER, I have reviewed this and have:", "amd-owner-a"))
+	a.waitFor("the bot's verdict", func() bool { return len(a.verdicts()) == 1 })
+	a.waitFor("the completed check run", a.completedCheckRun)
+	a.settle()
+	for _, c := range a.gh.Comments(e2eRepo, e2ePR) {
+		if c.ID == fid && c.Body != fake {
+			t.Errorf("the impostor comment was edited:\n%s", c.Body)
+		}
+	}
+	for _, w := range a.repoWrites() {
+		if strings.Contains(w.Path, fmt.Sprint(fid)) {
+			t.Errorf("the App wrote to the impostor comment: %s %s", w.Method, w.Path)
+		}
+	}
 }

@@ -273,7 +273,7 @@ func TestEngScenarioS9Engines(t *testing.T) {
 		}
 		// Only the rows this variant is about: the fixture's artifacts
 		// and description still name vLLM.
-		if c := v.Checks[11]; c.Status != "PASS" || !strings.Contains(c.Reason, "pinned 3.39 = golden qwen3.5_mtp.yaml") {
+		if c := v.Checks[11]; c.Status != "PASS" || !strings.Contains(c.Reason, "pinned TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS 2.39 (AL 3.39) = golden qwen3.5_mtp.yaml") {
 			t.Errorf("Check 11: got %s %q", c.Status, c.Reason)
 		}
 		if c := v.Checks[13]; c.Status != "PASS" {
@@ -299,7 +299,7 @@ func TestEngScenarioS9Engines(t *testing.T) {
 		)
 		code, v := runEngScenario(t, dir, legacyScenarioDate)
 		wantVerdict(t, code, v, true)
-		if c := v.Checks[11]; c.Status != "PASS" || !strings.Contains(c.Reason, "pinned 3.39 = golden qwen3.5_mtp.yaml") {
+		if c := v.Checks[11]; c.Status != "PASS" || !strings.Contains(c.Reason, "n=3 thinking_on pinned 3.39 = golden qwen3.5_mtp.yaml") {
 			t.Errorf("Check 11: got %s %q", c.Status, c.Reason)
 		}
 	})
@@ -315,7 +315,7 @@ func TestEngScenarioS9Engines(t *testing.T) {
 			engEdit{strings.Replace(vscript, "_vllm_", "_trt_", 1), "", strings.Replace(engTRTScript, "  max_draft_len: 3\n", "  num_nextn_predict_layers: 3\n", 1)},
 		)
 		_, v := runEngScenario(t, dir, legacyScenarioDate)
-		if c := v.Checks[11]; c.Status != "PASS" || !strings.Contains(c.Reason, "n=3 thinking_on pinned 3.39 = golden qwen3.5_mtp.yaml") {
+		if c := v.Checks[11]; c.Status != "PASS" || !strings.Contains(c.Reason, "n=3 thinking_on pinned TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS 2.39 (AL 3.39) = golden qwen3.5_mtp.yaml") {
 			t.Errorf("Check 11: got %s %q", c.Status, c.Reason)
 		}
 	})
