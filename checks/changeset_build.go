@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	pathpkg "path"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -31,6 +32,11 @@ func buildChangeSet(ctx context.Context, pr *PR) (*ChangeSet, error) {
 			// H instead of treating its lines as pre-existing.
 			if a, ok := addedFileLines(ctx, pr, f); ok {
 				cs.AddedLines[f.Path] = a
+				continue
+			}
+			if parsedWhole(pr.Layout, f.Path) {
+				// Master configs and the changelog are compared as parsed
+				// documents at base and H; their patch adds nothing.
 				continue
 			}
 			cs.problem(f.Path, "GitHub returned no patch for this file (binary or too large a diff)")
@@ -205,4 +211,15 @@ func sortedKeys(m map[string]bool) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// parsedWhole reports whether the change-set model reads path in full at
+// both ends (master configs, the perf changelog) rather than through its
+// patch.
+func parsedWhole(l Layout, path string) bool {
+	if path == l.Changelog {
+		return true
+	}
+	dir, name := pathpkg.Split(path)
+	return strings.TrimSuffix(dir, "/") == strings.TrimSuffix(l.ConfigsDir, "/") && strings.HasSuffix(name, "-master.yaml")
 }
