@@ -40,11 +40,18 @@ type app struct {
 
 // startApp runs the real App (real wiring, real River queue on SQLite, real
 // ghinstallation auth) against the fake GitHub serving the shipped sample.
-func startApp(t *testing.T) *app {
+func startApp(t *testing.T) *app { return startAppWith(t, nil) }
+
+// startAppWith is startApp on the sample fixture after mutate (if any) has
+// changed it.
+func startAppWith(t *testing.T, mutate func(*githubtest.Fixture)) *app {
 	t.Helper()
 	fx, err := githubtest.LoadFixture(filepath.Join("..", "..", "testdata", "fixtures", "sample-e2e-agentic"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if mutate != nil {
+		mutate(fx)
 	}
 	gh := githubtest.New(t, fx)
 	key, err := rsa.GenerateKey(rand.Reader, 2048)

@@ -2,20 +2,12 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/rsa"
-	"crypto/x509"
-	"encoding/pem"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/verdict-bot/verdict/app/config"
 	"github.com/verdict-bot/verdict/app/githubtest"
 )
 
@@ -421,50 +413,6 @@ func flowMarkdown(t *testing.T, fixture string) string {
 		t.Fatalf("%s: no markdown: %s", fixture, errb.String())
 	}
 	return out.String()
-}
-
-// startAppWith is startApp on the sample fixture after mutate has changed it.
-func startAppWith(t *testing.T, mutate func(*githubtest.Fixture)) *app {
-	t.Helper()
-	fx, err := githubtest.LoadFixture(filepath.Join("..", "..", "testdata", "fixtures", "sample-e2e-agentic"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	mutate(fx)
-	gh := githubtest.New(t, fx)
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pemKey := pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})
-	env := map[string]string{
-		"VERDICT_APP_ID":         fmt.Sprint(fx.App.ID),
-		"VERDICT_WEBHOOK_SECRET": e2eSecret,
-		"VERDICT_PRIVATE_KEY":    string(pemKey),
-		"VERDICT_GITHUB_URL":     gh.BaseURL(),
-	}
-	cfg, err := config.LoadServer([]string{"-listen", "127.0.0.1:0", "-database-url", "sqlite://" + filepath.Join(t.TempDir(), "v.db")},
-		func(k string) string { return env[k] }, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	ready, done := make(chan string, 1), make(chan error, 1)
-	go func() { done <- serve(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), ready) }()
-	var addr string
-	select {
-	case addr = <-ready:
-	case err := <-done:
-		cancel()
-		t.Fatalf("serve exited: %v", err)
-	}
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("serve: %v", err)
-		}
-	})
-	return &app{t: t, gh: gh, base: "http://" + addr, head: fx.SHA(e2eRepo, "head")}
 }
 
 // E1 + manual bypass of gate d: a sign-off on a draft PR is not verified,
