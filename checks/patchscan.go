@@ -14,10 +14,12 @@ type patchHit struct {
 }
 
 var (
-	enginePathRE  = regexp.MustCompile(`(site-packages|dist-packages|/sgl-workspace|(?:^|[/\s"'=])(?:vllm|sglang|tensorrt_llm|aiter|atom)/)`)
-	engineFragRE  = regexp.MustCompile(`(?:site-packages|dist-packages)/[A-Za-z0-9_.\-]+|/sgl-workspace(?:/[A-Za-z0-9_.\-]+)?|\b(?:vllm|sglang|tensorrt_llm|aiter|atom)/[A-Za-z0-9_.\-/]*`)
-	gitApplyRE    = regexp.MustCompile(`(^|[\s;&|(])git\s+(-C\s+\S+\s+)?(apply|am)\b`)
-	patchCmdRE    = regexp.MustCompile(`(^|[\s;&|(])patch\s+(-[A-Za-z]*p\d|--strip|-i\s|<)`)
+	enginePathRE = regexp.MustCompile(`(site-packages|dist-packages|/sgl-workspace|(?:^|[/\s"'=])(?:vllm|sglang|tensorrt_llm|aiter|atom)/)`)
+	engineFragRE = regexp.MustCompile(`(?:site-packages|dist-packages)/[A-Za-z0-9_.\-]+|/sgl-workspace(?:/[A-Za-z0-9_.\-]+)?|\b(?:vllm|sglang|tensorrt_llm|aiter|atom)/[A-Za-z0-9_.\-/]*`)
+	// Also inside quoted strings and argument lists of scripts that shell
+	// out: os.system("git apply x"), subprocess.run(["git", "apply", x]).
+	gitApplyRE    = regexp.MustCompile(`(^|[\s;&|("'\[,])git["']?\s*,?\s*(["']?-C["']?\s*,?\s*\S+\s+)?["']?(apply|am)\b`)
+	patchCmdRE    = regexp.MustCompile(`(^|[\s;&|("'])patch\s+(-[A-Za-z]*p\d|--strip|-i\s|<)`)
 	sedIRE        = regexp.MustCompile(`(^|[\s;&|(])sed\s+(-[A-Za-z]*i|--in-place)`)
 	writeToRE     = regexp.MustCompile(`(^|[\s;&|(])(cat|tee|echo|printf)\b.*(>|\btee\s)`)
 	copyRE        = regexp.MustCompile(`(^|[\s;&|(])(cp|install|rsync|mv|docker\s+cp)\s`)
