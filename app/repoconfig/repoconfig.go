@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -76,7 +77,7 @@ func Parse(data []byte) (Config, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&cfg); err != nil {
-		return Default(), fmt.Errorf("parsing %s: %w", Path, err)
+		return Default(), fmt.Errorf("parsing %s: %s", Path, friendlyYAMLError(err))
 	}
 	if err := cfg.validate(); err != nil {
 		return Default(), fmt.Errorf("validating %s: %w", Path, err)
@@ -125,4 +126,13 @@ func Load(ctx context.Context, src checks.Source, ref string) (Config, error) {
 		return Default(), fmt.Errorf("reading %s: %w", Path, err)
 	}
 	return Parse(data)
+}
+
+// unknownFieldRE matches yaml.v3's message for a key KnownFields refuses.
+var unknownFieldRE = regexp.MustCompile(`field (\S+) not found in type \S+`)
+
+// friendlyYAMLError says "unknown key x" where yaml.v3 names Go types, so a
+// maintainer reading the error sees their file, not our structs.
+func friendlyYAMLError(err error) string {
+	return unknownFieldRE.ReplaceAllString(err.Error(), "unknown key $1")
 }

@@ -30,7 +30,7 @@ func TestParse(t *testing.T) {
 				t.Errorf("check toggles wrong")
 			}
 		}},
-		{name: "unknown key", in: "paretominimum: 3\n", wantErr: "field paretominimum not found"},
+		{name: "unknown key", in: "paretominimum: 3\n", wantErr: "line 1: unknown key paretominimum"},
 		{name: "bad warn_as", in: "status:\n  warn_as: maybe\n", wantErr: "warn_as"},
 		{name: "malformed", in: "pareto_minimum: [\n", wantErr: "parsing .github/verdict.yml"},
 		{name: "no such check", in: "checks:\n  16:\n    disabled: true\n", wantErr: "no check 16"},
