@@ -1,7 +1,6 @@
 package checks
 
 import (
-	"os"
 	"reflect"
 	"testing"
 
@@ -28,7 +27,7 @@ func fastAgrees(t *testing.T, text string) bool {
 func TestFastDecodeAgreesWithYAMLv3(t *testing.T) {
 	accepted := 0
 	var chunks []string
-	if data, err := os.ReadFile("/work/shared/inferencex-sample/configs/amd-master.yaml"); err == nil {
+	if data, err := ReadSample("configs/amd-master.yaml"); err == nil {
 		cs, err := splitTopLevel(data)
 		if err != nil {
 			t.Fatal(err)

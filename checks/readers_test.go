@@ -1,7 +1,6 @@
 package checks_test
 
 import (
-	"os"
 	"reflect"
 	"strconv"
 	"strings"
@@ -98,7 +97,7 @@ func cfgItoa(n int) string { return strconv.Itoa(n) }
 
 func TestParseRecipeSample(t *testing.T) {
 	// The sample recipe of the real repository (read, not copied).
-	data, err := os.ReadFile("/work/shared/inferencex-sample/benchmarks/multi_node/srt-slurm-recipes/sglang/deepseek-v4/agentic/agg-h200-tp8-mtp-kvoffload.yaml")
+	data, err := checks.ReadSample("benchmarks/multi_node/srt-slurm-recipes/sglang/deepseek-v4/agentic/agg-h200-tp8-mtp-kvoffload.yaml")
 	if err != nil {
 		t.Skip("sample not available")
 	}
@@ -174,7 +173,7 @@ zip_override_conc:
 }
 
 func TestParseModelsSample(t *testing.T) {
-	data, err := os.ReadFile("/work/shared/inferencex-sample/MODELS.md")
+	data, err := checks.ReadSample("MODELS.md")
 	if err != nil {
 		t.Skip("sample not available")
 	}
@@ -213,7 +212,7 @@ func TestParseModelsSample(t *testing.T) {
 }
 
 func TestParseChangelogAndGlobs(t *testing.T) {
-	data, err := os.ReadFile("/work/shared/inferencex-sample/perf-changelog.tail.yaml")
+	data, err := checks.ReadSample("perf-changelog.tail.yaml")
 	if err == nil {
 		es, ps, err := checks.ParseChangelog(data)
 		if err != nil || len(es) < 5 {
@@ -255,7 +254,7 @@ func TestParsePatch(t *testing.T) {
 }
 
 func TestParseWaiverSample(t *testing.T) {
-	data, err := os.ReadFile("/work/shared/inferencex-sample/docs/waiver/2508.md")
+	data, err := checks.ReadSample("docs/waiver/2508.md")
 	if err != nil {
 		t.Skip("sample not available")
 	}
@@ -270,7 +269,7 @@ func TestParseWaiverSample(t *testing.T) {
 }
 
 func TestParseMasterConfigSample(t *testing.T) {
-	data, err := os.ReadFile("/work/shared/inferencex-sample/configs/amd-master.yaml")
+	data, err := checks.ReadSample("configs/amd-master.yaml")
 	if err != nil {
 		t.Skip("sample not available")
 	}
