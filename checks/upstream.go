@@ -134,6 +134,8 @@ var urMajor = []urArg{
 	// gen 4: disaggregated prefill/decode serving must be covered too.
 	{label: "disaggregation-mode", aliases: []string{"disaggregation-mode"}},
 	{label: "disaggregation-transfer-backend", aliases: []string{"disaggregation-transfer-backend"}},
+	// vLLM's disaggregated serving: the KV connector config.
+	{label: "kv-transfer-config", aliases: []string{"kv-transfer-config"}},
 }
 
 // urLocalOnly are InferenceX-only knobs: informational, never required.
@@ -176,6 +178,10 @@ func urMajorArgs(configs []*ConfigEntry, cs *ChangeSet) (args []urArg, info []st
 				case lv == "1" && len(m.label) == 2:
 					continue // a parallel size of 1 restates the engine default
 				case lv == "" || lv == "true":
+					vals = []string{""}
+				case strings.HasPrefix(lv, "{"):
+					// A JSON config (kv-transfer-config): its layout varies
+					// between recipes, so it is compared by name.
 					vals = []string{""}
 				case strings.Contains(v, "$"):
 					// A shell variable: the sweep fills it from the config's
