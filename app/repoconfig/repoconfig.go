@@ -4,14 +4,9 @@
 package repoconfig
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
-	"strings"
-
-	"gopkg.in/yaml.v3"
 
 	"github.com/verdict-bot/verdict/checks"
 )
@@ -65,54 +60,14 @@ func (c Config) StatusEnabled() bool { return c.Status.Enabled == nil || *c.Stat
 func (c Config) CheckRunEnabled() bool { return c.CheckRun.Enabled == nil || *c.CheckRun.Enabled }
 
 // Parse merges a verdict.yml over the defaults. Unknown keys are errors, so
-// a typo never silently disables a rule.
+// a typo never silently disables a rule; an invalid file is an *Error
+// listing every problem with its line.
 func Parse(data []byte) (Config, error) {
-	cfg := Default()
-	if len(data) > maxBytes {
-		return cfg, fmt.Errorf("%s is %d bytes, over the %d-byte limit", Path, len(data), maxBytes)
-	}
-	if len(bytes.TrimSpace(data)) == 0 {
-		return cfg, nil
-	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&cfg); err != nil {
-		return Default(), fmt.Errorf("parsing %s: %s", Path, friendlyYAMLError(err))
-	}
-	if err := cfg.validate(); err != nil {
-		return Default(), fmt.Errorf("validating %s: %w", Path, err)
+	cfg, probs := Check(data)
+	if len(probs) > 0 {
+		return cfg, fmt.Errorf("%s: %w", Path, &Error{Problems: probs})
 	}
 	return cfg, nil
-}
-
-func (c Config) validate() error {
-	switch c.Status.WarnAs {
-	case "success", "failure":
-	default:
-		return fmt.Errorf("status.warn_as must be success or failure, not %q", c.Status.WarnAs)
-	}
-	switch c.ForceLayout {
-	case "", "legacy", "e2e":
-	default:
-		return fmt.Errorf("layout must be legacy or e2e, not %q", c.ForceLayout)
-	}
-	switch c.UpstreamRecipeScope {
-	case "all", "single-node":
-	default:
-		return fmt.Errorf("upstream_recipe_scope must be all or single-node, not %q", c.UpstreamRecipeScope)
-	}
-	if c.ParetoMinimum < 1 {
-		return fmt.Errorf("pareto_minimum must be at least 1")
-	}
-	if strings.TrimSpace(c.SignOffPhrase) == "" {
-		return fmt.Errorf("signoff_phrase must not be empty")
-	}
-	for n := range c.Checks {
-		if n < 0 || n > 15 {
-			return fmt.Errorf("checks: no check %d", n)
-		}
-	}
-	return nil
 }
 
 // Load reads the configuration at ref (the default branch's commit). A
@@ -126,13 +81,4 @@ func Load(ctx context.Context, src checks.Source, ref string) (Config, error) {
 		return Default(), fmt.Errorf("reading %s: %w", Path, err)
 	}
 	return Parse(data)
-}
-
-// unknownFieldRE matches yaml.v3's message for a key KnownFields refuses.
-var unknownFieldRE = regexp.MustCompile(`field (\S+) not found in type \S+`)
-
-// friendlyYAMLError says "unknown key x" where yaml.v3 names Go types, so a
-// maintainer reading the error sees their file, not our structs.
-func friendlyYAMLError(err error) string {
-	return unknownFieldRE.ReplaceAllString(err.Error(), "unknown key $1")
 }

@@ -1,6 +1,7 @@
 package repoconfig
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -17,6 +18,11 @@ func TestParse(t *testing.T) {
 				t.Errorf("defaults not applied: %+v", c)
 			}
 		}},
+		{name: "comments only is defaults", in: "# nothing yet\n", check: func(t *testing.T, c Config) {
+			if c.ParetoMinimum != 5 {
+				t.Errorf("defaults not applied: %+v", c)
+			}
+		}},
 		{name: "override", in: "pareto_minimum: 7\ncore_team: '@InferenceX/core'\nstatus:\n  enabled: false\n", check: func(t *testing.T, c Config) {
 			if c.ParetoMinimum != 7 || c.CoreTeam != "@InferenceX/core" || c.StatusEnabled() {
 				t.Errorf("override not applied: %+v", c)
@@ -30,10 +36,15 @@ func TestParse(t *testing.T) {
 				t.Errorf("check toggles wrong")
 			}
 		}},
-		{name: "unknown key", in: "paretominimum: 3\n", wantErr: "line 1: unknown key paretominimum"},
-		{name: "bad warn_as", in: "status:\n  warn_as: maybe\n", wantErr: "warn_as"},
-		{name: "malformed", in: "pareto_minimum: [\n", wantErr: "parsing .github/verdict.yml"},
-		{name: "no such check", in: "checks:\n  16:\n    disabled: true\n", wantErr: "no check 16"},
+		{name: "image_orgs add to the preset", in: "image_orgs:\n  trt: [nvcr.io/nvidia/]\n", check: func(t *testing.T, c Config) {
+			if len(c.ImageOrgs["trt"]) != 1 || len(c.ImageOrgs["vllm"]) != 1 {
+				t.Errorf("image_orgs = %v", c.ImageOrgs)
+			}
+		}},
+		{name: "unknown key", in: "paretominimum: 3\n", wantErr: "line 1: unknown key paretominimum (did you mean pareto_minimum?)"},
+		{name: "bad warn_as", in: "status:\n  warn_as: maybe\n", wantErr: `line 2: status.warn_as must be success or failure, not "maybe"`},
+		{name: "malformed", in: "pareto_minimum: [\n", wantErr: ".github/verdict.yml: line 1: YAML syntax:"},
+		{name: "no such check", in: "checks:\n  16:\n    disabled: true\n", wantErr: "line 2: checks: 16 is not a check number from 0 to 15"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -41,6 +52,10 @@ func TestParse(t *testing.T) {
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want containing %q", err, tt.wantErr)
+				}
+				var ce *Error
+				if !errors.As(err, &ce) {
+					t.Errorf("err %T is not a *repoconfig.Error", err)
 				}
 				return
 			}
@@ -52,10 +67,102 @@ func TestParse(t *testing.T) {
 	}
 }
 
+// TestCheck: every kind of defect is found at its line, all of them in one
+// pass, with the key named in the file's terms.
+func TestCheck(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want []string // Problem.String() of every problem, in order
+	}{
+		{name: "valid", in: "signoff_phrase: As a reviewer\nlayout: e2e\npaths:\n  models: docs/MODELS.md\n"},
+		{name: "typo with suggestion", in: "# x\n\nsign_off_phrase: x\n",
+			want: []string{"line 3: unknown key sign_off_phrase (did you mean signoff_phrase?)"}},
+		{name: "nested typo", in: "status:\n  warnas: failure\n",
+			want: []string{"line 2: unknown key status.warnas (did you mean status.warn_as?)"}},
+		{name: "far from any key", in: "colour: blue\n", want: []string{"line 1: unknown key colour"}},
+		{name: "every problem at once", in: "pareto_minimum: 0\nstatus:\n  warn_as: maybe\nbogus: 1\ndefault_eval_threshold: 1.5\n",
+			want: []string{
+				"line 1: pareto_minimum must be between 1 and 1000, not 0",
+				`line 3: status.warn_as must be success or failure, not "maybe"`,
+				"line 4: unknown key bogus",
+				"line 5: default_eval_threshold must be between 0 and 1, not 1.5",
+			}},
+		{name: "wrong types", in: "pareto_minimum: many\nbenchmark_groups: single-node\nstatus: [a]\n",
+			want: []string{
+				`line 1: pareto_minimum must be an integer, not str "many"`,
+				`line 2: benchmark_groups must be a list, not str "single-..."`,
+				"line 3: status must be a mapping, not seq",
+			}},
+		{name: "list item", in: "reuse_associations:\n  - OWNER\n  - maintainer\n",
+			want: []string{`line 3: reuse_associations[1] must be one of OWNER, MEMBER, COLLABORATOR, CONTRIBUTOR, FIRST_TIME_CONTRIBUTOR, FIRST_TIMER, MANNEQUIN, NONE, not "maintainer"`}},
+		{name: "empty prefix", in: "benchmark_groups: ['single-node ', '']\n",
+			want: []string{`line 1: benchmark_groups[1] must be non-empty, not ""`}},
+		{name: "handles", in: "core_team: SemiAnalysisAI/core\nescalation_handles: ['@a', b]\n",
+			want: []string{
+				`line 1: core_team must be a GitHub handle such as @login or @org/team, not "SemiAnalysisAI/core"`,
+				`line 2: escalation_handles[1] must be a GitHub handle such as @login or @org/team, not "b"`,
+			}},
+		{name: "paths", in: "paths:\n  models: ../MODELS.md\n  waiverdir: /etc\n  root: x/\n",
+			want: []string{
+				`line 2: paths.models must be a relative path inside the repository (forward slashes, no .. or leading /), not "../MODELS.md"`,
+				`line 3: paths.waiverdir must be a relative path inside the repository (forward slashes, no .. or leading /), not "/etc"`,
+				"line 4: paths.root cannot be set: choose the layout with layout: legacy or e2e instead",
+			}},
+		{name: "layout", in: "layout: flat\n", want: []string{`line 1: layout must be legacy or e2e (or empty), not "flat"`}},
+		{name: "check key not a number", in: "checks:\n  three: {disabled: true}\n",
+			want: []string{`line 2: checks.three must be an integer, not str "three"`}},
+		{name: "duplicate key", in: "pareto_minimum: 3\npareto_minimum: 4\n",
+			want: []string{`line 2: mapping key "pareto_minimum" already defined at line 1`}},
+		{name: "not a mapping", in: "- a\n- b\n", want: []string{"line 1: the file must be a mapping of keys (key: value), not a list"}},
+		{name: "too large", in: "#" + strings.Repeat("x", maxBytes), want: []string{"the file is 262145 bytes, over the 262144-byte limit"}},
+		{name: "merge key", in: "base: &b {enabled: false}\nstatus:\n  <<: *b\n", want: []string{"line 1: unknown key base"}},
+		{name: "max_file_bytes", in: "max_file_bytes: 12\n", want: []string{"line 1: max_file_bytes must be between 1024 and 1.073741824e+09, not 12"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, probs := Check([]byte(tt.in))
+			var got []string
+			for _, p := range probs {
+				got = append(got, p.String())
+			}
+			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("problems:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(tt.want, "\n  "))
+			}
+			if len(probs) > 0 && cfg.ParetoMinimum != Default().ParetoMinimum {
+				t.Errorf("an invalid file must leave the defaults, got pareto_minimum %d", cfg.ParetoMinimum)
+			}
+		})
+	}
+}
+
+// TestDefaultsSatisfyTable: the preset obeys the key table, so a problem
+// always comes from the file.
+func TestDefaultsSatisfyTable(t *testing.T) {
+	w := walker{idx: nil}
+	if probs := w.constraints(valueOf(Default()), "", "", nil); len(probs) > 0 {
+		t.Errorf("defaults violate the key table: %v", probs)
+	}
+}
+
 func FuzzParse(f *testing.F) {
 	f.Add([]byte("pareto_minimum: 3\n"))
 	f.Add([]byte("a: &a [*a, *a]\n"))
+	f.Add([]byte("checks:\n  3: {disabled: true}\nstatus: {warn_as: failure}\n"))
+	f.Add([]byte("x: &x {a: *x}\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		_, _ = Parse(b)
+		cfg, probs := Check(b)
+		_, err := Parse(b)
+		if (err == nil) != (len(probs) == 0) {
+			t.Fatalf("Parse and Check disagree: err %v, problems %v", err, probs)
+		}
+		if len(probs) > 0 && cfg.ParetoMinimum != Default().ParetoMinimum {
+			t.Fatal("invalid input changed the configuration")
+		}
+		for _, p := range probs {
+			if p.Message == "" {
+				t.Fatalf("problem without a message: %+v", p)
+			}
+		}
 	})
 }

@@ -45,6 +45,9 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fixture := fs.String("fixture", "", "serve a recorded PR from this fixture directory through the in-process fake GitHub")
 	verbose := fs.Bool("v", false, "log progress to stderr")
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitPass // -h asked for the usage; printing it is success
+		}
 		return exitError
 	}
 	fail := func(format string, a ...any) int {

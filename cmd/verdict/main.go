@@ -1,8 +1,10 @@
 // Command verdict is the Verdict GitHub App and its tools.
 //
-//	verdict serve     run the App (webhook intake, queue, workers)
-//	verdict check     verify one PR and print the verdict
-//	verdict version   print the version
+//	verdict serve          run the App (webhook intake, queue, workers)
+//	verdict check          verify one PR and print the verdict
+//	verdict setup          register the GitHub App through the manifest flow
+//	verdict config check   validate a .github/verdict.yml
+//	verdict version        print the module version and VCS revision
 //
 // Each subcommand lives in its own file; the commands table lists them.
 package main
@@ -12,7 +14,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"sort"
 )
 
@@ -37,30 +38,9 @@ var commands = map[string]command{
 	"check": {"verify one PR and print the verdict (read-only unless --publish)", func(ctx context.Context, args []string, env Env) int {
 		return cmdCheck(ctx, args, env.Stdout, env.Stderr)
 	}},
-	"version": {"print the version", func(_ context.Context, _ []string, env Env) int {
-		fmt.Fprintln(env.Stdout, "verdict", versionString())
-		return 0
-	}},
-}
-
-// version is set at build time with -ldflags "-X main.version=...".
-var version = ""
-
-func versionString() string {
-	if version != "" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" {
-				return s.Value
-			}
-		}
-		if bi.Main.Version != "" {
-			return bi.Main.Version
-		}
-	}
-	return "dev"
+	"setup":   {"register the GitHub App through GitHub's manifest flow", cmdSetup},
+	"config":  {"validate a .github/verdict.yml offline (verdict config check [FILE])", cmdConfig},
+	"version": {"print the module version, VCS revision and Go toolchain", cmdVersion},
 }
 
 func main() {
@@ -68,11 +48,14 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, env Env) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		usage(env.Stderr)
-		if len(args) == 0 {
-			return 2
+	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" {
+		if len(args) == 2 && args[0] == "help" {
+			// verdict help check == verdict check -h
+			if c, ok := commands[args[1]]; ok {
+				return c.run(ctx, []string{"-h"}, env)
+			}
 		}
+		usage(env.Stdout)
 		return 0
 	}
 	c, ok := commands[args[0]]
@@ -94,4 +77,6 @@ func usage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Run verdict <command> -h for the flags of one command.")
 }

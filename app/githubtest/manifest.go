@@ -1,0 +1,192 @@
+package githubtest
+
+import (
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/hex"
+	"encoding/json"
+	"encoding/pem"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/google/go-github/v62/github"
+)
+
+// GitHub's App manifest flow, both halves: the web form a browser posts the
+// manifest to (github.com/settings/apps/new, or under an organization), which
+// answers with a redirect carrying a one-time code, and the REST conversion
+// that trades the code for the new App's credentials.
+// https://docs.github.com/apps/sharing-github-apps/registering-a-github-app-from-a-manifest
+
+func init() {
+	handle("POST", "/settings/apps/new", (*Server).manifestForm)
+	handle("POST", "/organizations/{org}/settings/apps/new", (*Server).manifestForm)
+	handle("POST", "/app-manifests/{code}/conversions", (*Server).convertManifest)
+}
+
+// Manifest is the part of a GitHub App manifest the fake GitHub checks.
+type Manifest struct {
+	Name           string `json:"name"`
+	URL            string `json:"url"`
+	Description    string `json:"description"`
+	Public         bool   `json:"public"`
+	HookAttributes struct {
+		URL    string `json:"url"`
+		Active *bool  `json:"active"`
+	} `json:"hook_attributes"`
+	RedirectURL        string            `json:"redirect_url"`
+	DefaultPermissions map[string]string `json:"default_permissions"`
+	DefaultEvents      []string          `json:"default_events"`
+}
+
+// RegisteredApp is an App created through the manifest flow.
+type RegisteredApp struct {
+	Org      string // "" when registered for the user
+	Manifest Manifest
+	Config   github.AppConfig
+}
+
+// manifestState is per server; it lives beside Server so the flow stays in
+// this file.
+type manifestState struct {
+	codes map[string]pendingApp
+	apps  []RegisteredApp
+	next  int64
+}
+
+type pendingApp struct {
+	org     string
+	m       Manifest
+	expires time.Time
+}
+
+var manifests = struct {
+	mu sync.Mutex
+	m  map[*Server]*manifestState
+}{m: map[*Server]*manifestState{}}
+
+func (s *Server) manifests() *manifestState {
+	st := manifests.m[s]
+	if st == nil {
+		st = &manifestState{codes: map[string]pendingApp{}, next: 900000}
+		manifests.m[s] = st
+	}
+	return st
+}
+
+// RegisteredApps returns the Apps created through the manifest flow.
+func (s *Server) RegisteredApps() []RegisteredApp {
+	manifests.mu.Lock()
+	defer manifests.mu.Unlock()
+	return append([]RegisteredApp(nil), s.manifests().apps...)
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// manifestForm is the browser's POST of the manifest form. GitHub shows the
+// user a confirmation page; the fake confirms at once and redirects to the
+// manifest's redirect_url with the code and the caller's state.
+func (s *Server) manifestForm(w http.ResponseWriter, r *http.Request, p params) {
+	if err := r.ParseForm(); err != nil {
+		http.Error(w, "unreadable form", http.StatusBadRequest)
+		return
+	}
+	var m Manifest
+	if err := json.Unmarshal([]byte(r.PostForm.Get("manifest")), &m); err != nil {
+		http.Error(w, "Invalid GitHub App configuration: the manifest is not JSON", http.StatusUnprocessableEntity)
+		return
+	}
+	if msg := checkManifest(m); msg != "" {
+		http.Error(w, "Invalid GitHub App configuration: "+msg, http.StatusUnprocessableEntity)
+		return
+	}
+	code := randomHex(10)
+	manifests.mu.Lock()
+	s.manifests().codes[code] = pendingApp{org: p["org"], m: m, expires: time.Now().Add(time.Hour)}
+	manifests.mu.Unlock()
+	u, _ := url.Parse(m.RedirectURL)
+	q := u.Query()
+	q.Set("code", code)
+	if st := r.URL.Query().Get("state"); st != "" {
+		q.Set("state", st)
+	}
+	u.RawQuery = q.Encode()
+	http.Redirect(w, r, u.String(), http.StatusFound)
+}
+
+func checkManifest(m Manifest) string {
+	absolute := func(s string) bool {
+		u, err := url.Parse(s)
+		return err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != ""
+	}
+	switch {
+	case !absolute(m.URL):
+		return "url must be an absolute URL"
+	case m.RedirectURL != "" && !absolute(m.RedirectURL):
+		return "redirect_url must be an absolute URL"
+	case m.RedirectURL == "":
+		return "redirect_url is required by the manifest flow"
+	case (m.HookAttributes.Active == nil || *m.HookAttributes.Active) && !absolute(m.HookAttributes.URL):
+		return "hook_attributes.url must be an absolute URL for an active webhook"
+	}
+	for k, v := range m.DefaultPermissions {
+		if v != "read" && v != "write" && v != "admin" {
+			return "default_permissions." + k + " must be read, write or admin"
+		}
+	}
+	return ""
+}
+
+// convertManifest trades a code (once, within an hour) for the App's ID,
+// private key, webhook secret and OAuth credentials.
+func (s *Server) convertManifest(w http.ResponseWriter, r *http.Request, p params) {
+	manifests.mu.Lock()
+	st := s.manifests()
+	pa, ok := st.codes[p["code"]]
+	delete(st.codes, p["code"])
+	if ok && time.Now().After(pa.expires) {
+		ok = false
+	}
+	var id int64
+	if ok {
+		st.next++
+		id = st.next
+	}
+	manifests.mu.Unlock()
+	if !ok {
+		writeError(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	pemKey := string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}))
+	owner := pa.org
+	if owner == "" {
+		owner = "octocat"
+	}
+	slug := "verdict-" + randomHex(3)
+	now := github.Timestamp{Time: time.Now().UTC().Truncate(time.Second)}
+	cfg := github.AppConfig{
+		ID: github.Int64(id), Slug: github.String(slug), NodeID: github.String("A_" + randomHex(6)),
+		Owner: &github.User{Login: github.String(owner)},
+		Name:  github.String(pa.m.Name), Description: github.String(pa.m.Description),
+		ExternalURL: github.String(pa.m.URL), HTMLURL: github.String(s.URL + "/apps/" + slug),
+		CreatedAt: &now, UpdatedAt: &now,
+		ClientID: github.String("Iv1." + randomHex(8)), ClientSecret: github.String(randomHex(20)),
+		WebhookSecret: github.String(randomHex(20)), PEM: github.String(pemKey),
+	}
+	manifests.mu.Lock()
+	st.apps = append(st.apps, RegisteredApp{Org: pa.org, Manifest: pa.m, Config: cfg})
+	manifests.mu.Unlock()
+	writeJSON(w, http.StatusCreated, cfg)
+}

@@ -1,0 +1,130 @@
+package repoconfig
+
+import (
+	"math"
+	"regexp"
+)
+
+// keySpec documents and constrains one key of verdict.yml. The table below
+// drives Check, the JSON Schema (Schema) and the completeness test of the
+// example file, so the three cannot drift apart; a test fails when a field of
+// Config has no entry or an entry names no field.
+type keySpec struct {
+	// Path is the key's dotted path; "*" stands for any key of a mapping.
+	Path string
+	Doc  string
+	// Refused keys decode into Config but must not be set; the text says
+	// what to do instead.
+	Refused string
+
+	// Constraints on the key's values. For a list or mapping they apply to
+	// every scalar in it (list items, mapping values).
+	Enum []string
+	// Min and Max bound numbers (inclusive); NaN means unbounded.
+	Min, Max float64
+	// Pattern must match every string; it is written in the common subset
+	// of RE2 and ECMA-262 so editors apply the same rule. Means says what it
+	// requires, for messages.
+	Pattern, Means string
+	// KeyPattern constrains a mapping's keys; KeyMeans says what it requires.
+	KeyPattern, KeyMeans string
+
+	re, keyRE *regexp.Regexp // compiled Pattern and KeyPattern
+}
+
+var unbounded = math.NaN()
+
+// Patterns shared by several keys.
+const (
+	// relPath is a clean, relative, forward-slash path inside the repository:
+	// segments are neither empty, "." nor "..", and no backslash appears.
+	relPath      = `^(?:[^/\\.][^/\\]*|\.[^/\\.][^/\\]*|\.\.[^/\\]+)(?:/(?:[^/\\.][^/\\]*|\.[^/\\.][^/\\]*|\.\.[^/\\]+))*$`
+	relPathMeans = "a relative path inside the repository (forward slashes, no .. or leading /)"
+	nonEmpty     = `\S`
+	nonEmptyMean = "non-empty"
+	handle       = `^@[A-Za-z0-9][A-Za-z0-9-]*(?:/[A-Za-z0-9._-]+)?$`
+	handleMeans  = "a GitHub handle such as @login or @org/team"
+	login        = `^[A-Za-z0-9][A-Za-z0-9-]*(?:\[bot\])?$`
+	loginMeans   = "a GitHub login such as verdict[bot], without @"
+)
+
+// layoutPath is a paths.* override: empty keeps the detected layout's path.
+func layoutPath(key, doc string) keySpec {
+	return keySpec{Path: "paths." + key, Doc: doc + " Empty keeps the detected layout's path.",
+		Pattern: `^$|` + relPath, Means: relPathMeans, Min: unbounded, Max: unbounded}
+}
+
+// keys lists every key of verdict.yml in the order the schema and the example
+// present them.
+var keys = []keySpec{
+	{Path: "signoff_phrase", Doc: "Case-sensitive phrase that makes a comment, review or inline comment a sign-off candidate.", Pattern: nonEmpty, Means: nonEmptyMean},
+	{Path: "core_team", Doc: "Team that owns the repository's core paths; files it alone owns need no sign-off. Compared case-insensitively.", Pattern: handle, Means: handleMeans},
+	{Path: "layout", Doc: "Pin the repository layout instead of detecting it from the default branch: legacy (root) or e2e (inferencex-e2e/). Empty detects.", Enum: []string{"", "legacy", "e2e"}},
+	{Path: "paths", Doc: "Override single paths of the detected layout."},
+	{Path: "paths.name", Refused: "choose the layout with layout: legacy or e2e instead"},
+	{Path: "paths.root", Refused: "choose the layout with layout: legacy or e2e instead"},
+	layoutPath("checklist", "English PR review checklist (Check 5)."),
+	layoutPath("checklistzh", "Chinese PR review checklist."),
+	layoutPath("models", "MODELS.md with the deprecation table (Check 7)."),
+	layoutPath("configsdir", "Directory of the master configurations."),
+	layoutPath("changelog", "perf-changelog.yaml."),
+	layoutPath("goldendir", "Directory of golden acceptance-length distributions (Check 11)."),
+	layoutPath("waiverdir", "Directory of engine-patch waivers, one <PR>.md each (Check 10)."),
+	layoutPath("thresholds", "Eval thresholds file (Check 2)."),
+	layoutPath("benchmarksdir", "Directory of benchmark scripts."),
+	layoutPath("runnersdir", "Directory of runner scripts and harness patches."),
+	layoutPath("codeowners", "CODEOWNERS file read at the base-branch tip (Check 0)."),
+
+	{Path: "benchmark_groups", Doc: "Check-run name prefixes of benchmark jobs (Check 1).", Pattern: nonEmpty, Means: nonEmptyMean},
+	{Path: "eval_groups", Doc: "Check-run name prefixes of eval jobs, tested before benchmark_groups (Check 1).", Pattern: nonEmpty, Means: nonEmptyMean},
+	{Path: "aggregators", Doc: "Check runs that never count as a benchmark or eval, by exact name or as a group (Check 1).", Pattern: nonEmpty, Means: nonEmptyMean},
+	{Path: "require_eval_group", Doc: "Whether a passing sweep needs a green eval group beside the benchmarks (Check 1)."},
+	{Path: "sweep_workflow", Doc: "Workflow file whose runs are sweeps (Checks 1, 2, 4).", Pattern: relPath, Means: relPathMeans},
+	{Path: "default_eval_threshold", Doc: "Eval score threshold for tasks the thresholds file does not list (Check 2).", Min: 0, Max: 1},
+	{Path: "reuse_associations", Doc: "Author associations whose /use and /reuse-sweep-run commands count (Check 4).",
+		Enum: []string{"OWNER", "MEMBER", "COLLABORATOR", "CONTRIBUTOR", "FIRST_TIME_CONTRIBUTOR", "FIRST_TIMER", "MANNEQUIN", "NONE"}},
+	{Path: "reuse_incompatible_labels", Doc: "PR labels under which a sweep run cannot be reused (Check 4).", Pattern: nonEmpty, Means: nonEmptyMean},
+	{Path: "reusable_artifacts", Doc: "Artifact names a reused run must still have (Check 4).", Pattern: nonEmpty, Means: nonEmptyMean},
+	{Path: "reusable_artifact_prefixes", Doc: "Artifact name prefixes that also satisfy reuse (Check 4).", Pattern: nonEmpty, Means: nonEmptyMean},
+	{Path: "established_skus", Doc: "Hardware SKUs (normalized, lower case) on which only upstream images are allowed (Check 6).", Pattern: `^[a-z0-9][a-z0-9_-]*$`, Means: "a lower-case SKU such as mi355x"},
+	{Path: "image_orgs", Doc: "Per framework, the image repository prefixes that count as upstream (Check 6). Entries add to the preset's.",
+		Pattern: nonEmpty, Means: nonEmptyMean, KeyPattern: nonEmpty, KeyMeans: "a framework name"},
+	{Path: "open_source_frameworks", Doc: "Frameworks that are open-source engines; they must land before vendor frameworks (Check 6).", Pattern: nonEmpty, Means: nonEmptyMean},
+	{Path: "harness_patch_allowlist", Doc: "Harness patch files reviewed as not touching the serving stack (Check 10), repository-relative or relative to the layout root.", Pattern: relPath, Means: relPathMeans},
+	{Path: "upstream_recipe_scope", Doc: "Which deployments need a merged upstream recipe (Check 3): all, or single-node only.", Enum: []string{"all", "single-node"}},
+	{Path: "pareto_minimum", Doc: "Frontier points each affected curve needs (Check 14).", Min: 1, Max: 1000},
+	{Path: "escalation_handles", Doc: "Handles a REJECTED verdict asks to look.", Pattern: handle, Means: handleMeans},
+	{Path: "checks", Doc: "Per-row switches, keyed by check number. Entries add to the preset's.", KeyPattern: `^(?:[0-9]|1[0-5])$`, KeyMeans: "a check number from 0 to 15"},
+	{Path: "checks.*.disabled", Doc: "Turn the row off; it renders N/A \"disabled by configuration\"."},
+	{Path: "max_file_bytes", Doc: "Largest file a check reads; larger ones are refused and the row says so.", Min: 1 << 10, Max: 1 << 30},
+
+	{Path: "status", Doc: "The commit status on the assessed commit."},
+	{Path: "status.enabled", Doc: "Post the commit status."},
+	{Path: "status.context", Doc: "Commit status context (the name branch protection requires).", Pattern: nonEmpty, Means: nonEmptyMean},
+	{Path: "status.warn_as", Doc: "Status state for a WARN verdict.", Enum: []string{"success", "failure"}},
+	{Path: "check_run", Doc: "The check run carrying the full verdict."},
+	{Path: "check_run.enabled", Doc: "Post the check run."},
+	{Path: "check_run.name", Doc: "Check run name.", Pattern: nonEmpty, Means: nonEmptyMean},
+	{Path: "bot_logins", Doc: "Further identities whose comments are the bot's own verdicts (the App's own is always included).", Pattern: login, Means: loginMeans},
+}
+
+// specs indexes keys by path. It fills the unset bounds, which the zero
+// value cannot express, and compiles the patterns (a bad one panics at
+// init, so every test catches it).
+var specs = func() map[string]*keySpec {
+	m := make(map[string]*keySpec, len(keys))
+	for i := range keys {
+		k := &keys[i]
+		if k.Min == 0 && k.Max == 0 {
+			k.Min, k.Max = unbounded, unbounded
+		}
+		if k.Pattern != "" {
+			k.re = regexp.MustCompile(k.Pattern)
+		}
+		if k.KeyPattern != "" {
+			k.keyRE = regexp.MustCompile(k.KeyPattern)
+		}
+		m[k.Path] = k
+	}
+	return m
+}()
