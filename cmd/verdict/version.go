@@ -60,8 +60,9 @@ func currentVersion() buildVersion {
 }
 
 // versionString is the one-token version written to logs.
-func versionString() string {
-	b := currentVersion()
+func versionString() string { return currentVersion().short() }
+
+func (b buildVersion) short() string {
 	if b.Revision == "" {
 		return b.Module
 	}
