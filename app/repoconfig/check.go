@@ -2,6 +2,7 @@ package repoconfig
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -20,8 +21,9 @@ type Problem struct {
 	// Key is the dotted path of the key (status.warn_as, checks.16,
 	// benchmark_groups[2]); "" for syntax errors.
 	Key string
-	// Message says what is wrong and what is accepted.
-	Message string
+	// Message says what is wrong and what is accepted; MessageZH says it in
+	// Chinese (keys, values and YAML's own diagnostics stay as written).
+	Message, MessageZH string
 }
 
 func (p Problem) String() string {
@@ -29,6 +31,23 @@ func (p Problem) String() string {
 		return p.Message
 	}
 	return fmt.Sprintf("line %d: %s", p.Line, p.Message)
+}
+
+// StringZH is String in Chinese.
+func (p Problem) StringZH() string {
+	if p.Line == 0 {
+		return p.MessageZH
+	}
+	return fmt.Sprintf("第 %d 行：%s", p.Line, p.MessageZH)
+}
+
+// problem builds a Problem from a message in both languages.
+func problem(line, col int, key string, m meaning) Problem {
+	return Problem{Line: line, Column: col, Key: key, Message: m.EN, MessageZH: m.ZH}
+}
+
+func msg(enFormat, zhFormat string, a ...any) meaning {
+	return meaning{fmt.Sprintf(enFormat, a...), fmt.Sprintf(zhFormat, a...)}
 }
 
 // Error is an invalid configuration: every problem found, in file order.
@@ -61,14 +80,14 @@ const maxNodes = 20000
 // Default(), since rules that are half applied are worse than none.
 func Check(data []byte) (Config, []Problem) {
 	if len(data) > maxBytes {
-		return Default(), []Problem{{Message: fmt.Sprintf("the file is %d bytes, over the %d-byte limit", len(data), maxBytes)}}
+		return Default(), []Problem{problem(0, 0, "", msg("the file is %d bytes, over the %d-byte limit", "文件大小为 %d 字节，超过 %d 字节的上限", len(data), maxBytes))}
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return Default(), nil
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return Default(), []Problem{syntaxProblem(err)}
+		return Default(), []Problem{syntaxProblem(err, syntaxPrefix)}
 	}
 	if len(doc.Content) == 0 {
 		return Default(), nil // comments only
@@ -78,8 +97,9 @@ func Check(data []byte) (Config, []Problem) {
 		return Default(), nil
 	}
 	if root.Kind != yaml.MappingNode {
-		return Default(), []Problem{{Line: root.Line, Column: root.Column,
-			Message: "the file must be a mapping of keys (key: value), not " + kindName(root)}}
+		en, zh := kindName(root)
+		return Default(), []Problem{problem(root.Line, root.Column, "", meaning{
+			"the file must be a mapping of keys (key: value), not " + en, "文件必须是键值映射（key: value），而不是" + zh})}
 	}
 
 	w := walker{idx: map[string]*yaml.Node{}}
@@ -104,24 +124,32 @@ func Check(data []byte) (Config, []Problem) {
 
 var syntaxRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
-func syntaxProblem(err error) Problem {
+// syntaxProblem places a YAML syntax error; the parser's own words follow
+// the prefix in both languages.
+func syntaxProblem(err error, prefix meaning) Problem {
+	line, text := 0, strings.TrimPrefix(err.Error(), "yaml: ")
 	if m := syntaxRE.FindStringSubmatch(err.Error()); m != nil {
-		n, _ := strconv.Atoi(m[1])
-		return Problem{Line: n, Message: "YAML syntax: " + m[2]}
+		line, _ = strconv.Atoi(m[1])
+		text = m[2]
 	}
-	return Problem{Message: "YAML syntax: " + strings.TrimPrefix(err.Error(), "yaml: ")}
+	return problem(line, 0, "", meaning{prefix.EN + text, prefix.ZH + text})
 }
 
-func kindName(n *yaml.Node) string {
+var (
+	syntaxPrefix = meaning{"YAML syntax: ", "YAML 语法错误："}
+	decodePrefix = meaning{"", "YAML 解码错误："}
+)
+
+func kindName(n *yaml.Node) (en, zh string) {
 	switch n.Kind {
 	case yaml.SequenceNode:
-		return "a list"
+		return "a list", "列表"
 	case yaml.MappingNode:
-		return "a mapping"
+		return "a mapping", "映射"
 	case yaml.ScalarNode:
-		return fmt.Sprintf("the value %q", n.Value)
+		return fmt.Sprintf("the value %q", n.Value), fmt.Sprintf("值 %q", n.Value)
 	}
-	return "an alias"
+	return "an alias", "别名"
 }
 
 // walker visits the document against the Config type, recording where
@@ -147,8 +175,8 @@ func (w *walker) walk(n *yaml.Node, t reflect.Type, specPath, path string) {
 	}
 	if w.nodes++; w.nodes > maxNodes {
 		if w.nodes == maxNodes+1 {
-			w.probs = append(w.probs, Problem{Line: n.Line, Column: n.Column, Key: path,
-				Message: fmt.Sprintf("the document expands to more than %d values (aliases?)", maxNodes)})
+			w.probs = append(w.probs, problem(n.Line, n.Column, path,
+				msg("the document expands to more than %d values (aliases?)", "文档展开后超过 %d 个值（是否用了别名？）", maxNodes)))
 		}
 		return
 	}
@@ -173,9 +201,9 @@ func (w *walker) walk(n *yaml.Node, t reflect.Type, specPath, path string) {
 			spec := specs[sp]
 			switch {
 			case !ok || spec == nil:
-				w.probs = append(w.probs, Problem{Line: k.Line, Column: k.Column, Key: p, Message: unknownKey(p, k.Value, fields)})
-			case spec.Refused != "":
-				w.probs = append(w.probs, Problem{Line: k.Line, Column: k.Column, Key: p, Message: p + " cannot be set: " + spec.Refused})
+				w.probs = append(w.probs, problem(k.Line, k.Column, p, unknownKey(p, k.Value, fields)))
+			case spec.Refused != nil:
+				w.probs = append(w.probs, problem(k.Line, k.Column, p, meaning{p + " cannot be set: " + spec.Refused.EN, p + " 不能在此设置：" + spec.Refused.ZH}))
 			default:
 				w.walk(v, ft, sp, p)
 			}
@@ -231,10 +259,10 @@ func yamlFields(t reflect.Type) map[string]reflect.Type {
 }
 
 // unknownKey names the key and, when one is close, the key that was meant.
-func unknownKey(path, key string, fields map[string]reflect.Type) string {
+func unknownKey(path, key string, fields map[string]reflect.Type) meaning {
 	best, bestD := "", math.MaxInt
 	for f := range fields {
-		if s := specs[join(strings.TrimSuffix(path, key), f)]; s != nil && s.Refused != "" {
+		if s := specs[strings.TrimSuffix(path, key)+f]; s != nil && s.Refused != nil {
 			continue
 		}
 		d := distance(strings.ReplaceAll(strings.ToLower(key), "_", ""), strings.ReplaceAll(f, "_", ""))
@@ -242,11 +270,13 @@ func unknownKey(path, key string, fields map[string]reflect.Type) string {
 			best, bestD = f, d
 		}
 	}
-	msg := "unknown key " + path
+	m := meaning{"unknown key " + path, "未知的键 " + path}
 	if best != "" && bestD <= max(1, len(key)/4) {
-		msg += " (did you mean " + strings.TrimSuffix(path, key) + best + "?)"
+		meant := strings.TrimSuffix(path, key) + best
+		m.EN += " (did you mean " + meant + "?)"
+		m.ZH += "（是否想写 " + meant + "？）"
 	}
-	return msg
+	return m
 }
 
 // distance is the Levenshtein distance between a and b.
@@ -278,30 +308,28 @@ var typeErrRE = regexp.MustCompile("^line (\\d+): cannot unmarshal (!!\\w+)(?: `
 func (w *walker) decodeProblems(err error) []Problem {
 	te, ok := err.(*yaml.TypeError)
 	if !ok {
-		p := syntaxProblem(err)
-		p.Message = strings.TrimPrefix(p.Message, "YAML syntax: ")
-		return []Problem{p}
+		return []Problem{syntaxProblem(err, decodePrefix)}
 	}
 	var out []Problem
 	for _, e := range te.Errors {
 		m := typeErrRE.FindStringSubmatch(e)
 		if m == nil {
-			out = append(out, Problem{Message: e})
+			out = append(out, syntaxProblem(errors.New(e), decodePrefix))
 			continue
 		}
 		line, _ := strconv.Atoi(m[1])
-		p := Problem{Line: line}
 		got := strings.TrimPrefix(m[2], "!!")
 		if m[3] != "" {
 			got += " " + strconv.Quote(m[3])
 		}
+		want := goKind(m[4])
 		if key, k := w.keyAt(line, m[3]); k != nil {
-			p.Key, p.Column = key, k.Column
-			p.Message = fmt.Sprintf("%s must be %s, not %s", key, goKind(m[4]), got)
+			out = append(out, problem(line, k.Column, key, meaning{
+				fmt.Sprintf("%s must be %s, not %s", key, want.EN, got), fmt.Sprintf("%s 应为%s，而不是 %s", key, want.ZH, got)}))
 		} else {
-			p.Message = fmt.Sprintf("want %s, not %s", goKind(m[4]), got)
+			out = append(out, problem(line, 0, "", meaning{
+				fmt.Sprintf("want %s, not %s", want.EN, got), fmt.Sprintf("应为%s，而不是 %s", want.ZH, got)}))
 		}
-		out = append(out, p)
 	}
 	return out
 }
@@ -325,22 +353,22 @@ func (w *walker) keyAt(line int, value string) (string, *yaml.Node) {
 	return best, bestNode
 }
 
-func goKind(t string) string {
+func goKind(t string) meaning {
 	switch {
 	case strings.HasPrefix(t, "[]"):
-		return "a list"
+		return meaning{"a list", "列表"}
 	case strings.HasPrefix(t, "map["), strings.Contains(t, "."):
-		return "a mapping"
+		return meaning{"a mapping", "映射"}
 	case strings.HasPrefix(t, "int"), strings.HasPrefix(t, "uint"):
-		return "an integer"
+		return meaning{"an integer", "整数"}
 	case strings.HasPrefix(t, "float"):
-		return "a number"
+		return meaning{"a number", "数字"}
 	case t == "bool":
-		return "true or false"
+		return meaning{"true or false", " true 或 false"}
 	case t == "string":
-		return "a string"
+		return meaning{"a string", "字符串"}
 	}
-	return t
+	return meaning{t, t}
 }
 
 // constraints checks the decoded values against the key table. spec is the
@@ -348,8 +376,8 @@ func goKind(t string) string {
 // (a test makes sure), so a violation always has a place in the file.
 func (w *walker) constraints(v reflect.Value, specPath, path string, spec *keySpec) []Problem {
 	var out []Problem
-	bad := func(p, format string, a ...any) {
-		pr := Problem{Key: p, Message: fmt.Sprintf(format, a...)}
+	bad := func(p string, m meaning) {
+		pr := problem(0, 0, p, m)
 		for q := p; q != ""; q = parentPath(q) {
 			if k := w.idx[q]; k != nil {
 				pr.Line, pr.Column = k.Line, k.Column
@@ -394,7 +422,8 @@ func (w *walker) constraints(v reflect.Value, specPath, path string, spec *keySp
 			ks := fmt.Sprint(k.Interface())
 			p := join(path, ks)
 			if spec != nil && spec.keyRE != nil && !spec.keyRE.MatchString(ks) {
-				bad(p, "%s: %s is not %s", path, quoteIfNeeded(ks), spec.KeyMeans)
+				bad(p, meaning{fmt.Sprintf("%s: %s is not %s", path, quoteIfNeeded(ks), spec.KeyMeans.EN),
+					fmt.Sprintf("%s：%s 不是%s", path, quoteIfNeeded(ks), spec.KeyMeans.ZH)})
 				continue
 			}
 			sp := join(specPath, "*")
@@ -414,10 +443,11 @@ func (w *walker) constraints(v reflect.Value, specPath, path string, spec *keySp
 		}
 		s := v.String()
 		if len(spec.Enum) > 0 && !contains(spec.Enum, s) {
-			bad(path, "%s must be %s, not %q", path, enumText(spec.Enum), s)
+			e := enumText(spec.Enum)
+			bad(path, meaning{fmt.Sprintf("%s must be %s, not %q", path, e.EN, s), fmt.Sprintf("%s 必须是%s，而不是 %q", path, e.ZH, s)})
 		}
 		if spec.re != nil && !spec.re.MatchString(s) {
-			bad(path, "%s must be %s, not %q", path, spec.Means, s)
+			bad(path, meaning{fmt.Sprintf("%s must be %s, not %q", path, spec.Means.EN, s), fmt.Sprintf("%s 必须是%s，而不是 %q", path, spec.Means.ZH, s)})
 		}
 	case reflect.Int, reflect.Int64, reflect.Float64:
 		if spec == nil {
@@ -430,7 +460,8 @@ func (w *walker) constraints(v reflect.Value, specPath, path string, spec *keySp
 			x = float64(v.Int())
 		}
 		if !math.IsNaN(spec.Min) && x < spec.Min || !math.IsNaN(spec.Max) && x > spec.Max || math.IsNaN(x) {
-			bad(path, "%s must be %s, not %v", path, rangeText(spec.Min, spec.Max), x)
+			r := rangeText(spec.Min, spec.Max)
+			bad(path, meaning{fmt.Sprintf("%s must be %s, not %v", path, r.EN, x), fmt.Sprintf("%s 必须%s，而不是 %v", path, r.ZH, x)})
 		}
 	}
 	return out
@@ -462,7 +493,7 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-func enumText(enum []string) string {
+func enumText(enum []string) meaning {
 	q := make([]string, 0, len(enum))
 	empty := false
 	for _, e := range enum {
@@ -472,28 +503,30 @@ func enumText(enum []string) string {
 		}
 		q = append(q, e)
 	}
-	s := strings.Join(q[:len(q)-1], ", ")
-	if s != "" {
-		s += " or "
-	}
-	s += q[len(q)-1]
-	if len(q) > 2 {
-		s = "one of " + strings.Join(q, ", ")
+	var m meaning
+	switch len(q) {
+	case 1:
+		m = meaning{q[0], " " + q[0]}
+	case 2:
+		m = meaning{q[0] + " or " + q[1], " " + q[0] + " 或 " + q[1]}
+	default:
+		m = meaning{"one of " + strings.Join(q, ", "), " " + strings.Join(q, "、") + " 之一"}
 	}
 	if empty {
-		s += " (or empty)"
+		m.EN += " (or empty)"
+		m.ZH += "（或留空）"
 	}
-	return s
+	return m
 }
 
-func rangeText(lo, hi float64) string {
+func rangeText(lo, hi float64) meaning {
 	switch {
 	case math.IsNaN(hi):
-		return fmt.Sprintf("at least %v", lo)
+		return msg("at least %v", "至少为 %v", lo)
 	case math.IsNaN(lo):
-		return fmt.Sprintf("at most %v", hi)
+		return msg("at most %v", "至多为 %v", hi)
 	}
-	return fmt.Sprintf("between %v and %v", lo, hi)
+	return msg("between %v and %v", "在 %v 到 %v 之间", lo, hi)
 }
 
 func valueOf(c Config) reflect.Value { return reflect.ValueOf(c) }

@@ -15,7 +15,7 @@ type keySpec struct {
 	Doc  string
 	// Refused keys decode into Config but must not be set; the text says
 	// what to do instead.
-	Refused string
+	Refused *meaning
 
 	// Constraints on the key's values. For a list or mapping they apply to
 	// every scalar in it (list items, mapping values).
@@ -25,27 +25,39 @@ type keySpec struct {
 	// Pattern must match every string; it is written in the common subset
 	// of RE2 and ECMA-262 so editors apply the same rule. Means says what it
 	// requires, for messages.
-	Pattern, Means string
+	Pattern string
+	Means   meaning
 	// KeyPattern constrains a mapping's keys; KeyMeans says what it requires.
-	KeyPattern, KeyMeans string
+	KeyPattern string
+	KeyMeans   meaning
 
 	re, keyRE *regexp.Regexp // compiled Pattern and KeyPattern
 }
 
 var unbounded = math.NaN()
 
+// meaning is a phrase of a problem message in both languages.
+type meaning struct{ EN, ZH string }
+
 // Patterns shared by several keys.
 const (
 	// relPath is a clean, relative, forward-slash path inside the repository:
 	// segments are neither empty, "." nor "..", and no backslash appears.
-	relPath      = `^(?:[^/\\.][^/\\]*|\.[^/\\.][^/\\]*|\.\.[^/\\]+)(?:/(?:[^/\\.][^/\\]*|\.[^/\\.][^/\\]*|\.\.[^/\\]+))*$`
-	relPathMeans = "a relative path inside the repository (forward slashes, no .. or leading /)"
-	nonEmpty     = `\S`
-	nonEmptyMean = "non-empty"
-	handle       = `^@[A-Za-z0-9][A-Za-z0-9-]*(?:/[A-Za-z0-9._-]+)?$`
-	handleMeans  = "a GitHub handle such as @login or @org/team"
-	login        = `^[A-Za-z0-9][A-Za-z0-9-]*(?:\[bot\])?$`
-	loginMeans   = "a GitHub login such as verdict[bot], without @"
+	relPath  = `^(?:[^/\\.][^/\\]*|\.[^/\\.][^/\\]*|\.\.[^/\\]+)(?:/(?:[^/\\.][^/\\]*|\.[^/\\.][^/\\]*|\.\.[^/\\]+))*$`
+	nonEmpty = `\S`
+	handle   = `^@[A-Za-z0-9][A-Za-z0-9-]*(?:/[A-Za-z0-9._-]+)?$`
+	login    = `^[A-Za-z0-9][A-Za-z0-9-]*(?:\[bot\])?$`
+)
+
+var (
+	relPathMeans  = meaning{"a relative path inside the repository (forward slashes, no .. or leading /)", "仓库内的相对路径（使用 /，不含 .. 且不以 / 开头）"}
+	nonEmptyMean  = meaning{"non-empty", "非空"}
+	handleMeans   = meaning{"a GitHub handle such as @login or @org/team", "GitHub 账号或团队，例如 @login 或 @org/team"}
+	loginMeans    = meaning{"a GitHub login such as verdict[bot], without @", "不带 @ 的 GitHub 登录名，例如 verdict[bot]"}
+	chooseLayout  = &meaning{"choose the layout with layout: legacy or e2e instead", "请改用 layout: legacy 或 e2e 选择布局"}
+	skuMeans      = meaning{"a lower-case SKU such as mi355x", "小写的 SKU，例如 mi355x"}
+	frameworkName = meaning{"a framework name", "框架名称"}
+	checkNumber   = meaning{"a check number from 0 to 15", "0 到 15 之间的检查编号"}
 )
 
 // layoutPath is a paths.* override: empty keeps the detected layout's path.
@@ -61,8 +73,8 @@ var keys = []keySpec{
 	{Path: "core_team", Doc: "Team that owns the repository's core paths; files it alone owns need no sign-off. Compared case-insensitively.", Pattern: handle, Means: handleMeans},
 	{Path: "layout", Doc: "Pin the repository layout instead of detecting it from the default branch: legacy (root) or e2e (inferencex-e2e/). Empty detects.", Enum: []string{"", "legacy", "e2e"}},
 	{Path: "paths", Doc: "Override single paths of the detected layout."},
-	{Path: "paths.name", Refused: "choose the layout with layout: legacy or e2e instead"},
-	{Path: "paths.root", Refused: "choose the layout with layout: legacy or e2e instead"},
+	{Path: "paths.name", Refused: chooseLayout},
+	{Path: "paths.root", Refused: chooseLayout},
 	layoutPath("checklist", "English PR review checklist (Check 5)."),
 	layoutPath("checklistzh", "Chinese PR review checklist."),
 	layoutPath("models", "MODELS.md with the deprecation table (Check 7)."),
@@ -86,15 +98,15 @@ var keys = []keySpec{
 	{Path: "reuse_incompatible_labels", Doc: "PR labels under which a sweep run cannot be reused (Check 4).", Pattern: nonEmpty, Means: nonEmptyMean},
 	{Path: "reusable_artifacts", Doc: "Artifact names a reused run must still have (Check 4).", Pattern: nonEmpty, Means: nonEmptyMean},
 	{Path: "reusable_artifact_prefixes", Doc: "Artifact name prefixes that also satisfy reuse (Check 4).", Pattern: nonEmpty, Means: nonEmptyMean},
-	{Path: "established_skus", Doc: "Hardware SKUs (normalized, lower case) on which only upstream images are allowed (Check 6).", Pattern: `^[a-z0-9][a-z0-9_-]*$`, Means: "a lower-case SKU such as mi355x"},
+	{Path: "established_skus", Doc: "Hardware SKUs (normalized, lower case) on which only upstream images are allowed (Check 6).", Pattern: `^[a-z0-9][a-z0-9_-]*$`, Means: skuMeans},
 	{Path: "image_orgs", Doc: "Per framework, the image repository prefixes that count as upstream (Check 6). Entries add to the preset's.",
-		Pattern: nonEmpty, Means: nonEmptyMean, KeyPattern: nonEmpty, KeyMeans: "a framework name"},
+		Pattern: nonEmpty, Means: nonEmptyMean, KeyPattern: nonEmpty, KeyMeans: frameworkName},
 	{Path: "open_source_frameworks", Doc: "Frameworks that are open-source engines; they must land before vendor frameworks (Check 6).", Pattern: nonEmpty, Means: nonEmptyMean},
 	{Path: "harness_patch_allowlist", Doc: "Harness patch files reviewed as not touching the serving stack (Check 10), repository-relative or relative to the layout root.", Pattern: relPath, Means: relPathMeans},
 	{Path: "upstream_recipe_scope", Doc: "Which deployments need a merged upstream recipe (Check 3): all, or single-node only.", Enum: []string{"all", "single-node"}},
 	{Path: "pareto_minimum", Doc: "Frontier points each affected curve needs (Check 14).", Min: 1, Max: 1000},
 	{Path: "escalation_handles", Doc: "Handles a REJECTED verdict asks to look.", Pattern: handle, Means: handleMeans},
-	{Path: "checks", Doc: "Per-row switches, keyed by check number. Entries add to the preset's.", KeyPattern: `^(?:[0-9]|1[0-5])$`, KeyMeans: "a check number from 0 to 15"},
+	{Path: "checks", Doc: "Per-row switches, keyed by check number. Entries add to the preset's.", KeyPattern: `^(?:[0-9]|1[0-5])$`, KeyMeans: checkNumber},
 	{Path: "checks.*.disabled", Doc: "Turn the row off; it renders N/A \"disabled by configuration\"."},
 	{Path: "max_file_bytes", Doc: "Largest file a check reads; larger ones are refused and the row says so.", Min: 1 << 10, Max: 1 << 30},
 

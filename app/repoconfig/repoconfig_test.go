@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 func TestParse(t *testing.T) {
@@ -125,6 +126,9 @@ func TestCheck(t *testing.T) {
 			var got []string
 			for _, p := range probs {
 				got = append(got, p.String())
+				if !hasHan(p.MessageZH) {
+					t.Errorf("problem %q has no Chinese message: %q", p.Message, p.MessageZH)
+				}
 			}
 			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
 				t.Errorf("problems:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(tt.want, "\n  "))
@@ -133,6 +137,30 @@ func TestCheck(t *testing.T) {
 				t.Errorf("an invalid file must leave the defaults, got pareto_minimum %d", cfg.ParetoMinimum)
 			}
 		})
+	}
+}
+
+func hasHan(s string) bool {
+	for _, r := range s {
+		if unicode.Is(unicode.Han, r) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestProblemChinese(t *testing.T) {
+	_, probs := Check([]byte("# x\nsign_off_phrase: x\nstatus:\n  warn_as: maybe\n"))
+	var got []string
+	for _, p := range probs {
+		got = append(got, p.StringZH())
+	}
+	want := []string{
+		"第 2 行：未知的键 sign_off_phrase（是否想写 signoff_phrase？）",
+		`第 4 行：status.warn_as 必须是 success 或 failure，而不是 "maybe"`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 

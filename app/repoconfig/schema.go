@@ -62,7 +62,7 @@ func typeSchema(t reflect.Type, def reflect.Value, specPath string, spec *keySpe
 			if s == nil {
 				return nil, fmt.Errorf("key %s has no entry in the key table", sp)
 			}
-			if s.Refused != "" {
+			if s.Refused != nil {
 				continue
 			}
 			var fd reflect.Value

@@ -73,7 +73,7 @@ func TestKeyTableMatchesConfig(t *testing.T) {
 		have[p] = true
 		if specs[p] == nil {
 			t.Errorf("key %s has no entry in the key table (app/repoconfig/keys.go)", p)
-		} else if specs[p].Doc == "" && specs[p].Refused == "" {
+		} else if specs[p].Doc == "" && specs[p].Refused == nil {
 			t.Errorf("key %s has no description", p)
 		}
 	}
@@ -123,7 +123,7 @@ func TestExampleComplete(t *testing.T) {
 	}
 	var missing []string
 	for _, k := range keys {
-		if k.Refused == "" && !present[k.Path] {
+		if k.Refused == nil && !present[k.Path] {
 			missing = append(missing, k.Path)
 		}
 	}

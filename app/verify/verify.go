@@ -214,7 +214,7 @@ func (v *Verifier) prepare(ctx context.Context, gh *github.Client, req Request, 
 	defSHA := defBranch.GetCommit().GetSHA()
 	cfg, err := repoconfig.Load(ctx, src, defSHA)
 	if err != nil {
-		return nil, cfg, out, err
+		return nil, cfg, out, v.configError(ctx, gh, req, repo.GetHTMLURL(), def, defSHA, err, log)
 	}
 	cfg.BotLogins = append(cfg.BotLogins, v.BotLogins...)
 
