@@ -5,9 +5,12 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
+# The build context has no .git, so the version and revision that
+# `verdict version` prints come in as arguments (.ci/run passes both).
 ARG VERSION=dev
+ARG REVISION=
 RUN CGO_ENABLED=0 GOOS=linux go build -trimpath \
-      -ldflags "-s -w -X main.version=${VERSION}" \
+      -ldflags "-s -w -X main.version=${VERSION} -X main.revision=${REVISION}" \
       -o /out/verdict ./cmd/verdict
 
 FROM gcr.io/distroless/static-debian12:nonroot
