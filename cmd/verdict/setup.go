@@ -293,7 +293,11 @@ func (f *setupFlow) callback(w http.ResponseWriter, r *http.Request) {
 		f.finish(w, nil, errors.New("GitHub's redirect carried no usable code"))
 		return
 	}
-	app, _, err := f.gh.Apps.CompleteAppManifest(r.Context(), code)
+	// The code is single-use: a browser that goes away mid-exchange must not
+	// cancel it.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), time.Minute)
+	defer cancel()
+	app, _, err := f.gh.Apps.CompleteAppManifest(ctx, code)
 	if err != nil {
 		f.finish(w, nil, fmt.Errorf("exchanging the manifest code: %s", oneLine(err)))
 		return
@@ -311,7 +315,7 @@ func (f *setupFlow) finish(w http.ResponseWriter, app *github.AppConfig, err err
 		setupPage.Execute(w, pageData{Title: "The App was not set up", Text: err.Error()})
 	} else {
 		setupPage.Execute(w, pageData{Title: "Verdict is registered",
-			Text: "App " + app.GetSlug() + " exists; its credentials are saved where verdict setup said. Install it on your repositories:",
+			Text: "App " + app.GetSlug() + " exists; verdict setup saves its credentials and says where in the terminal. Install it on your repositories:",
 			Link: app.GetHTMLURL() + "/installations/new"})
 	}
 	f.done <- setupResult{app: app, err: err}
