@@ -37,7 +37,7 @@ type invocation struct {
 	Date    string `json:"date,omitempty"`
 	// Edits, when set, run the invocation on a copy of the fixture changed
 	// by them, in order.
-	Edits []edit `json:"edits,omitempty"`
+	Edits []fixtureEdit `json:"edits,omitempty"`
 
 	Exit *int `json:"exit"`
 	// Verdict is PASS, WARN, REJECTED, NOT_REQUIRED or "none" (nothing on
@@ -102,10 +102,10 @@ type textWant struct {
 	Lines int `json:"lines,omitempty"`
 }
 
-// edit changes one file of the fixture copy. Exactly one of Replace (every
+// fixtureEdit changes one file of the fixture copy. Exactly one of Replace (every
 // occurrence becomes With; it must occur), Write (the file's new lines),
 // MoveTo and Delete is set.
-type edit struct {
+type fixtureEdit struct {
 	Path    string   `json:"path"`
 	Replace string   `json:"replace,omitempty"`
 	With    string   `json:"with,omitempty"`
@@ -121,8 +121,8 @@ const (
 	verdictNone = "none"
 )
 
-var verdicts = []string{"PASS", "WARN", "REJECTED", "NOT_REQUIRED", verdictNone}
-var statuses = []string{"PASS", "WARN", "FAIL", "N/A"}
+var expectVerdicts = []string{"PASS", "WARN", "REJECTED", "NOT_REQUIRED", verdictNone}
+var rowStatuses = []string{"PASS", "WARN", "FAIL", "N/A"}
 
 // loadExpect reads and validates an expect.json.
 func loadExpect(file string) (*expectFile, error) {
@@ -195,8 +195,8 @@ func (inv *invocation) validate() error {
 	if inv.Exit == nil {
 		return fmt.Errorf("no exit code")
 	}
-	if !slices.Contains(verdicts, inv.Verdict) {
-		return fmt.Errorf("verdict %q is not one of %v", inv.Verdict, verdicts)
+	if !slices.Contains(expectVerdicts, inv.Verdict) {
+		return fmt.Errorf("verdict %q is not one of %v", inv.Verdict, expectVerdicts)
 	}
 	if inv.Date == "" {
 		// The review date moves deprecation verdicts: never leave it to the calendar.
@@ -230,8 +230,8 @@ func (inv *invocation) validate() error {
 			return fmt.Errorf("rows[%d] (Check %d) is not after Check %d", i, r.Check, inv.Rows[i-1].Check)
 		case r.Check < 0 || r.Check >= presetRows:
 			return fmt.Errorf("rows[%d]: no Check %d", i, r.Check)
-		case !slices.Contains(statuses, r.Status):
-			return fmt.Errorf("Check %d: status %q is not one of %v", r.Check, r.Status, statuses)
+		case !slices.Contains(rowStatuses, r.Status):
+			return fmt.Errorf("Check %d: status %q is not one of %v", r.Check, r.Status, rowStatuses)
 		}
 		if r.Matches != "" {
 			re, err := regexp.Compile(r.Matches)
@@ -252,7 +252,7 @@ func (inv *invocation) validate() error {
 	return nil
 }
 
-func (e edit) validate() error {
+func (e fixtureEdit) validate() error {
 	n := 0
 	for _, set := range []bool{e.Replace != "", e.Write != nil, e.MoveTo != "", e.Delete} {
 		if set {
@@ -277,7 +277,7 @@ func (e edit) validate() error {
 }
 
 // apply performs the edit on the fixture copy rooted at dir.
-func (e edit) apply(dir string) error {
+func (e fixtureEdit) apply(dir string) error {
 	p := filepath.Join(dir, filepath.FromSlash(e.Path))
 	switch {
 	case e.Delete:

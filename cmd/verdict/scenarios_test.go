@@ -16,7 +16,7 @@ import (
 	"github.com/verdict-bot/verdict/app/render"
 )
 
-var update = flag.Bool("update", false, "write expect.json, from the current output, for fixtures that have none (never overwrites one)")
+var updateExpect = flag.Bool("update", false, "write expect.json, from the current output, for fixtures that have none (never overwrites one)")
 
 var fixturesRoot = filepath.Join("..", "..", "testdata", "fixtures")
 
@@ -36,7 +36,7 @@ func TestScenarios(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			dir := fixtureDir(name)
-			e, wrote, err := scenarioExpect(dir, *update)
+			e, wrote, err := scenarioExpect(dir, *updateExpect)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -82,7 +82,7 @@ type checkRun struct {
 	Stderr string
 }
 
-func runCheck(args ...string) checkRun {
+func captureCheck(args ...string) checkRun {
 	var stdout, stderr bytes.Buffer
 	code := cmdCheck(context.Background(), args, &stdout, &stderr)
 	return checkRun{Ran: true, Code: code, Stdout: stdout.String(), Stderr: stderr.String()}
@@ -130,9 +130,9 @@ func (inv invocation) run(dir string) (scenarioRun, error) {
 	if inv.SignOff != "" {
 		args = append(args, "--signoff", inv.SignOff)
 	}
-	r := scenarioRun{JSON: runCheck(append(args, "--format", "json")...)}
+	r := scenarioRun{JSON: captureCheck(append(args, "--format", "json")...)}
 	if inv.FormatsAgree {
-		r.Markdown = runCheck(args...)
+		r.Markdown = captureCheck(args...)
 	}
 	if r.JSON.Stdout == "" {
 		return r, nil
@@ -218,7 +218,7 @@ func (inv invocation) compare(r scenarioRun) []string {
 	return ms
 }
 
-const unverified = "could not be verified"
+const unverifiedPhrase = "could not be verified"
 
 // compareRows checks the rows against inv.Rows and the rules every row
 // meets unless it opts out: 16 rows numbered in order, no "could not be
@@ -267,8 +267,8 @@ func compareRows(inv invocation, rows []jsonRow) []string {
 				bad("%s: Chinese reason %q does not contain %q", at, c.ReasonZH, s)
 			}
 		}
-		if !w.AllowUnverified && strings.Contains(c.Reason, unverified) {
-			bad("%s: reason %q says %q although the fixture holds the evidence (or set allow_unverified)", at, c.Reason, unverified)
+		if !w.AllowUnverified && strings.Contains(c.Reason, unverifiedPhrase) {
+			bad("%s: reason %q says %q although the fixture holds the evidence (or set allow_unverified)", at, c.Reason, unverifiedPhrase)
 		}
 		if !w.AllowUntranslated && (c.ReasonZH == "" || c.ReasonZH == c.Reason) {
 			bad("%s: Chinese reason missing or untranslated: %q (or set allow_untranslated)", at, c.ReasonZH)
