@@ -46,7 +46,7 @@ func startApp(t *testing.T) *app { return startAppWith(t, nil) }
 // changed it.
 func startAppWith(t *testing.T, mutate func(*githubtest.Fixture)) *app {
 	t.Helper()
-	fx, err := githubtest.LoadFixture(filepath.Join("..", "..", "testdata", "fixtures", "sample-e2e-agentic"))
+	fx, err := githubtest.LoadFixture(fixtureDir("sample-e2e-agentic"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,8 +12,8 @@ import (
 )
 
 // Flow tests: the real App (startApp in app_e2e_test.go) driven through
-// webhooks, asserting on what the fake GitHub recorded; plus two CLI
-// scenarios (S14, S3) on copies of the sample fixture.
+// webhooks, asserting on what the fake GitHub recorded. The CLI scenarios
+// S14 and S3 (fixtures flow-*) are run by TestScenarios.
 
 const welcomeMarker = "<!-- recipe-reminder -->"
 
@@ -356,63 +356,6 @@ func TestFlowEditByReadOnly(t *testing.T) {
 	if _, ok := a.verdicts()[fmt.Sprintf("issuecomment-%d", id)]; !ok {
 		t.Errorf("verdict keyed %v", keys(a.verdicts()))
 	}
-}
-
-// Flow 3 (S14 via the CLI): the PR body's container tag disagrees with the
-// config at H → Check 15 WARN quoting both, WARN, exit 3, no escalation.
-func TestFlowS14Description(t *testing.T) {
-	code, v, _ := edgeRun(t, "flow-s14-description", "")
-	if code != exitWarn {
-		t.Errorf("exit %d, want %d", code, exitWarn)
-	}
-	rows := map[int]edgeRow{15: {"WARN", []string{`Body says "`, "lmsysorg/sglang-rocm:v0.5.19-rocm720-mi35x", "uses v0.5.21-rocm720-mi35x at c7067f4", "please correct"}}}
-	for i := 0; i <= 14; i++ {
-		rows[i] = edgeRow{status: "PASS"}
-	}
-	rows[12] = edgeRow{status: "N/A"}
-	edgeAssert(t, "S14", v, "WARN", rows)
-
-	md := flowMarkdown(t, "flow-s14-description")
-	if !strings.Contains(md, "## ⚠️ **Verdict: WARN** ⚠️") {
-		t.Errorf("no WARN header:\n%s", md)
-	}
-	if strings.Contains(md, "needs additional review") || strings.Contains(md, "@maintainer-") || strings.Contains(md, "rejected because") {
-		t.Errorf("WARN on Check 15 escalated or addressed the signer:\n%s", md)
-	}
-}
-
-// Flow 4 (S3 via the CLI): a stale checklist without the draft-precision,
-// append-only and Pareto items → Check 5 FAIL, REJECTED, @signer line.
-func TestFlowS3StaleChecklist(t *testing.T) {
-	code, v, _ := edgeRun(t, "flow-s3-stale", "")
-	if code != exitRejected {
-		t.Errorf("exit %d, want %d", code, exitRejected)
-	}
-	rows := map[int]edgeRow{5: {"FAIL", []string{
-		`Stale checklist: missing "draft served as it ships", "append-only", "Pareto counts" items; copy the current inferencex-e2e/docs/PR_REVIEW_CHECKLIST.md`}}}
-	for _, i := range []int{0, 1, 2, 3, 4, 6, 7, 8, 9, 10, 11, 13, 14, 15} {
-		rows[i] = edgeRow{status: "PASS"}
-	}
-	rows[12] = edgeRow{status: "N/A"}
-	edgeAssert(t, "S3", v, "REJECTED", rows)
-
-	md := flowMarkdown(t, "flow-s3-stale")
-	if !strings.Contains(md, "@amd-owner-a this sign-off is rejected because a blocking check failed: Check 5 (Checklist template).") {
-		t.Errorf("no @signer line:\n%s", md)
-	}
-	if strings.Contains(md, "needs additional review") {
-		t.Errorf("escalation paragraph on a Check 5 rejection:\n%s", md)
-	}
-}
-
-func flowMarkdown(t *testing.T, fixture string) string {
-	t.Helper()
-	var out, errb strings.Builder
-	cmdCheck(context.Background(), []string{"--fixture", edgeDir(fixture), "--date", "2026-11-20"}, &out, &errb)
-	if out.Len() == 0 {
-		t.Fatalf("%s: no markdown: %s", fixture, errb.String())
-	}
-	return out.String()
 }
 
 // E1 + manual bypass of gate d: a sign-off on a draft PR is not verified,

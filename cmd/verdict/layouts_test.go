@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
-	"path/filepath"
+	"fmt"
 	"sort"
 	"strings"
 	"testing"
@@ -15,53 +12,8 @@ import (
 // The shipped samples hold the same pull request in both repository
 // layouts: sample-e2e-agentic (inferencex-e2e/) and sample-legacy-agentic
 // (root layout, selected because main has no inferencex-e2e/pyproject.toml).
-var (
-	e2eSampleDir    = filepath.Join("..", "..", "testdata", "fixtures", "sample-e2e-agentic")
-	legacySampleDir = filepath.Join("..", "..", "testdata", "fixtures", "sample-legacy-agentic")
-)
-
-// sampleReviewDate pins the review date so deprecation dates cannot move
-// the verdict as the calendar advances.
-const sampleReviewDate = "2026-11-20"
-
-// jsonVerdict is the part of `verdict check --format json` these tests read.
-type jsonVerdict struct {
-	Verdict     string `json:"verdict"`
-	AssessedSHA string `json:"assessed_sha"`
-	SignOff     string `json:"signoff"`
-	Checks      []struct {
-		Number   int    `json:"number"`
-		Name     string `json:"name"`
-		Status   string `json:"status"`
-		Reason   string `json:"reason"`
-		ReasonZH string `json:"reason_zh"`
-	} `json:"checks"`
-}
-
-// runCheckJSON runs cmdCheck with --format json and returns the exit code,
-// stdout compacted to one line (empty when nothing was printed) and stderr.
-func runCheckJSON(t *testing.T, args ...string) (code int, out, errOut string) {
-	t.Helper()
-	var stdout, stderr bytes.Buffer
-	code = cmdCheck(context.Background(), append([]string{"--format", "json"}, args...), &stdout, &stderr)
-	if stdout.Len() == 0 {
-		return code, "", stderr.String()
-	}
-	var compact bytes.Buffer
-	if err := json.Compact(&compact, stdout.Bytes()); err != nil {
-		t.Fatalf("cmdCheck %v printed invalid JSON: %v\n%s", args, err, stdout.String())
-	}
-	return code, compact.String(), stderr.String()
-}
-
-func decodeVerdict(t *testing.T, name, out string) jsonVerdict {
-	t.Helper()
-	var v jsonVerdict
-	if err := json.Unmarshal([]byte(out), &v); err != nil {
-		t.Fatalf("%s: decoding the JSON verdict: %v\n%s", name, err, out)
-	}
-	return v
-}
+// Their rows are asserted by their expect.json; this file asserts that the
+// two agree.
 
 // toLegacyPaths rewrites the e2e layout's paths in s to their legacy
 // counterparts (INFERENCEX.md §0.3), longest first, then drops any other
@@ -104,16 +56,22 @@ func TestToLegacyPaths(t *testing.T) {
 // the same verdict and, row for row, the same status and the same reasons
 // once the e2e paths are mapped to the legacy ones.
 func TestLayoutsAgree(t *testing.T) {
-	e2eCode, e2eOut, e2eErr := runCheckJSON(t, "--fixture", e2eSampleDir, "--date", sampleReviewDate)
-	legCode, legOut, legErr := runCheckJSON(t, "--fixture", legacySampleDir, "--date", sampleReviewDate)
-	if e2eOut == "" || legOut == "" {
-		t.Fatalf("no verdict printed: e2e exit %d stderr %q; legacy exit %d stderr %q", e2eCode, e2eErr, legCode, legErr)
+	run := func(name string) scenarioRun {
+		r, err := invocation{Date: "2026-11-20"}.run(fixtureDir(name))
+		if err == nil && r.JSON.Stdout == "" {
+			err = fmt.Errorf("no verdict printed (exit %d): %s", r.JSON.Code, r.JSON.Stderr)
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return r
 	}
-	e2e := decodeVerdict(t, "e2e", e2eOut)
-	leg := decodeVerdict(t, "legacy", legOut)
+	er, lr := run("sample-e2e-agentic"), run("sample-legacy-agentic")
+	e2e, leg := er.V, lr.V
+	e2eCode, legCode := er.JSON.Code, lr.JSON.Code
 
 	if e2e.Verdict != string(checks.VerdictPass) || e2eCode != exitPass {
-		t.Errorf("e2e sample: verdict %s exit %d, want PASS exit %d (stderr %q)", e2e.Verdict, e2eCode, exitPass, e2eErr)
+		t.Errorf("e2e sample: verdict %s exit %d, want PASS exit %d (stderr %q)", e2e.Verdict, e2eCode, exitPass, er.JSON.Stderr)
 	}
 	if leg.Verdict != e2e.Verdict || legCode != e2eCode {
 		t.Errorf("legacy sample: verdict %s exit %d, want the e2e sample's %s exit %d", leg.Verdict, legCode, e2e.Verdict, e2eCode)
@@ -124,10 +82,10 @@ func TestLayoutsAgree(t *testing.T) {
 
 	// Each sample must really be verified in its own layout, or the
 	// comparison proves nothing.
-	if !strings.Contains(e2eOut, checks.E2ELayout().Root) {
+	if !strings.Contains(er.JSON.Stdout, checks.E2ELayout().Root) {
 		t.Errorf("e2e sample output never mentions %s: the e2e layout was not used", checks.E2ELayout().Root)
 	}
-	if strings.Contains(legOut, checks.E2ELayout().Root) {
+	if strings.Contains(lr.JSON.Stdout, checks.E2ELayout().Root) {
 		t.Errorf("legacy sample output mentions %s: the legacy layout was not used", checks.E2ELayout().Root)
 	}
 
@@ -159,45 +117,5 @@ func TestLayoutsAgree(t *testing.T) {
 		if w := toLegacyPaths(want.ReasonZH); got.ReasonZH != w {
 			t.Errorf("check %d (%s) Chinese reasons differ beyond the path root:\n legacy: %s\n    e2e: %s", want.Number, want.Name, got.ReasonZH, w)
 		}
-	}
-}
-
-// TestCheckExplicitSignOff selects the sign-off with --signoff (URL or key)
-// instead of taking the newest one.
-func TestCheckExplicitSignOff(t *testing.T) {
-	const pull = "https://github.com/SemiAnalysisAI/InferenceX/pull/3412"
-	tests := []struct {
-		name    string
-		signoff string
-		code    int
-		want    string // substring of the compacted JSON; "" = no verdict printed
-	}{
-		{"review URL", pull + "#pullrequestreview-3900000001", exitPass, `"signoff":"pullrequestreview-3900000001"`},
-		{"review key", "pullrequestreview-3900000001", exitPass, `"signoff":"pullrequestreview-3900000001"`},
-		{"unknown review", pull + "#pullrequestreview-3900000002", exitError, ""},
-		{"comment that is not a sign-off", pull + "#issuecomment-4100000001", exitError, ""},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			code, out, errOut := runCheckJSON(t, "--fixture", e2eSampleDir, "--date", sampleReviewDate, "--signoff", tc.signoff)
-			if code != tc.code {
-				t.Fatalf("exit %d, want %d; stderr: %s", code, tc.code, errOut)
-			}
-			if tc.want == "" {
-				if out != "" {
-					t.Errorf("printed a verdict for a sign-off that cannot be verified: %s", out)
-				}
-				if errOut == "" {
-					t.Error("no error message on stderr")
-				}
-				return
-			}
-			if !strings.Contains(out, tc.want) {
-				t.Errorf("output lacks %s:\n%s", tc.want, out)
-			}
-			if v := decodeVerdict(t, tc.name, out); v.Verdict != string(checks.VerdictPass) {
-				t.Errorf("verdict %s, want PASS", v.Verdict)
-			}
-		})
 	}
 }
