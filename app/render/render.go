@@ -27,6 +27,7 @@ import (
 	"strings"
 
 	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/inferencex"
 )
 
 // Verdict is everything the renderer needs for one sign-off's verdict.
@@ -315,7 +316,7 @@ func joinRows(l Lang, rows []row) (string, error) {
 
 func makeRow(l Lang, o checks.Outcome) row {
 	name, reason := o.Name.EN, o.Result.Reason.EN
-	canonical := checks.Names[o.Number]
+	canonical := inferencex.Name(o.Number)
 	if name == "" {
 		name = canonical.EN
 	}

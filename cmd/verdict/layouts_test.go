@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo"
 )
 
 // The shipped samples hold the same pull request in both repository
@@ -67,7 +68,7 @@ func decodeVerdict(t *testing.T, name, out string) jsonVerdict {
 // counterparts (INFERENCEX.md §0.3), longest first, then drops any other
 // path under the e2e root. The two layouts' reasons must be equal after it.
 func toLegacyPaths(s string) string {
-	e, l := checks.E2ELayout(), checks.LegacyLayout()
+	e, l := repo.E2ELayout(), repo.LegacyLayout()
 	pairs := [][2]string{
 		{e.Checklist, l.Checklist}, {e.ChecklistZH, l.ChecklistZH}, {e.Models, l.Models},
 		{e.ConfigsDir, l.ConfigsDir}, {e.Changelog, l.Changelog}, {e.GoldenDir, l.GoldenDir},
@@ -124,11 +125,11 @@ func TestLayoutsAgree(t *testing.T) {
 
 	// Each sample must really be verified in its own layout, or the
 	// comparison proves nothing.
-	if !strings.Contains(e2eOut, checks.E2ELayout().Root) {
-		t.Errorf("e2e sample output never mentions %s: the e2e layout was not used", checks.E2ELayout().Root)
+	if !strings.Contains(e2eOut, repo.E2ELayout().Root) {
+		t.Errorf("e2e sample output never mentions %s: the e2e layout was not used", repo.E2ELayout().Root)
 	}
-	if strings.Contains(legOut, checks.E2ELayout().Root) {
-		t.Errorf("legacy sample output mentions %s: the legacy layout was not used", checks.E2ELayout().Root)
+	if strings.Contains(legOut, repo.E2ELayout().Root) {
+		t.Errorf("legacy sample output mentions %s: the legacy layout was not used", repo.E2ELayout().Root)
 	}
 
 	rows := map[int]int{}
