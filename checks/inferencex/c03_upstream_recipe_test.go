@@ -110,7 +110,7 @@ func TestUpstreamRecipeCheck(t *testing.T) {
 			status: checks.Fail, reason: "needs a current published docs.sglang.io/cookbook page as well."},
 		{name: "link outside additional detail", entries: []*repo.ConfigEntry{sgl}, detail: "- insert any additional info here",
 			status: checks.Fail, reason: "No upstream recipe link in the additional detail section (sglang requires SGLang cookbook coverage)."},
-		{name: "S15 gen 4", entries: []*repo.ConfigEntry{dyn}, detail: "- disagg, no recipe update required",
+		{name: "S15 all deployments", entries: []*repo.ConfigEntry{dyn}, detail: "- disagg, no recipe update required",
 			status: checks.Fail, reason: "No upstream recipe link in the additional detail section (dynamo-sglang disagg requires SGLang cookbook coverage)."},
 		{name: "S15 single-node scope", scope: "single-node", entries: []*repo.ConfigEntry{dyn}, detail: "- disagg, no recipe update required",
 			status: checks.NA, reason: "disaggregated/multi-node submission; the recipe-link requirement applies to single-node recipes only"},

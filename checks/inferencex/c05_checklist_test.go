@@ -16,9 +16,10 @@ import (
 
 const tplDefault = "dddddddddddddddddddddddddddddddddddddddd"
 
-// gen4Items is a synthetic gen-4 template in the shape of INFERENCEX.md
-// §5.2: 16 top-level items and one nested item ("  " prefix).
-var gen4Items = []string{
+// currentItems is a synthetic current template in the shape of the
+// repository's checklist: 16 top-level items and one nested item ("  "
+// prefix).
+var currentItems = []string{
 	"Verified that right now this is the latest version of [PR_REVIEW_CHECKLIST.md](https://example.com/blob/main/docs/PR_REVIEW_CHECKLIST.md)",
 	"Verified that the general code quality meets the project standard and does not regress it.",
 	"Verified that this PR has passed PR validation. Please link to the workflow run that shows this.",
@@ -38,9 +39,9 @@ var gen4Items = []string{
 	"Reported measured throughput/E2EL Pareto counts and evidence per affected curve (at least 5 points recommended)",
 }
 
-// gen1Skip are the gen-4 additions a gen-1 copy lacks (draft precision,
-// append-only, Pareto counts).
-var gen1Skip = map[int]bool{5: true, 14: true, 16: true}
+// oldCopySkip are the items a copy of the first template lacks (draft
+// precision, append-only, Pareto counts).
+var oldCopySkip = map[int]bool{5: true, 14: true, 16: true}
 
 func checkbox(item string, checked bool) string {
 	mark := " "
@@ -81,7 +82,7 @@ func signOffBody(its []string, unchecked map[int]bool, detail string) string {
 }
 
 // stubRow is a row with a fixed result, standing in for the checks Check 5
-// reads through PR.Prior.
+// reads through PR.ResultOf.
 func stubRow(n int, st checks.Status) *checks.Check {
 	return &checks.Check{Number: n, Name: inferencex.Name(n), Run: func(context.Context, *checks.PR) checks.Result {
 		return checks.Result{Status: st, Reason: checks.T("stub "+string(st), "")}
@@ -90,7 +91,7 @@ func stubRow(n int, st checks.Status) *checks.Check {
 
 type tplCase struct {
 	name     string
-	doc      *string // template document; nil = gen-4 fixture
+	doc      *string // template document; nil = the current template
 	body     string
 	statuses map[int]checks.Status // other rows; default PASS
 	status   checks.Status
@@ -102,7 +103,7 @@ func runTemplateCase(t *testing.T, tc tplCase) checks.Result {
 	t.Helper()
 	src := &checkstest.Source{}
 	l := repo.E2ELayout()
-	doc := templateDoc(gen4Items)
+	doc := templateDoc(currentItems)
 	if tc.doc != nil {
 		doc = *tc.doc
 	}
@@ -110,7 +111,7 @@ func runTemplateCase(t *testing.T, tc tplCase) checks.Result {
 		src.SetFile(tplDefault, l.Checklist, doc)
 	}
 	// The stale Chinese copy must never be the source.
-	src.SetFile(tplDefault, l.ChecklistZH, templateDoc(gen4Items[:3]))
+	src.SetFile(tplDefault, l.ChecklistZH, templateDoc(currentItems[:3]))
 	pr := checkstest.NewPR(src, inferencextest.Preset(l),
 		checkstest.Identity("SemiAnalysisAI", "InferenceX", 7),
 		func(pr *checks.PR) { pr.DefaultSHA, pr.SignOff = tplDefault, signoff.Parse(tc.body) })
@@ -135,14 +136,14 @@ func runTemplateCase(t *testing.T, tc tplCase) checks.Result {
 }
 
 func TestChecklistTemplateCheck(t *testing.T) {
-	all := signOffBody(gen4Items, nil, "")
-	var gen1 []string
-	for i, it := range gen4Items {
-		if !gen1Skip[i] {
-			gen1 = append(gen1, it)
+	all := signOffBody(currentItems, nil, "")
+	var oldCopy []string
+	for i, it := range currentItems {
+		if !oldCopySkip[i] {
+			oldCopy = append(oldCopy, it)
 		}
 	}
-	drift := append([]string(nil), gen4Items...)
+	drift := append([]string(nil), currentItems...)
 	drift[0] = "Verified that right now this is the latest version of [PR_REVIEW_CHECKLIST.md](https://example.com/edit/main/docs/PR_REVIEW_CHECKLIST.md)"
 	drift[8] = "Verified that the model's architecture is not changed with benchmark hacks that remove computation the model normally performs"
 	drift[12] = "  I linked the corresponding upstream PR and verified that it is MERGED before this PR merges"
@@ -165,35 +166,35 @@ func TestChecklistTemplateCheck(t *testing.T) {
 			reason: "All 17 current template items present and checked.", zh: "全部 17 个条目"},
 		{name: "wording drift passes", body: signOffBody(drift, nil, ""), status: checks.Pass,
 			reason: "All 17 current template items present and checked."},
-		{name: "S3 gen-1 copy is stale", body: signOffBody(gen1, nil, ""), status: checks.Fail,
+		{name: "S3 first-template copy is stale", body: signOffBody(oldCopy, nil, ""), status: checks.Fail,
 			reason: `Stale checklist: missing "draft served as it ships", "append-only", "Pareto counts" items; copy the current ` + path + ".",
 			zh:     `缺少 "draft served as it ships"、"append-only"、"Pareto counts" 条目`},
-		{name: "two missing items", body: signOffBody(append(append([]string(nil), gen4Items[:14]...), gen4Items[15]), nil, ""), status: checks.Fail,
+		{name: "two missing items", body: signOffBody(append(append([]string(nil), currentItems[:14]...), currentItems[15]), nil, ""), status: checks.Fail,
 			reason: `Stale checklist: missing "append-only" and "Pareto counts" items; copy the current ` + path + "."},
-		{name: "missing nested item", body: signOffBody(append(append([]string(nil), gen4Items[:12]...), gen4Items[13:]...), nil, ""), status: checks.Fail,
+		{name: "missing nested item", body: signOffBody(append(append([]string(nil), currentItems[:12]...), currentItems[13:]...), nil, ""), status: checks.Fail,
 			reason: `Stale checklist: missing "upstream recipe merged" item; copy the current ` + path + "."},
 		{name: "no checklist at all", body: "As a PR reviewer and CODEOWNER, LGTM", status: checks.Fail,
 			reason: "No checklist items found in the sign-off; copy the current " + path + "."},
-		{name: "append-only unchecked, Check 12 N/A", body: signOffBody(gen4Items, map[int]bool{14: true}, ""), statuses: na(12), status: checks.Pass,
+		{name: "append-only unchecked, Check 12 N/A", body: signOffBody(currentItems, map[int]bool{14: true}, ""), statuses: na(12), status: checks.Pass,
 			reason: `All 17 current template items present; unchecked "append-only" item is not applicable.`},
-		{name: "append-only unchecked, Check 12 applies", body: signOffBody(gen4Items, map[int]bool{14: true}, ""), status: checks.Fail,
+		{name: "append-only unchecked, Check 12 applies", body: signOffBody(currentItems, map[int]bool{14: true}, ""), status: checks.Fail,
 			reason: `Unchecked items without explanation: "append-only".`, zh: "未勾选且未说明"},
-		{name: "conditional items excused by N/A rows", body: signOffBody(gen4Items, map[int]bool{6: true, 14: true, 16: true}, ""),
+		{name: "conditional items excused by N/A rows", body: signOffBody(currentItems, map[int]bool{6: true, 14: true, 16: true}, ""),
 			statuses: na(11, 12, 14), status: checks.Pass,
 			reason: `All 17 current template items present; unchecked "golden AL", "append-only", "Pareto counts" items are not applicable.`},
-		{name: "golden AL unchecked, Check 11 applies", body: signOffBody(gen4Items, map[int]bool{6: true}, ""), statuses: na(12, 14), status: checks.Fail,
+		{name: "golden AL unchecked, Check 11 applies", body: signOffBody(currentItems, map[int]bool{6: true}, ""), statuses: na(12, 14), status: checks.Fail,
 			reason: `Unchecked items without explanation: "golden AL".`},
-		{name: "any-of-the-above unchecked, nothing needs an exception", body: signOffBody(gen4Items, map[int]bool{15: true}, ""), status: checks.Pass,
+		{name: "any-of-the-above unchecked, nothing needs an exception", body: signOffBody(currentItems, map[int]bool{15: true}, ""), status: checks.Pass,
 			reason: `All 17 current template items present; unchecked "additional reasoning" item is not applicable.`},
-		{name: "any-of-the-above unchecked while another row warns", body: signOffBody(gen4Items, map[int]bool{15: true}, ""),
+		{name: "any-of-the-above unchecked while another row warns", body: signOffBody(currentItems, map[int]bool{15: true}, ""),
 			statuses: map[int]checks.Status{14: checks.Warn}, status: checks.Fail,
 			reason: `Unchecked items without explanation: "additional reasoning".`},
-		{name: "any-of-the-above unchecked while only advisory reuse/description rows warn", body: signOffBody(gen4Items, map[int]bool{15: true}, ""),
+		{name: "any-of-the-above unchecked while only advisory reuse/description rows warn", body: signOffBody(currentItems, map[int]bool{15: true}, ""),
 			statuses: map[int]checks.Status{4: checks.Warn, 15: checks.Warn}, status: checks.Pass,
 			reason: `All 17 current template items present; unchecked "additional reasoning" item is not applicable.`},
-		{name: "unconditional items unchecked without explanation", body: signOffBody(gen4Items, map[int]bool{1: true, 12: true}, ""), status: checks.Fail,
+		{name: "unconditional items unchecked without explanation", body: signOffBody(currentItems, map[int]bool{1: true, 12: true}, ""), status: checks.Fail,
 			reason: `Unchecked items without explanation: "code quality" and "upstream recipe merged".`},
-		{name: "unchecked with explanation needs review", body: signOffBody(gen4Items, map[int]bool{3: true}, "- evals are private for this vendor; see https://example.com/x"), status: checks.Fail,
+		{name: "unchecked with explanation needs review", body: signOffBody(currentItems, map[int]bool{3: true}, "- evals are private for this vendor; see https://example.com/x"), status: checks.Fail,
 			reason: `Needs human review: unchecked items explained only in the Additional detail section: "evals".`, zh: "需要人工审核"},
 		{name: "template unreadable", doc: &missing, body: all, status: checks.Fail,
 			reason: "could not be verified: checklist template " + path + "@ddddddd is unreadable: " + path + "@" + tplDefault + ": not found"},
@@ -248,7 +249,7 @@ func TestChecklistTemplateCheckDeclaresOtherRows(t *testing.T) {
 }
 
 func TestChecklistTemplateEvidence(t *testing.T) {
-	r := runTemplateCase(t, tplCase{body: signOffBody(gen4Items, map[int]bool{1: true}, "")})
+	r := runTemplateCase(t, tplCase{body: signOffBody(currentItems, map[int]bool{1: true}, "")})
 	if len(r.Evidence) == 0 || r.Evidence[0].URL != "https://github.com/SemiAnalysisAI/InferenceX/blob/"+tplDefault+"/inferencex-e2e/docs/PR_REVIEW_CHECKLIST.md" {
 		t.Fatalf("template evidence = %+v", r.Evidence)
 	}

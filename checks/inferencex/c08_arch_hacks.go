@@ -8,6 +8,7 @@ import (
 
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/serving"
 )
 
 // ArchitectureHacks is row 8: no architecture-changing overrides, and event
@@ -24,23 +25,14 @@ var ArchitectureHacks = &checks.Check{
 // in free text, edits of a model's config.json, and event publication turned
 // off.
 var (
-	archFlagRE     = regexp.MustCompile(`(?i)^(hf[-_]overrides|json[-_]model[-_]override[-_]args)$`)
-	archFieldRE    = regexp.MustCompile(`(?i)\b(num[-_]hidden[-_]layers|num[-_]experts[-_]per[-_]tok|num[-_]experts|index[-_]topk|layers[-_]to[-_]skip|skip[-_]layers|layer[-_]skip)\b`)
-	archTextRE     = regexp.MustCompile(`(?i)(--?hf[-_]overrides|hf[-_]overrides\s*:|--?json[-_]model[-_]override[-_]args|json[-_]model[-_]override[-_]args\s*:)`)
-	archConfigJSON = regexp.MustCompile(`config\.json`)
-	archSedInPlace = regexp.MustCompile(`(^|[\s;&|(])sed\s+(-[A-Za-z]*i|--in-place)`)
-	archJQ         = regexp.MustCompile(`(^|[\s;&|(])jq\s`)
-	archPublishRE  = regexp.MustCompile(`(?i)publish[-_]events[-_]and[-_]metrics["']?\s*(?:[:=]\s*|\s+)["']?(false|0|no|off)\b`)
+	overrideFlagRE  = regexp.MustCompile(`(?i)^(hf[-_]overrides|json[-_]model[-_]override[-_]args)$`)
+	overrideFieldRE = regexp.MustCompile(`(?i)\b(num[-_]hidden[-_]layers|num[-_]experts[-_]per[-_]tok|num[-_]experts|index[-_]topk|layers[-_]to[-_]skip|skip[-_]layers|layer[-_]skip)\b`)
+	overrideTextRE  = regexp.MustCompile(`(?i)(--?hf[-_]overrides|hf[-_]overrides\s*:|--?json[-_]model[-_]override[-_]args|json[-_]model[-_]override[-_]args\s*:)`)
+	configJSONRE    = regexp.MustCompile(`config\.json`)
+	sedInPlaceRE    = regexp.MustCompile(`(^|[\s;&|(])sed\s+(-[A-Za-z]*i|--in-place)`)
+	jqRE            = regexp.MustCompile(`(^|[\s;&|(])jq\s`)
+	publishOffRE    = regexp.MustCompile(`(?i)publish[-_]events[-_]and[-_]metrics["']?\s*(?:[:=]\s*|\s+)["']?(false|0|no|off)\b`)
 )
-
-// archFalsy reports whether v spells "disabled" (false, 0, no, off).
-func archFalsy(v string) bool {
-	switch strings.ToLower(strings.Trim(strings.TrimSpace(v), `"'`)) {
-	case "false", "0", "no", "off":
-		return true
-	}
-	return false
-}
 
 func runArchHacks(ctx context.Context, pr *checks.PR) checks.Result {
 	cs, bad := changeSetFor(ctx, pr)
@@ -73,19 +65,19 @@ func runArchHacks(ctx context.Context, pr *checks.PR) checks.Result {
 			n := repo.SnakeName(s.Name)
 			base := n[strings.LastIndexByte(n, '.')+1:]
 			switch {
-			case base == "publish_events_and_metrics" && archFalsy(s.Value):
+			case base == "publish_events_and_metrics" && serving.Falsy(s.Value):
 				disabled(s)
-			case archFlagRE.MatchString(base):
+			case overrideFlagRE.MatchString(base):
 				knob(s.Name+" "+s.Value, repo.Loc(s.File, s.Line))
-			case underArchFlag(n):
+			case underOverrideFlag(n):
 				// nested key of an override already reported
-			case s.Kind != "command" && (archFieldRE.MatchString(s.Name) || archFieldRE.MatchString(s.Value)):
+			case s.Kind != "command" && (overrideFieldRE.MatchString(s.Name) || overrideFieldRE.MatchString(s.Value)):
 				knob(s.Name+"="+s.Value, repo.Loc(s.File, s.Line))
 			}
 		}
 		for _, c := range f.Commands {
 			text := c.Raw + "\n" + c.Heredoc
-			if archConfigJSON.MatchString(text) && (archSedInPlace.MatchString(c.Raw) || archJQ.MatchString(c.Raw)) {
+			if configJSONRE.MatchString(text) && (sedInPlaceRE.MatchString(c.Raw) || jqRE.MatchString(c.Raw)) {
 				knob("edits model config.json: "+c.FirstLine(), repo.Loc(f.Path, c.Line))
 			}
 		}
@@ -104,16 +96,16 @@ func runArchHacks(ctx context.Context, pr *checks.PR) checks.Result {
 		}
 		t := repo.StripComment(a.Text)
 		at := repo.Loc(a.Path, a.Line)
-		if m := archPublishRE.FindStringSubmatch(t); m != nil {
+		if m := publishOffRE.FindStringSubmatch(t); m != nil {
 			fail.add("publish_events_and_metrics: "+m[1]+" in "+a.Path, "publish_events_and_metrics 在 "+a.Path+" 中被设为 "+m[1],
 				checks.Evidence{Label: at, Value: strings.TrimSpace(t)})
 		}
-		if m := archTextRE.FindString(t); m != "" {
+		if m := overrideTextRE.FindString(t); m != "" {
 			knob(strings.TrimSpace(t), at)
-		} else if archFieldRE.MatchString(t) && strings.ContainsAny(t, ":=") {
+		} else if overrideFieldRE.MatchString(t) && strings.ContainsAny(t, ":=") {
 			knob(strings.TrimSpace(t), at)
 		}
-		if archConfigJSON.MatchString(t) && (archSedInPlace.MatchString(t) || archJQ.MatchString(t)) {
+		if configJSONRE.MatchString(t) && (sedInPlaceRE.MatchString(t) || jqRE.MatchString(t)) {
 			knob("edits model config.json: "+strings.TrimSpace(t), at)
 		}
 	}
@@ -127,12 +119,12 @@ func runArchHacks(ctx context.Context, pr *checks.PR) checks.Result {
 		checks.Evidence{Label: "scanned", Value: fmt.Sprintf("%d effective files, %d added runtime lines", len(cs.AllEffective()), len(added))})
 }
 
-// underArchFlag reports whether a dotted setting name lies inside an
+// underOverrideFlag reports whether a dotted setting name lies inside an
 // hf-overrides / json-model-override-args mapping.
-func underArchFlag(n string) bool {
+func underOverrideFlag(n string) bool {
 	parts := strings.Split(n, ".")
 	for _, p := range parts[:len(parts)-1] {
-		if archFlagRE.MatchString(p) {
+		if overrideFlagRE.MatchString(p) {
 			return true
 		}
 	}

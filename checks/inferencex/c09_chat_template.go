@@ -8,6 +8,7 @@ import (
 
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/serving"
 )
 
 // ChatTemplate is row 9: spec-decode configs benchmark through chat
@@ -54,9 +55,9 @@ func runChatTemplate(ctx context.Context, pr *checks.PR) checks.Result {
 		}
 		switch {
 		case len(scripts) > 0:
-			chatScript(e, scripts[0], &fail, &review, &pass)
+			judgeScriptClient(e, scripts[0], &fail, &review, &pass)
 		case len(recipes) > 0:
-			chatRecipe(e, recipes, &fail, &review, &pass)
+			judgeRecipeClient(e, recipes, &fail, &review, &pass)
 		default:
 			review.add("no benchmark script or recipe found for spec-decode config "+e.Key, "未找到投机解码配置 "+e.Key+" 的基准测试脚本或配方")
 		}
@@ -67,9 +68,9 @@ func runChatTemplate(ctx context.Context, pr *checks.PR) checks.Result {
 	return checks.PassR(pass.text(), pass.ev...)
 }
 
-// chatScript applies the legacy rule: every run_benchmark_serving call
+// judgeScriptClient applies the legacy rule: every run_benchmark_serving call
 // passes --use-chat-template or --dsv4.
-func chatScript(e *repo.ConfigEntry, f *repo.EffectiveFile, fail, review, pass *findings) {
+func judgeScriptClient(e *repo.ConfigEntry, f *repo.EffectiveFile, fail, review, pass *findings) {
 	if f.Err != "" {
 		review.add(f.Path+" could not be read ("+f.Err+")", "无法读取 "+f.Path+"（"+f.Err+"）")
 		return
@@ -81,7 +82,7 @@ func chatScript(e *repo.ConfigEntry, f *repo.EffectiveFile, fail, review, pass *
 			continue
 		}
 		calls++
-		if chatHasWord(w, "--use-chat-template") || chatHasWord(w, "--dsv4") {
+		if hasFlag(w, "--use-chat-template") || hasFlag(w, "--dsv4") {
 			continue
 		}
 		bad++
@@ -99,10 +100,10 @@ func chatScript(e *repo.ConfigEntry, f *repo.EffectiveFile, fail, review, pass *
 	}
 }
 
-func chatHasWord(w []string, flag string) bool {
+func hasFlag(w []string, flag string) bool {
 	for _, x := range w {
 		if x == flag || strings.HasPrefix(x, flag+"=") {
-			if v, ok := strings.CutPrefix(x, flag+"="); ok && archFalsy(v) {
+			if v, ok := strings.CutPrefix(x, flag+"="); ok && serving.Falsy(v) {
 				return false
 			}
 			return true
@@ -111,9 +112,9 @@ func chatHasWord(w []string, flag string) bool {
 	return false
 }
 
-// chatRecipe looks for an explicit chat endpoint or chat-template setting in
+// judgeRecipeClient looks for an explicit chat endpoint or chat-template setting in
 // the recipes' benchmark section.
-func chatRecipe(e *repo.ConfigEntry, rs []*repo.EffectiveFile, fail, review, pass *findings) {
+func judgeRecipeClient(e *repo.ConfigEntry, rs []*repo.EffectiveFile, fail, review, pass *findings) {
 	chat, raw := "", ""
 	for _, f := range rs {
 		if f.Err != "" {
@@ -127,7 +128,7 @@ func chatRecipe(e *repo.ConfigEntry, rs []*repo.EffectiveFile, fail, review, pas
 			n, v := repo.SnakeName(s.Name), strings.ToLower(strings.TrimSpace(s.Value))
 			at := repo.Loc(s.File, s.Line)
 			switch {
-			case strings.Contains(n, "chat_template") && archFalsy(v), strings.Contains(v, "/v1/completions"),
+			case strings.Contains(n, "chat_template") && serving.Falsy(v), strings.Contains(v, "/v1/completions"),
 				(strings.HasSuffix(n, "endpoint_type") || strings.HasSuffix(n, "endpoint")) && v == "completions":
 				if raw == "" {
 					raw = at + " " + s.Name + "=" + s.Value

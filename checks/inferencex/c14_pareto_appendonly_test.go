@@ -11,7 +11,7 @@ import (
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
 )
 
-// INFERENCEX.md Check 14 rule 4: an append-only sweep measures only the new
+// RULES.md, Check 14: an append-only sweep measures only the new
 // points, so fewer than 5 of them is "unverifiable (append-only; prior
 // points not retrieved)", not a short curve. Still WARN: the prior curve is
 // not fetched from a trusted source. Mixed or regular entries keep the plain

@@ -104,7 +104,7 @@ func TestParetoCheck(t *testing.T) {
 	for i := range 7 {
 		fixedRows = append(fixedRows, ciFixed("dsr1", "b200-dgxc", "sglang", "fp4", "mtp", 8192, 1024, ciXs[i], ciYs[i]))
 	}
-	// §6.3 worked example, P1..P11.
+	// The worked example of RULES.md, Check 14, P1..P11.
 	worked := [][2]string{{"1.5", "300"}, {"2.0", "520"}, {"2.0", "480"}, {"2.5", "450"}, {"3.0", "520"}, {"3.0", "520"},
 		{"4.0", "900"}, {"5.0", "880"}, {"6.0", "1250"}, {"0", "100"}, {"7.0", "NaN"}}
 	var workedRows []string
@@ -112,7 +112,7 @@ func TestParetoCheck(t *testing.T) {
 		workedRows = append(workedRows, ciAgentic("exm", "b300-nv", "vllm", "fp4", "none", "img", false, p[0], p[1]))
 	}
 	exmCfg := &repo.ConfigEntry{Key: "exm-fp4-b300-vllm-agentic", ModelPrefix: "exm", Precision: "fp4", Framework: "vllm", SKU: "b300", Agentic: true}
-	// §6.3 second example: aggregated and disaggregated configs of one series.
+	// Aggregated and disaggregated configs of one series pool into one curve.
 	pool := []string{
 		ciAgentic("dsv4", "gb300-nv", "dynamo-vllm", "fp4", "mtp", "img:agg", false, "14.0", "3700"),
 		ciAgentic("dsv4", "gb300-nv", "dynamo-vllm", "fp4", "mtp", "img:agg", false, "18.0", "2600"),

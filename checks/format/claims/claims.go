@@ -65,18 +65,18 @@ func (c Claim) Label() string {
 const maxBodyBytes = 64 << 10
 
 var (
-	clImageRE = regexp.MustCompile(`(?i)\b((?:docker\.io/)?(?:nvcr\.io/[a-z0-9._-]+/[a-z0-9._/-]+|(?:vllm|lmsysorg|rocm)/[a-z0-9._-]+):[a-z0-9][a-z0-9._-]*)`)
-	clConcRE  = regexp.MustCompile(`(?i)\bconc(?:urrency|urrencies)?(?:[ -]?list)?\s*[:=]?\s*\[?\s*(\d{1,5}(?:\s*(?:,|/|and|&)\s*\d{1,5})*)`)
-	clTPRE    = regexp.MustCompile(`(?i)\btp\s*[=:]?\s*(\d{1,3})\b`)
-	clRunURL  = regexp.MustCompile(`https?://github\.com/([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/actions/runs/(\d{1,20})`)
-	clRunID   = regexp.MustCompile(`(?i)\b(?:run|run id|workflow run)\s*#?\s*(\d{6,20})\b`)
-	clALRE    = regexp.MustCompile(`(?i)(?:\bAL\b|acceptance[ _-]length|SIMULATE_ACC_LEN)\s*(?:=|:|of|is|to|at)?\s*\(?\s*(\d\.\d{1,4})\b`)
-	clPassRE  = regexp.MustCompile(`(?i)\b(pass|passed|passes|passing|green|success|successful|succeeded)\b|✅`)
-	clMarkRE  = regexp.MustCompile(`(?i)\b(old|previous|previously|before|from|was)\b|\b(to|now|new|after)\b|->|→`)
-	clKeyTok  = regexp.MustCompile(`[A-Za-z0-9][A-Za-z0-9._-]{2,}`)
-	clIntRE   = regexp.MustCompile(`\d+`)
-	clURLRE   = regexp.MustCompile(`https?://[^\s<>()\[\]"'` + "`" + `]+`)
-	clComment = regexp.MustCompile(`(?s)<!--.*?(?:-->|$)`)
+	imageRE = regexp.MustCompile(`(?i)\b((?:docker\.io/)?(?:nvcr\.io/[a-z0-9._-]+/[a-z0-9._/-]+|(?:vllm|lmsysorg|rocm)/[a-z0-9._-]+):[a-z0-9][a-z0-9._-]*)`)
+	concRE  = regexp.MustCompile(`(?i)\bconc(?:urrency|urrencies)?(?:[ -]?list)?\s*[:=]?\s*\[?\s*(\d{1,5}(?:\s*(?:,|/|and|&)\s*\d{1,5})*)`)
+	tpRE    = regexp.MustCompile(`(?i)\btp\s*[=:]?\s*(\d{1,3})\b`)
+	runURLRE  = regexp.MustCompile(`https?://github\.com/([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/actions/runs/(\d{1,20})`)
+	runIDRE   = regexp.MustCompile(`(?i)\b(?:run|run id|workflow run)\s*#?\s*(\d{6,20})\b`)
+	alRE    = regexp.MustCompile(`(?i)(?:\bAL\b|acceptance[ _-]length|SIMULATE_ACC_LEN)\s*(?:=|:|of|is|to|at)?\s*\(?\s*(\d\.\d{1,4})\b`)
+	passRE  = regexp.MustCompile(`(?i)\b(pass|passed|passes|passing|green|success|successful|succeeded)\b|✅`)
+	markRE  = regexp.MustCompile(`(?i)\b(old|previous|previously|before|from|was)\b|\b(to|now|new|after)\b|->|→`)
+	keyTokenRE  = regexp.MustCompile(`[A-Za-z0-9][A-Za-z0-9._-]{2,}`)
+	intRE   = regexp.MustCompile(`\d+`)
+	urlRE   = regexp.MustCompile(`https?://[^\s<>()\[\]"'` + "`" + `]+`)
+	commentRE = regexp.MustCompile(`(?s)<!--.*?(?:-->|$)`)
 )
 
 // Extract scans body for claims. isKey reports whether a token is a
@@ -87,7 +87,7 @@ func Extract(body string, isKey func(string) bool) []Claim {
 		body = body[:maxBodyBytes]
 	}
 	// Hidden HTML comments are not part of what readers see.
-	body = clComment.ReplaceAllString(body, " ")
+	body = commentRE.ReplaceAllString(body, " ")
 	body = strings.ReplaceAll(body, "\r\n", "\n")
 	var out []Claim
 	seenRun := map[int64]bool{}
@@ -96,9 +96,9 @@ func Extract(body string, isKey func(string) bool) []Claim {
 		ln := i + 1
 		var keys []string
 		if isKey != nil {
-			for _, tok := range clKeyTok.FindAllString(line, -1) {
+			for _, tok := range keyTokenRE.FindAllString(line, -1) {
 				tok = strings.TrimRight(tok, ".-_")
-				if isKey(tok) && !clHas(keys, tok) {
+				if isKey(tok) && !contains(keys, tok) {
 					keys = append(keys, tok)
 				}
 			}
@@ -106,34 +106,34 @@ func Extract(body string, isKey func(string) bool) []Claim {
 		for _, k := range keys {
 			if !seenKey[k] {
 				seenKey[k] = true
-				old := clIsOld(line[:strings.Index(line, k)])
+				old := isOld(line[:strings.Index(line, k)])
 				out = append(out, Claim{Kind: Config, Token: k, Line: ln, Keys: keys, Old: old})
 			}
 		}
 		runLine := line
 		// Numbers and tags inside URLs are not claims (run links are read from
 		// runLine below).
-		line = clURLRE.ReplaceAllStringFunc(line, func(u string) string { return strings.Repeat(" ", len(u)) })
+		line = urlRE.ReplaceAllStringFunc(line, func(u string) string { return strings.Repeat(" ", len(u)) })
 		prev := 0
-		for _, m := range clImageRE.FindAllStringSubmatchIndex(line, -1) {
+		for _, m := range imageRE.FindAllStringSubmatchIndex(line, -1) {
 			img := strings.TrimRight(line[m[2]:m[3]], ".-_")
-			out = append(out, Claim{Kind: Image, Token: img, Line: ln, Old: clIsOld(line[prev:m[2]]), Keys: keys})
+			out = append(out, Claim{Kind: Image, Token: img, Line: ln, Old: isOld(line[prev:m[2]]), Keys: keys})
 			prev = m[1]
 		}
 		prev = 0
-		for _, m := range clConcRE.FindAllStringSubmatchIndex(line, -1) {
-			ints := clInts(line[m[2]:m[3]])
-			out = append(out, Claim{Kind: Conc, Token: JoinInts(ints), Line: ln, Old: clIsOld(line[prev:m[0]]), Keys: keys, Ints: ints})
+		for _, m := range concRE.FindAllStringSubmatchIndex(line, -1) {
+			ints := parseInts(line[m[2]:m[3]])
+			out = append(out, Claim{Kind: Conc, Token: JoinInts(ints), Line: ln, Old: isOld(line[prev:m[0]]), Keys: keys, Ints: ints})
 			prev = m[1]
 		}
 		prev = 0
-		for _, m := range clTPRE.FindAllStringSubmatchIndex(line, -1) {
-			ints := clInts(line[m[2]:m[3]])
-			out = append(out, Claim{Kind: TP, Token: JoinInts(ints), Line: ln, Old: clIsOld(line[prev:m[0]]), Keys: keys, Ints: ints})
+		for _, m := range tpRE.FindAllStringSubmatchIndex(line, -1) {
+			ints := parseInts(line[m[2]:m[3]])
+			out = append(out, Claim{Kind: TP, Token: JoinInts(ints), Line: ln, Old: isOld(line[prev:m[0]]), Keys: keys, Ints: ints})
 			prev = m[1]
 		}
-		pass := clPassRE.MatchString(runLine)
-		for _, m := range clRunURL.FindAllStringSubmatch(runLine, -1) {
+		pass := passRE.MatchString(runLine)
+		for _, m := range runURLRE.FindAllStringSubmatch(runLine, -1) {
 			id, err := strconv.ParseInt(m[2], 10, 64)
 			if err != nil || seenRun[id] {
 				continue
@@ -141,7 +141,7 @@ func Extract(body string, isKey func(string) bool) []Claim {
 			seenRun[id] = true
 			out = append(out, Claim{Kind: Run, Token: m[2], Line: ln, RunRepo: m[1], RunID: id, SaysPass: pass})
 		}
-		for _, m := range clRunID.FindAllStringSubmatch(line, -1) {
+		for _, m := range runIDRE.FindAllStringSubmatch(line, -1) {
 			id, err := strconv.ParseInt(m[1], 10, 64)
 			if err != nil || seenRun[id] {
 				continue
@@ -150,37 +150,37 @@ func Extract(body string, isKey func(string) bool) []Claim {
 			out = append(out, Claim{Kind: Run, Token: m[1], Line: ln, RunID: id, SaysPass: pass})
 		}
 		prev = 0
-		for _, m := range clALRE.FindAllStringSubmatchIndex(line, -1) {
+		for _, m := range alRE.FindAllStringSubmatchIndex(line, -1) {
 			f, err := strconv.ParseFloat(line[m[2]:m[3]], 64)
 			if err != nil {
 				continue
 			}
-			out = append(out, Claim{Kind: AL, Token: strconv.FormatFloat(f, 'f', 2, 64), Line: ln, Old: clIsOld(line[prev:m[0]]), Keys: keys, AL: f})
+			out = append(out, Claim{Kind: AL, Token: strconv.FormatFloat(f, 'f', 2, 64), Line: ln, Old: isOld(line[prev:m[0]]), Keys: keys, AL: f})
 			prev = m[1]
 		}
 	}
 	return out
 }
 
-// clIsOld reports whether the text before a token labels it as the previous
+// isOld reports whether the text before a token labels it as the previous
 // value: the last marker before it is old/previous/before/from/was rather
 // than to/now/new/after/→.
-func clIsOld(prefix string) bool {
+func isOld(prefix string) bool {
 	// Only the clause right before the token counts: in "from A to B" the
 	// label "from" belongs to A, not B.
 	if len(prefix) > 32 {
 		prefix = prefix[len(prefix)-32:]
 	}
-	ms := clMarkRE.FindAllStringSubmatch(prefix, -1)
+	ms := markRE.FindAllStringSubmatch(prefix, -1)
 	if len(ms) == 0 {
 		return false
 	}
 	return ms[len(ms)-1][1] != ""
 }
 
-func clInts(s string) []int {
+func parseInts(s string) []int {
 	var out []int
-	for _, t := range clIntRE.FindAllString(s, -1) {
+	for _, t := range intRE.FindAllString(s, -1) {
 		if n, err := strconv.Atoi(t); err == nil {
 			out = append(out, n)
 		}
@@ -198,7 +198,7 @@ func JoinInts(ns []int) string {
 	return strings.Join(s, ", ")
 }
 
-func clHas(list []string, v string) bool {
+func contains(list []string, v string) bool {
 	for _, x := range list {
 		if x == v {
 			return true

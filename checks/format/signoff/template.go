@@ -161,7 +161,7 @@ func itemsMatch(tpl, got normItem) (bool, float64) {
 	return j >= jaccardMin, j
 }
 
-// MatchChecklist pairs template items with sign-off items one to one. It
+// MatchItems pairs template items with sign-off items one to one. It
 // returns, for each template item, the index of its sign-off item or -1.
 // Exact (normalized) matches are claimed first, then the remaining template
 // items in template order each take the closest unclaimed match, so an item

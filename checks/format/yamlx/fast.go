@@ -15,10 +15,10 @@ import (
 // obvious) and the caller decodes with yaml.v3 instead. FuzzFastYAML checks
 // that whenever it answers, it answers exactly as yaml.v3 does.
 func fastDecode(text string) (map[string]any, bool) {
-	if !fastPrintable(text) {
+	if !printable(text) {
 		return nil, false
 	}
-	p := &fastParser{}
+	p := &subsetParser{}
 	if !p.lines(text) || len(p.ls) == 0 || p.ls[0].indent != 0 {
 		return nil, false
 	}
@@ -30,16 +30,16 @@ func fastDecode(text string) (map[string]any, bool) {
 	return m, ok
 }
 
-type fastLine struct {
+type subsetLine struct {
 	indent int
 	text   string
 }
 
-type fastParser struct {
-	ls []fastLine
+type subsetParser struct {
+	ls []subsetLine
 }
 
-func (p *fastParser) lines(text string) bool {
+func (p *subsetParser) lines(text string) bool {
 	for len(text) > 0 {
 		var l string
 		if i := strings.IndexByte(text, '\n'); i >= 0 {
@@ -59,7 +59,7 @@ func (p *fastParser) lines(text string) bool {
 		if rest[0] == '\t' || strings.ContainsRune(l, '\t') {
 			return false
 		}
-		c, ok := fastStripComment(rest)
+		c, ok := cutComment(rest)
 		if !ok {
 			return false
 		}
@@ -69,14 +69,14 @@ func (p *fastParser) lines(text string) bool {
 		if ind == 0 && (strings.HasPrefix(c, "---") || strings.HasPrefix(c, "...") || c[0] == '%') {
 			return false
 		}
-		p.ls = append(p.ls, fastLine{ind, c})
+		p.ls = append(p.ls, subsetLine{ind, c})
 	}
 	return true
 }
 
-// fastStripComment removes a comment and trailing spaces, refusing lines
+// cutComment removes a comment and trailing spaces, refusing lines
 // whose quotes do not close on the line.
-func fastStripComment(s string) (string, bool) {
+func cutComment(s string) (string, bool) {
 	inS, inD := false, false
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -100,7 +100,7 @@ func fastStripComment(s string) (string, bool) {
 func isSeqItem(t string) bool { return t == "-" || strings.HasPrefix(t, "- ") }
 
 // block parses the node starting at line i with indentation ind.
-func (p *fastParser) block(i, ind int) (any, int, bool) {
+func (p *subsetParser) block(i, ind int) (any, int, bool) {
 	if i >= len(p.ls) || p.ls[i].indent != ind {
 		return nil, i, false
 	}
@@ -110,10 +110,10 @@ func (p *fastParser) block(i, ind int) (any, int, bool) {
 	return p.mapping(i, ind)
 }
 
-func (p *fastParser) mapping(i, ind int) (any, int, bool) {
+func (p *subsetParser) mapping(i, ind int) (any, int, bool) {
 	m := map[string]any{}
 	for i < len(p.ls) && p.ls[i].indent == ind && !isSeqItem(p.ls[i].text) {
-		key, rest, ok := fastKey(p.ls[i].text)
+		key, rest, ok := splitKey(p.ls[i].text)
 		if !ok {
 			return nil, i, false
 		}
@@ -124,7 +124,7 @@ func (p *fastParser) mapping(i, ind int) (any, int, bool) {
 		var v any
 		switch {
 		case rest != "":
-			if v, ok = fastInline(rest); !ok {
+			if v, ok = inlineValue(rest); !ok {
 				return nil, i, false
 			}
 			if i < len(p.ls) && p.ls[i].indent > ind {
@@ -147,7 +147,7 @@ func (p *fastParser) mapping(i, ind int) (any, int, bool) {
 	return m, i, true
 }
 
-func (p *fastParser) seq(i, ind int) (any, int, bool) {
+func (p *subsetParser) seq(i, ind int) (any, int, bool) {
 	out := []any{}
 	for i < len(p.ls) && p.ls[i].indent == ind && isSeqItem(p.ls[i].text) {
 		t := p.ls[i].text
@@ -166,15 +166,15 @@ func (p *fastParser) seq(i, ind int) (any, int, bool) {
 		case isSeqItem(item):
 			return nil, i, false // nested compact sequences: leave to yaml.v3
 		default:
-			if _, _, isKey := fastKey(item); isKey && item[0] != '{' && item[0] != '[' {
+			if _, _, isKey := splitKey(item); isKey && item[0] != '{' && item[0] != '[' {
 				// A compact mapping "- k: v" continues on lines indented to
 				// the column of k.
-				p.ls[i] = fastLine{col, item}
+				p.ls[i] = subsetLine{col, item}
 				if v, i, ok = p.mapping(i, col); !ok {
 					return nil, i, false
 				}
 			} else {
-				if v, ok = fastInline(item); !ok {
+				if v, ok = inlineValue(item); !ok {
 					return nil, i, false
 				}
 				i++
@@ -188,14 +188,14 @@ func (p *fastParser) seq(i, ind int) (any, int, bool) {
 	return out, i, true
 }
 
-// fastKey splits "key: rest" (or "key:"), accepting plain keys that yaml.v3
+// splitKey splits "key: rest" (or "key:"), accepting plain keys that yaml.v3
 // resolves to strings and simple quoted keys.
-func fastKey(t string) (key, rest string, ok bool) {
+func splitKey(t string) (key, rest string, ok bool) {
 	if t == "" {
 		return "", "", false
 	}
 	if t[0] == '"' || t[0] == '\'' {
-		v, n, ok := fastQuoted(t)
+		v, n, ok := quotedScalar(t)
 		if !ok || n >= len(t) || t[n] != ':' || (n+1 < len(t) && t[n+1] != ' ') {
 			return "", "", false
 		}
@@ -204,7 +204,7 @@ func fastKey(t string) (key, rest string, ok bool) {
 	for i := 0; i < len(t); i++ {
 		if t[i] == ':' && (i+1 == len(t) || t[i+1] == ' ') {
 			k := t[:i]
-			if !fastPlainKey(k) {
+			if !isPlainKey(k) {
 				return "", "", false
 			}
 			return k, strings.TrimSpace(t[i+1:]), true
@@ -213,32 +213,32 @@ func fastKey(t string) (key, rest string, ok bool) {
 	return "", "", false
 }
 
-func fastPlainKey(k string) bool {
+func isPlainKey(k string) bool {
 	if k == "" || strings.ContainsAny(k[:1], "-?:,[]{}#&*!|>'\"%@`0123456789+.~") || strings.HasSuffix(k, " ") ||
 		strings.ContainsAny(k, ",[]{}#") {
 		return false
 	}
-	v, ok := fastPlain(k)
+	v, ok := plainScalar(k)
 	_, isStr := v.(string)
 	return ok && isStr
 }
 
-// fastIsInt matches [-+]?(0|[1-9][0-9]*).
-func fastIsInt(s string) bool {
+// isInt matches [-+]?(0|[1-9][0-9]*).
+func isInt(s string) bool {
 	s = strings.TrimLeft(s[:1], "+-") + s[1:]
 	if s == "" || (s[0] == '0' && len(s) > 1) {
 		return false
 	}
-	return fastDigits(s)
+	return allDigits(s)
 }
 
-// fastIsFloat matches [-+]?(0|[1-9][0-9]*)\.[0-9]+.
-func fastIsFloat(s string) bool {
+// isFloat matches [-+]?(0|[1-9][0-9]*)\.[0-9]+.
+func isFloat(s string) bool {
 	i, f, ok := strings.Cut(s, ".")
-	return ok && i != "" && fastIsInt(i) && f != "" && fastDigits(f)
+	return ok && i != "" && isInt(i) && f != "" && allDigits(f)
 }
 
-func fastDigits(s string) bool {
+func allDigits(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' {
 			return false
@@ -247,9 +247,9 @@ func fastDigits(s string) bool {
 	return s != ""
 }
 
-// fastPlain resolves a plain scalar as yaml.v3 does for interface{}
+// plainScalar resolves a plain scalar as yaml.v3 does for interface{}
 // targets, refusing the forms whose resolution is subtle.
-func fastPlain(s string) (any, bool) {
+func plainScalar(s string) (any, bool) {
 	switch s {
 	case "":
 		return nil, false
@@ -263,14 +263,14 @@ func fastPlain(s string) (any, bool) {
 	c := s[0]
 	switch {
 	case c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.':
-		if fastIsInt(s) {
+		if isInt(s) {
 			n, err := strconv.ParseInt(s, 10, 64)
 			if err != nil || int64(int(n)) != n {
 				return nil, false
 			}
 			return int(n), true
 		}
-		if fastIsFloat(s) {
+		if isFloat(s) {
 			f, err := strconv.ParseFloat(s, 64)
 			return f, err == nil
 		}
@@ -288,9 +288,9 @@ func fastPlain(s string) (any, bool) {
 	return s, true
 }
 
-// fastQuoted reads a quoted scalar at the start of t and returns its value
+// quotedScalar reads a quoted scalar at the start of t and returns its value
 // and the index after the closing quote.
-func fastQuoted(t string) (string, int, bool) {
+func quotedScalar(t string) (string, int, bool) {
 	q := t[0]
 	var b strings.Builder
 	for i := 1; i < len(t); i++ {
@@ -327,24 +327,24 @@ func fastQuoted(t string) (string, int, bool) {
 	return "", 0, false
 }
 
-// fastInline parses a value on the rest of a line: a flow collection, a
+// inlineValue parses a value on the rest of a line: a flow collection, a
 // quoted scalar or a plain scalar.
-func fastInline(s string) (any, bool) {
+func inlineValue(s string) (any, bool) {
 	switch s[0] {
 	case '{', '[':
-		v, n, ok := fastFlow(s, 0)
+		v, n, ok := flowValue(s, 0)
 		if !ok || strings.TrimSpace(s[n:]) != "" {
 			return nil, false
 		}
 		return v, true
 	case '"', '\'':
-		v, n, ok := fastQuoted(s)
+		v, n, ok := quotedScalar(s)
 		if !ok || strings.TrimSpace(s[n:]) != "" {
 			return nil, false
 		}
 		return v, true
 	}
-	return fastPlain(s)
+	return plainScalar(s)
 }
 
 func skipSpaces(s string, i int) int {
@@ -354,8 +354,8 @@ func skipSpaces(s string, i int) int {
 	return i
 }
 
-// fastFlow parses a one-line flow collection starting at s[i].
-func fastFlow(s string, i int) (any, int, bool) {
+// flowValue parses a one-line flow collection starting at s[i].
+func flowValue(s string, i int) (any, int, bool) {
 	open := s[i]
 	closeCh := byte(']')
 	if open == '{' {
@@ -381,7 +381,7 @@ func fastFlow(s string, i int) (any, int, bool) {
 				return nil, i, false
 			}
 			key = strings.TrimSpace(s[i:j])
-			if !fastPlainKey(key) {
+			if !isPlainKey(key) {
 				return nil, i, false
 			}
 			if _, dup := m[key]; dup {
@@ -395,12 +395,12 @@ func fastFlow(s string, i int) (any, int, bool) {
 		case i >= len(s):
 			return nil, i, false
 		case s[i] == '{' || s[i] == '[':
-			if v, i, ok = fastFlow(s, i); !ok {
+			if v, i, ok = flowValue(s, i); !ok {
 				return nil, i, false
 			}
 		case s[i] == '"' || s[i] == '\'':
 			var n int
-			if v, n, ok = fastQuotedAny(s[i:]); !ok {
+			if v, n, ok = quotedValue(s[i:]); !ok {
 				return nil, i, false
 			}
 			i += n
@@ -409,7 +409,7 @@ func fastFlow(s string, i int) (any, int, bool) {
 			for j < len(s) && s[j] != ',' && s[j] != ']' && s[j] != '}' && s[j] != '[' && s[j] != '{' {
 				j++
 			}
-			if v, ok = fastPlain(strings.TrimSpace(s[i:j])); !ok || strings.Contains(s[i:j], ":") && open == '[' {
+			if v, ok = plainScalar(strings.TrimSpace(s[i:j])); !ok || strings.Contains(s[i:j], ":") && open == '[' {
 				return nil, i, false
 			}
 			i = j
@@ -441,14 +441,14 @@ func fastFlow(s string, i int) (any, int, bool) {
 	return nil, i, false
 }
 
-func fastQuotedAny(s string) (any, int, bool) {
-	v, n, ok := fastQuoted(s)
+func quotedValue(s string) (any, int, bool) {
+	v, n, ok := quotedScalar(s)
 	return v, n, ok
 }
 
-// fastPrintable accepts valid UTF-8 made of the characters YAML allows
+// printable accepts valid UTF-8 made of the characters YAML allows
 // unescaped, with LF line breaks only, leaving everything else to yaml.v3's error reporting.
-func fastPrintable(s string) bool {
+func printable(s string) bool {
 	if !utf8.ValidString(s) {
 		return false
 	}

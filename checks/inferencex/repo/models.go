@@ -111,7 +111,7 @@ func ScenarioName(sc Scenario) string {
 	return sc.Type
 }
 
-type mdTable struct {
+type table struct {
 	header  []string
 	rows    [][]string
 	lines   []int
@@ -128,27 +128,27 @@ func ParseModels(text string) *ModelsDoc {
 	type section struct {
 		h2, h3 string
 		h3Line int
-		tables []*mdTable
+		tables []*table
 		text   []string
 	}
 	var secs []*section
 	cur := &section{}
 	secs = append(secs, cur)
-	var tbl *mdTable // the table of the current section that text follows
+	var tbl *table // the table of the current section that text follows
 	inTable := false
 	lastText := ""
 	for i, l := range lines {
 		t := strings.TrimSpace(l)
 		switch {
 		case strings.HasPrefix(t, "|"):
-			cells := mdCells(t)
+			cells := tableCells(t)
 			if !inTable {
-				tbl = &mdTable{line: i + 1, caption: lastText, header: cells}
+				tbl = &table{line: i + 1, caption: lastText, header: cells}
 				cur.tables = append(cur.tables, tbl)
 				inTable = true
 				continue
 			}
-			if mdIsSeparator(cells) {
+			if isSeparatorRow(cells) {
 				continue
 			}
 			tbl.rows = append(tbl.rows, cells)
@@ -212,7 +212,7 @@ func ParseModels(text string) *ModelsDoc {
 	return doc
 }
 
-func mdCells(row string) []string {
+func tableCells(row string) []string {
 	row = strings.TrimSpace(row)
 	row = strings.TrimPrefix(row, "|")
 	row = strings.TrimSuffix(row, "|")
@@ -223,7 +223,7 @@ func mdCells(row string) []string {
 	return parts
 }
 
-func mdIsSeparator(cells []string) bool {
+func isSeparatorRow(cells []string) bool {
 	for _, c := range cells {
 		if strings.Trim(c, ":- ") != "" {
 			return false
@@ -232,7 +232,7 @@ func mdIsSeparator(cells []string) bool {
 	return true
 }
 
-func mdCol(header []string, names ...string) int {
+func column(header []string, names ...string) int {
 	for i, h := range header {
 		l := strings.ToLower(h)
 		for _, n := range names {
@@ -244,23 +244,23 @@ func mdCol(header []string, names ...string) int {
 	return -1
 }
 
-func mdCell(row []string, i int) string {
+func cell(row []string, i int) string {
 	if i < 0 || i >= len(row) {
 		return ""
 	}
 	return row[i]
 }
 
-func (doc *ModelsDoc) noticeRules(t *mdTable) []DeprecationRule {
-	mc, dc := mdCol(t.header, "model"), mdCol(t.header, "deprecated")
+func (doc *ModelsDoc) noticeRules(t *table) []DeprecationRule {
+	mc, dc := column(t.header, "model"), column(t.header, "deprecated")
 	if mc < 0 || dc < 0 {
 		doc.Problems = append(doc.Problems, ModelsProblem{Line: t.line, Msg: "deprecation table has no Model/Deprecated columns"})
 		return nil
 	}
 	var out []DeprecationRule
 	for i, r := range t.rows {
-		prefixes := mdBackticks(mdCell(r, mc))
-		rule, ok := parseDeprecated(mdCell(r, dc))
+		prefixes := backticked(cell(r, mc))
+		rule, ok := parseDeprecated(cell(r, dc))
 		if len(prefixes) == 0 || !ok {
 			doc.Problems = append(doc.Problems, ModelsProblem{Line: t.lines[i], Msg: fmt.Sprintf("deprecation row %q cannot be read", strings.Join(r, " | ")), Prefixes: prefixes})
 			continue
@@ -278,7 +278,7 @@ func parseDeprecated(s string) (DeprecationRule, bool) {
 	if m := isoDateRE.FindStringSubmatch(s); m != nil {
 		r.Since, _ = time.Parse("2006-01-02", m[1])
 	}
-	s = mdStripParens(s)
+	s = stripParens(s)
 	for _, m := range scenarioRE.FindAllString(s, -1) {
 		r.Scenarios = append(r.Scenarios, CanonicalScenario(m))
 	}
@@ -289,7 +289,7 @@ func parseDeprecated(s string) (DeprecationRule, bool) {
 	return r, len(r.Scenarios) > 0 || r.Precision != ""
 }
 
-func mdStripParens(s string) string {
+func stripParens(s string) string {
 	var b strings.Builder
 	depth := 0
 	for _, c := range s {
@@ -305,8 +305,8 @@ func mdStripParens(s string) string {
 	return b.String()
 }
 
-// splitTop splits on commas outside parentheses.
-func mdSplitTop(s string) []string {
+// splitOutsideParens splits on commas outside parentheses.
+func splitOutsideParens(s string) []string {
 	var out []string
 	depth, st := 0, 0
 	for i, c := range s {
@@ -327,7 +327,7 @@ func mdSplitTop(s string) []string {
 	return append(out, s[st:])
 }
 
-func mdBackticks(s string) []string {
+func backticked(s string) []string {
 	var out []string
 	for _, m := range backtickRE.FindAllStringSubmatch(s, -1) {
 		out = append(out, strings.TrimSpace(m[1]))
@@ -335,15 +335,15 @@ func mdBackticks(s string) []string {
 	return out
 }
 
-func (doc *ModelsDoc) scenarioRows(t *mdTable) {
-	sc, st := mdCol(t.header, "scenario"), mdCol(t.header, "status")
+func (doc *ModelsDoc) scenarioRows(t *table) {
+	sc, st := column(t.header, "scenario"), column(t.header, "status")
 	if sc < 0 || st < 0 {
 		doc.Problems = append(doc.Problems, ModelsProblem{Line: t.line, Msg: "Scenarios table has no Scenario/Status columns"})
 		return
 	}
 	for i, r := range t.rows {
-		status := mdCell(r, st)
-		s := ScenarioStatus{Name: CanonicalScenario(mdCell(r, sc)), Line: t.lines[i]}
+		status := cell(r, st)
+		s := ScenarioStatus{Name: CanonicalScenario(cell(r, sc)), Line: t.lines[i]}
 		if strings.Contains(strings.ToLower(status), "deprecated") {
 			s.Deprecated = true
 			if m := sinceRE.FindStringSubmatch(status); m != nil {
@@ -357,19 +357,19 @@ func (doc *ModelsDoc) scenarioRows(t *mdTable) {
 	}
 }
 
-func (doc *ModelsDoc) matrixRows(t *mdTable) {
-	pc, ac, dc := mdCol(t.header, "prefix"), mdCol(t.header, "active"), mdCol(t.header, "deprecated")
+func (doc *ModelsDoc) matrixRows(t *table) {
+	pc, ac, dc := column(t.header, "prefix"), column(t.header, "active"), column(t.header, "deprecated")
 	if pc < 0 || ac < 0 {
 		doc.Problems = append(doc.Problems, ModelsProblem{Line: t.line, Msg: "support matrix has no Prefix/Active columns"})
 		return
 	}
 	for i, r := range t.rows {
-		row := ModelRow{Model: mdCell(r, 0), Prefixes: mdBackticks(mdCell(r, pc)), Line: t.lines[i]}
+		row := ModelRow{Model: cell(r, 0), Prefixes: backticked(cell(r, pc)), Line: t.lines[i]}
 		if len(row.Prefixes) == 0 {
-			doc.Problems = append(doc.Problems, ModelsProblem{Line: t.lines[i], Msg: fmt.Sprintf("support-matrix row %q has no backticked prefix", mdCell(r, 0))})
+			doc.Problems = append(doc.Problems, ModelsProblem{Line: t.lines[i], Msg: fmt.Sprintf("support-matrix row %q has no backticked prefix", cell(r, 0))})
 			continue
 		}
-		active := strings.TrimSpace(mdCell(r, ac))
+		active := strings.TrimSpace(cell(r, ac))
 		if strings.HasPrefix(strings.ToLower(active), "none") {
 			row.Retired = true
 			row.Fully = strings.Contains(strings.ToLower(active), "fully retired")
@@ -377,7 +377,7 @@ func (doc *ModelsDoc) matrixRows(t *mdTable) {
 				row.RetiredOn, _ = time.Parse("2006-01-02", m[1])
 			}
 		}
-		for _, item := range mdSplitTop(footnoteRE.ReplaceAllString(mdCell(r, dc), "")) {
+		for _, item := range splitOutsideParens(footnoteRE.ReplaceAllString(cell(r, dc), "")) {
 			item = strings.TrimSpace(item)
 			if item == "" {
 				continue

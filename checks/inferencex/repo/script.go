@@ -22,7 +22,7 @@ const maxLines = 200000
 // never expands variables. On a tokenizing error (an unterminated quote or
 // heredoc) it returns what it read so far together with the error.
 func parseScript(file string, data []byte) (cmds []Command, settings []Setting, err error) {
-	sc := &shScanner{src: string(data), line: 1}
+	sc := &shellScanner{src: string(data), line: 1}
 	cmds, wordLines, heredocLines, err := sc.scan()
 	for i, c := range cmds {
 		settings = append(settings, commandSettings(file, c, wordLines[i])...)
@@ -36,7 +36,7 @@ func parseScript(file string, data []byte) (cmds []Command, settings []Setting, 
 	return cmds, settings, err
 }
 
-type shScanner struct {
+type shellScanner struct {
 	src  string
 	pos  int
 	line int
@@ -63,7 +63,7 @@ type pendingDoc struct {
 	delim string
 }
 
-func (s *shScanner) scan() ([]Command, [][]int, []int, error) {
+func (s *shellScanner) scan() ([]Command, [][]int, []int, error) {
 	s.start, s.startLine = 0, 1
 	for s.pos < len(s.src) {
 		c := s.src[s.pos]
@@ -162,27 +162,27 @@ func (s *shScanner) scan() ([]Command, [][]int, []int, error) {
 	return s.cmds, s.wordLines, s.heredocLines, nil
 }
 
-func (s *shScanner) fail(err error) ([]Command, [][]int, []int, error) {
+func (s *shellScanner) fail(err error) ([]Command, [][]int, []int, error) {
 	s.endCommand(len(s.src))
 	return s.cmds, s.wordLines, s.heredocLines, err
 }
 
-// shLeadKeywords are shell reserved words that may precede a simple command
+// leadKeywords are shell reserved words that may precede a simple command
 // in command position.
-var shLeadKeywords = map[string]bool{
+var leadKeywords = map[string]bool{
 	"if": true, "then": true, "else": true, "elif": true, "while": true, "until": true,
 	"do": true, "!": true, "{": true, "time": true,
 }
 
-func (s *shScanner) begin() {
+func (s *shellScanner) begin() {
 	if !s.inWord {
 		s.inWord = true
 		s.wordLine = s.line
 	}
 }
 
-func (s *shScanner) endWord() {
-	if s.inWord && len(s.words) == 0 && shLeadKeywords[s.word.String()] {
+func (s *shellScanner) endWord() {
+	if s.inWord && len(s.words) == 0 && leadKeywords[s.word.String()] {
 		// A reserved word in command position (if x; then export A=1; fi)
 		// introduces the command that follows it.
 		s.word.Reset()
@@ -197,7 +197,7 @@ func (s *shScanner) endWord() {
 	}
 }
 
-func (s *shScanner) endCommand(end int) {
+func (s *shellScanner) endCommand(end int) {
 	s.endWord()
 	if len(s.words) == 0 {
 		return
@@ -216,7 +216,7 @@ func (s *shScanner) endCommand(end int) {
 
 // readHeredocs consumes the bodies of heredocs opened on the line just
 // ended, attaching each body to its command.
-func (s *shScanner) readHeredocs() error {
+func (s *shellScanner) readHeredocs() error {
 	for len(s.pending) > 0 {
 		d := s.pending[0]
 		s.pending = s.pending[1:]
@@ -252,7 +252,7 @@ func (s *shScanner) readHeredocs() error {
 	return nil
 }
 
-func (s *shScanner) delimiter() string {
+func (s *shellScanner) delimiter() string {
 	if s.pos >= len(s.src) {
 		return ""
 	}
@@ -273,7 +273,7 @@ func (s *shScanner) delimiter() string {
 }
 
 // double reads a double-quoted string, keeping $(...) and ${...} literal.
-func (s *shScanner) double() error {
+func (s *shellScanner) double() error {
 	s.pos++
 	for s.pos < len(s.src) {
 		c := s.src[s.pos]
@@ -310,7 +310,7 @@ func (s *shScanner) double() error {
 
 // balanced copies a $( ... ) or ${ ... } expansion into the word, tracking
 // nesting and quotes inside it.
-func (s *shScanner) balanced() error {
+func (s *shellScanner) balanced() error {
 	open := s.src[s.pos+1]
 	close := byte(')')
 	if open == '{' {
@@ -350,13 +350,13 @@ func (s *shScanner) balanced() error {
 	return fmt.Errorf("unterminated $%c expansion", open)
 }
 
-var shAssignRE = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*)\+?=(.*)$`)
+var assignRE = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*)\+?=(.*)$`)
 
 // Argv is the command without its leading VAR=value assignments: the
 // program and its arguments.
 func (c Command) Argv() []string {
 	w := c.Words
-	for len(w) > 0 && shAssignRE.MatchString(w[0]) {
+	for len(w) > 0 && assignRE.MatchString(w[0]) {
 		w = w[1:]
 	}
 	return w
@@ -379,7 +379,7 @@ func commandSettings(file string, c Command, lines []int) []Setting {
 	i := 0
 	// Leading VAR=value prefixes (or plain assignments).
 	for ; i < len(w); i++ {
-		m := shAssignRE.FindStringSubmatch(w[i])
+		m := assignRE.FindStringSubmatch(w[i])
 		if m == nil {
 			break
 		}
@@ -389,7 +389,7 @@ func commandSettings(file string, c Command, lines []int) []Setting {
 		switch w[i] {
 		case "export", "declare", "typeset", "local", "readonly":
 			for j := i + 1; j < len(w); j++ {
-				if m := shAssignRE.FindStringSubmatch(w[j]); m != nil {
+				if m := assignRE.FindStringSubmatch(w[j]); m != nil {
 					out = append(out, Setting{Name: m[1], Value: m[2], File: file, Line: lines[j], Kind: "env"})
 				}
 			}

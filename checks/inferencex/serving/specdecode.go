@@ -58,6 +58,16 @@ func Truthy(v string) bool {
 	return false
 }
 
+// Falsy reports whether a setting value spells "disabled" (false, 0, no,
+// off).
+func Falsy(v string) bool {
+	switch strings.ToLower(strings.Trim(strings.TrimSpace(v), `"'`)) {
+	case "false", "0", "no", "off":
+		return true
+	}
+	return false
+}
+
 // Unquote strips the quotes a shell or YAML value may carry.
 func Unquote(v string) string {
 	v = strings.TrimSpace(v)

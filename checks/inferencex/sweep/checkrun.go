@@ -133,7 +133,7 @@ type Group struct {
 	Eval      []checks.CheckRun
 }
 
-// groupByRun groups deduplicated check runs by workflow run id, ignoring
+// GroupByRun groups deduplicated check runs by workflow run id, ignoring
 // check runs that belong to no Actions run and those that are neither
 // benchmark nor eval jobs. Groups are returned newest run id first.
 func GroupByRun(s *repo.Settings, runs []checks.CheckRun) []*Group {

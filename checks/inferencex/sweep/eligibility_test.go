@@ -18,7 +18,7 @@ func pinned(t *testing.T, body string) commands.Reuse {
 	t.Helper()
 	cmd, err := commands.ParseReuse(body)
 	if err != commands.OK {
-		t.Fatalf("ParseReuseCommand(%q): %v", body, err)
+		t.Fatalf("ParseReuse(%q): %v", body, err)
 	}
 	return cmd
 }
@@ -105,7 +105,7 @@ func TestReuseEligibilityAutoSelect(t *testing.T) {
 		runs   []checks.WorkflowRun // newest first
 		wantID int64                // 0 = rejected
 	}{
-		// §7: the latest success has only gate no-op artifacts; an older one has eval results.
+		// The latest success has only gate no-op artifacts; an older one has eval results.
 		{"skips run without reusable artifacts", []checks.WorkflowRun{r(559), r(778), r(30123456789)}, 30123456789},
 		{"unpinned cancelled or failed is not accepted", []checks.WorkflowRun{r(777), r(778)}, 0},
 		{"skips rebased-out head and expired artifacts", []checks.WorkflowRun{r(557), r(558), r(560)}, 560},
