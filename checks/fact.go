@@ -69,22 +69,27 @@ type factEntry struct {
 	err  error
 	// undeclared is set when the computation read something its fact does
 	// not declare; every reader of the fact inherits the violation.
-	mu         sync.Mutex
-	undeclared error
+	undeclared firstError
 }
 
-func (e *factEntry) violate(err error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.undeclared == nil {
-		e.undeclared = err
+// firstError keeps the first error recorded, safely for concurrent use.
+type firstError struct {
+	mu  sync.Mutex
+	err error
+}
+
+func (f *firstError) record(err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err == nil {
+		f.err = err
 	}
 }
 
-func (e *factEntry) violation() error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.undeclared
+func (f *firstError) get() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.err
 }
 
 // Of returns the fact for pr, computing it on first use. Inside a check or
@@ -112,7 +117,7 @@ func (f *Fact[T]) Of(ctx context.Context, pr *PR) (T, error) {
 	if panicked != nil {
 		panic(panicked)
 	}
-	if err := e.violation(); err != nil {
+	if err := e.undeclared.get(); err != nil {
 		caller.violate(err)
 		return zero, fmt.Errorf("%w: %v", ErrUndeclared, err)
 	}
@@ -165,34 +170,15 @@ func (p *Param[T]) Get(pr *PR) T {
 type frame struct {
 	owner    string
 	declared map[any]bool
-	// row is the check run that (directly or through facts) is running;
-	// nil outside the runner, where nothing is enforced.
-	row *rowRun
+	// row collects the first undeclared read of the check run that
+	// (directly or through facts) is running; nil outside the runner, where
+	// nothing is enforced.
+	row *firstError
 	// fact is set while a fact computes.
 	fact *factEntry
 }
 
 type frameKey struct{}
-
-// rowRun collects the first undeclared read of one check run.
-type rowRun struct {
-	mu        sync.Mutex
-	violation error
-}
-
-func (r *rowRun) record(err error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.violation == nil {
-		r.violation = err
-	}
-}
-
-func (r *rowRun) err() error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.violation
-}
 
 func frameOf(ctx context.Context) *frame {
 	fr, _ := ctx.Value(frameKey{}).(*frame)
@@ -237,7 +223,7 @@ func (fr *frame) violate(err error) {
 		return
 	}
 	if fr.fact != nil {
-		fr.fact.violate(err)
+		fr.fact.undeclared.record(err)
 	}
 	if fr.row != nil {
 		fr.row.record(err)

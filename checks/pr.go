@@ -2,6 +2,7 @@ package checks
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 )
@@ -58,14 +59,7 @@ func Short(sha string) string {
 }
 
 // HasLabel reports whether the PR carries the label.
-func (pr *PR) HasLabel(name string) bool {
-	for _, l := range pr.Labels {
-		if l == name {
-			return true
-		}
-	}
-	return false
-}
+func (pr *PR) HasLabel(name string) bool { return slices.Contains(pr.Labels, name) }
 
 // ResultOf returns the finalized result of the registered row numbered
 // c.Number. ok is false when no such row ran in this verification, or when

@@ -56,10 +56,10 @@ func runOne(ctx context.Context, c *Check, pr *PR, enabled bool) (r Result) {
 		}
 	}()
 	n := c.requirement()
-	row := &rowRun{}
+	row := &firstError{}
 	fr := &frame{owner: fmt.Sprintf("check %d", c.Number), declared: declaredSet(n.requires), row: row}
 	r = c.Run(context.WithValue(ctx, frameKey{}, fr), pr)
-	if err := row.err(); err != nil {
+	if err := row.get(); err != nil {
 		return c.Finalize(Unverified(T("internal error: "+err.Error(), "检查内部错误："+err.Error())))
 	}
 	return c.Finalize(r)

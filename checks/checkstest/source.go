@@ -83,37 +83,43 @@ func (s *Source) SetFile(ref, p, content string) {
 	s.Trees[ref][p] = content
 }
 
+// answer counts a call of method and returns err when it is set, else what
+// value reads.
+func answer[T any](s *Source, method string, err error, value func() (T, error)) (T, error) {
+	s.count(method)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return value()
+}
+
 func (s *Source) Files(ctx context.Context) ([]checks.ChangedFile, error) {
-	s.count("Files")
-	return s.FilesValue, s.FilesError
+	return answer(s, "Files", s.FilesError, func() ([]checks.ChangedFile, error) { return s.FilesValue, nil })
 }
 
 func (s *Source) Commits(ctx context.Context) (checks.CommitList, error) {
-	s.count("Commits")
-	return s.CommitsValue, s.CommitsError
+	return answer(s, "Commits", s.CommitsError, func() (checks.CommitList, error) { return s.CommitsValue, nil })
 }
 
 func (s *Source) Comments(ctx context.Context) ([]checks.Comment, error) {
-	s.count("Comments")
-	return s.CommentsValue, s.CommentsError
+	return answer(s, "Comments", s.CommentsError, func() ([]checks.Comment, error) { return s.CommentsValue, nil })
 }
 
 func (s *Source) ReadFile(ctx context.Context, ref, p string) ([]byte, error) {
-	s.count("ReadFile")
-	if s.ReadFileError != nil {
-		return nil, s.ReadFileError
-	}
-	if c, ok := s.Trees[ref][p]; ok {
-		return []byte(c), nil
-	}
-	return nil, nf(p + "@" + ref)
+	return answer(s, "ReadFile", s.ReadFileError, func() ([]byte, error) {
+		if c, ok := s.Trees[ref][p]; ok {
+			return []byte(c), nil
+		}
+		return nil, nf(p + "@" + ref)
+	})
 }
 
 func (s *Source) ListDir(ctx context.Context, ref, dir string) ([]checks.DirEntry, error) {
-	s.count("ListDir")
-	if s.ListDirError != nil {
-		return nil, s.ListDirError
-	}
+	return answer(s, "ListDir", s.ListDirError, func() ([]checks.DirEntry, error) { return s.listDir(ref, dir) })
+}
+
+func (s *Source) listDir(ref, dir string) ([]checks.DirEntry, error) {
 	dir = strings.TrimSuffix(dir, "/")
 	seen := map[string]checks.DirEntry{}
 	for p := range s.Trees[ref] {
@@ -140,131 +146,103 @@ func (s *Source) ListDir(ctx context.Context, ref, dir string) ([]checks.DirEntr
 }
 
 func (s *Source) CodeownersErrors(ctx context.Context, ref string) ([]checks.CodeownersError, error) {
-	s.count("CodeownersErrors")
-	if s.CodeownersErrorsError != nil {
-		return nil, s.CodeownersErrorsError
-	}
-	return s.OwnersErrs[ref], nil
+	return answer(s, "CodeownersErrors", s.CodeownersErrorsError, func() ([]checks.CodeownersError, error) { return s.OwnersErrs[ref], nil })
 }
 
 func (s *Source) CheckRuns(ctx context.Context, sha string) ([]checks.CheckRun, error) {
-	s.count("CheckRuns")
-	if s.CheckRunsError != nil {
-		return nil, s.CheckRunsError
-	}
-	return s.Runs[sha], nil
+	return answer(s, "CheckRuns", s.CheckRunsError, func() ([]checks.CheckRun, error) { return s.Runs[sha], nil })
 }
 
 func (s *Source) WorkflowRun(ctx context.Context, id int64) (checks.WorkflowRun, error) {
-	s.count("WorkflowRun")
-	if s.WorkflowRunError != nil {
-		return checks.WorkflowRun{}, s.WorkflowRunError
-	}
-	r, ok := s.Workflow[id]
-	if !ok {
-		return r, nf(fmt.Sprintf("run %d", id))
-	}
-	return r, nil
+	return answer(s, "WorkflowRun", s.WorkflowRunError, func() (checks.WorkflowRun, error) {
+		r, ok := s.Workflow[id]
+		if !ok {
+			return r, nf(fmt.Sprintf("run %d", id))
+		}
+		return r, nil
+	})
 }
 
 func (s *Source) WorkflowRuns(ctx context.Context, wf string, q checks.RunQuery) ([]checks.WorkflowRun, error) {
-	s.count("WorkflowRuns")
-	if s.WorkflowRunsError != nil {
-		return nil, s.WorkflowRunsError
-	}
-	var out []checks.WorkflowRun
-	for _, r := range s.RunList {
-		if (q.Event == "" || r.Event == q.Event) && (q.Branch == "" || r.HeadBranch == q.Branch) && (q.Status == "" || r.Status == q.Status) {
-			out = append(out, r)
+	return answer(s, "WorkflowRuns", s.WorkflowRunsError, func() ([]checks.WorkflowRun, error) {
+		var out []checks.WorkflowRun
+		for _, r := range s.RunList {
+			if (q.Event == "" || r.Event == q.Event) && (q.Branch == "" || r.HeadBranch == q.Branch) && (q.Status == "" || r.Status == q.Status) {
+				out = append(out, r)
+			}
 		}
-	}
-	return out, nil
+		return out, nil
+	})
 }
 
 func (s *Source) Artifacts(ctx context.Context, runID int64) ([]checks.Artifact, error) {
-	s.count("Artifacts")
-	if s.ArtifactsError != nil {
-		return nil, s.ArtifactsError
-	}
-	return s.RunArtifacts[runID], nil
+	return answer(s, "Artifacts", s.ArtifactsError, func() ([]checks.Artifact, error) { return s.RunArtifacts[runID], nil })
 }
 
 func (s *Source) ArtifactFiles(ctx context.Context, a checks.Artifact, want func(string) bool) ([]checks.ArtifactFile, error) {
-	s.count("ArtifactFiles")
-	if s.ArtifactFilesError != nil {
-		return nil, s.ArtifactFilesError
-	}
-	if a.Expired {
-		return nil, fmt.Errorf("artifact %s: %w", a.Name, checks.ErrExpired)
-	}
-	data, ok := s.ArtifactData[a.ID]
-	if !ok {
-		return nil, nf("artifact " + a.Name)
-	}
-	var out []checks.ArtifactFile
-	for name, c := range data {
-		if want == nil || want(name) {
-			out = append(out, checks.ArtifactFile{Name: name, Data: []byte(c)})
+	return answer(s, "ArtifactFiles", s.ArtifactFilesError, func() ([]checks.ArtifactFile, error) {
+		if a.Expired {
+			return nil, fmt.Errorf("artifact %s: %w", a.Name, checks.ErrExpired)
 		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out, nil
+		data, ok := s.ArtifactData[a.ID]
+		if !ok {
+			return nil, nf("artifact " + a.Name)
+		}
+		var out []checks.ArtifactFile
+		for name, c := range data {
+			if want == nil || want(name) {
+				out = append(out, checks.ArtifactFile{Name: name, Data: []byte(c)})
+			}
+		}
+		sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+		return out, nil
+	})
 }
 
 func (s *Source) Permission(ctx context.Context, login string) (checks.Permission, error) {
-	s.count("Permission")
-	if s.PermissionError != nil {
-		return checks.Permission{}, s.PermissionError
-	}
-	p, ok := s.Perms[strings.ToLower(login)]
-	if !ok {
-		return checks.Permission{Permission: "none"}, nil
-	}
-	return p, nil
+	return answer(s, "Permission", s.PermissionError, func() (checks.Permission, error) {
+		p, ok := s.Perms[strings.ToLower(login)]
+		if !ok {
+			return checks.Permission{Permission: "none"}, nil
+		}
+		return p, nil
+	})
 }
 
 func (s *Source) TeamMember(ctx context.Context, org, slug, login string) (checks.Membership, error) {
-	s.count("TeamMember")
-	if s.TeamMemberError != nil {
-		return checks.MembershipUnknown, s.TeamMemberError
-	}
-	return s.Teams[strings.ToLower(org+"/"+slug+"/"+login)], nil
+	return answer(s, "TeamMember", s.TeamMemberError, func() (checks.Membership, error) {
+		return s.Teams[strings.ToLower(org+"/"+slug+"/"+login)], nil
+	})
 }
 
 func (s *Source) UpstreamPR(ctx context.Context, owner, repo string, n int) (checks.UpstreamPR, error) {
-	s.count("UpstreamPR")
-	if s.UpstreamPRError != nil {
-		return checks.UpstreamPR{}, s.UpstreamPRError
-	}
-	p, ok := s.Upstream[fmt.Sprintf("%s/%s#%d", owner, repo, n)]
-	if !ok {
-		return p, nf(fmt.Sprintf("%s/%s#%d", owner, repo, n))
-	}
-	return p, nil
+	return answer(s, "UpstreamPR", s.UpstreamPRError, func() (checks.UpstreamPR, error) {
+		p, ok := s.Upstream[fmt.Sprintf("%s/%s#%d", owner, repo, n)]
+		if !ok {
+			return p, nf(fmt.Sprintf("%s/%s#%d", owner, repo, n))
+		}
+		return p, nil
+	})
 }
 
 func (s *Source) UpstreamPRFiles(ctx context.Context, owner, repo string, n int) ([]checks.ChangedFile, error) {
-	s.count("UpstreamPRFiles")
-	if s.UpstreamPRFilesError != nil {
-		return nil, s.UpstreamPRFilesError
-	}
-	f, ok := s.UpstreamFiles[fmt.Sprintf("%s/%s#%d", owner, repo, n)]
-	if !ok {
-		return nil, nf(fmt.Sprintf("%s/%s#%d files", owner, repo, n))
-	}
-	return f, nil
+	return answer(s, "UpstreamPRFiles", s.UpstreamPRFilesError, func() ([]checks.ChangedFile, error) {
+		f, ok := s.UpstreamFiles[fmt.Sprintf("%s/%s#%d", owner, repo, n)]
+		if !ok {
+			return nil, nf(fmt.Sprintf("%s/%s#%d files", owner, repo, n))
+		}
+		return f, nil
+	})
 }
 
 func (s *Source) FetchPage(ctx context.Context, url string) (checks.Page, error) {
-	s.count("FetchPage")
-	if s.FetchPageError != nil {
-		return checks.Page{URL: url}, s.FetchPageError
-	}
-	p, ok := s.Pages[url]
-	if !ok {
-		return checks.Page{URL: url, StatusCode: 404}, nf(url)
-	}
-	return p, nil
+	return answer(s, "FetchPage", s.FetchPageError, func() (checks.Page, error) {
+		p, ok := s.Pages[url]
+		if !ok {
+			return checks.Page{URL: url, StatusCode: 404}, nf(url)
+		}
+		return p, nil
+	})
 }
 
 var _ checks.Source = (*Source)(nil)

@@ -20,12 +20,9 @@ var DeprecatedModels = &checks.Check{
 }
 
 func runDeprecated(ctx context.Context, pr *checks.PR) checks.Result {
-	cs, bad := changeSetFor(ctx, pr)
+	cs, bad := readableChangeSet(ctx, pr)
 	if bad != nil {
 		return *bad
-	}
-	if ps := cs.MasterProblems(); len(ps) > 0 {
-		return unreadable(ps)
 	}
 	if len(cs.Affected) == 0 {
 		return checks.NAR(checks.T("PR adds, changes or re-enables no benchmark configuration.", "PR 未新增、更改或重新启用任何基准测试配置。"))

@@ -21,12 +21,9 @@ var ChatTemplate = &checks.Check{
 }
 
 func runChatTemplate(ctx context.Context, pr *checks.PR) checks.Result {
-	cs, bad := changeSetFor(ctx, pr)
+	cs, bad := readableChangeSet(ctx, pr)
 	if bad != nil {
 		return *bad
-	}
-	if ps := cs.MasterProblems(); len(ps) > 0 {
-		return unreadable(ps)
 	}
 	var spec []*repo.ConfigEntry
 	for _, e := range cs.Affected {

@@ -37,6 +37,20 @@ func changeSetFor(ctx context.Context, pr *checks.PR) (*repo.ChangeSet, *checks.
 	return cs, nil
 }
 
+// readableChangeSet is changeSetFor for rows that need the master configs:
+// it also fails closed when they could not be read.
+func readableChangeSet(ctx context.Context, pr *checks.PR) (*repo.ChangeSet, *checks.Result) {
+	cs, bad := changeSetFor(ctx, pr)
+	if bad != nil {
+		return nil, bad
+	}
+	if ps := cs.MasterProblems(); len(ps) > 0 {
+		r := unreadable(ps)
+		return nil, &r
+	}
+	return cs, nil
+}
+
 // changeSetUnavailable is the answer of the rows about speculative decoding,
 // recipes and append-only entries when the change set is missing.
 func changeSetUnavailable(err error) checks.Result {

@@ -65,18 +65,18 @@ func (c Claim) Label() string {
 const maxBodyBytes = 64 << 10
 
 var (
-	imageRE = regexp.MustCompile(`(?i)\b((?:docker\.io/)?(?:nvcr\.io/[a-z0-9._-]+/[a-z0-9._/-]+|(?:vllm|lmsysorg|rocm)/[a-z0-9._-]+):[a-z0-9][a-z0-9._-]*)`)
-	concRE  = regexp.MustCompile(`(?i)\bconc(?:urrency|urrencies)?(?:[ -]?list)?\s*[:=]?\s*\[?\s*(\d{1,5}(?:\s*(?:,|/|and|&)\s*\d{1,5})*)`)
-	tpRE    = regexp.MustCompile(`(?i)\btp\s*[=:]?\s*(\d{1,3})\b`)
-	runURLRE  = regexp.MustCompile(`https?://github\.com/([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/actions/runs/(\d{1,20})`)
-	runIDRE   = regexp.MustCompile(`(?i)\b(?:run|run id|workflow run)\s*#?\s*(\d{6,20})\b`)
-	alRE    = regexp.MustCompile(`(?i)(?:\bAL\b|acceptance[ _-]length|SIMULATE_ACC_LEN)\s*(?:=|:|of|is|to|at)?\s*\(?\s*(\d\.\d{1,4})\b`)
-	passRE  = regexp.MustCompile(`(?i)\b(pass|passed|passes|passing|green|success|successful|succeeded)\b|✅`)
-	markRE  = regexp.MustCompile(`(?i)\b(old|previous|previously|before|from|was)\b|\b(to|now|new|after)\b|->|→`)
-	keyTokenRE  = regexp.MustCompile(`[A-Za-z0-9][A-Za-z0-9._-]{2,}`)
-	intRE   = regexp.MustCompile(`\d+`)
-	urlRE   = regexp.MustCompile(`https?://[^\s<>()\[\]"'` + "`" + `]+`)
-	commentRE = regexp.MustCompile(`(?s)<!--.*?(?:-->|$)`)
+	imageRE    = regexp.MustCompile(`(?i)\b((?:docker\.io/)?(?:nvcr\.io/[a-z0-9._-]+/[a-z0-9._/-]+|(?:vllm|lmsysorg|rocm)/[a-z0-9._-]+):[a-z0-9][a-z0-9._-]*)`)
+	concRE     = regexp.MustCompile(`(?i)\bconc(?:urrency|urrencies)?(?:[ -]?list)?\s*[:=]?\s*\[?\s*(\d{1,5}(?:\s*(?:,|/|and|&)\s*\d{1,5})*)`)
+	tpRE       = regexp.MustCompile(`(?i)\btp\s*[=:]?\s*(\d{1,3})\b`)
+	runURLRE   = regexp.MustCompile(`https?://github\.com/([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/actions/runs/(\d{1,20})`)
+	runIDRE    = regexp.MustCompile(`(?i)\b(?:run|run id|workflow run)\s*#?\s*(\d{6,20})\b`)
+	alRE       = regexp.MustCompile(`(?i)(?:\bAL\b|acceptance[ _-]length|SIMULATE_ACC_LEN)\s*(?:=|:|of|is|to|at)?\s*\(?\s*(\d\.\d{1,4})\b`)
+	passRE     = regexp.MustCompile(`(?i)\b(pass|passed|passes|passing|green|success|successful|succeeded)\b|✅`)
+	markRE     = regexp.MustCompile(`(?i)\b(old|previous|previously|before|from|was)\b|\b(to|now|new|after)\b|->|→`)
+	keyTokenRE = regexp.MustCompile(`[A-Za-z0-9][A-Za-z0-9._-]{2,}`)
+	intRE      = regexp.MustCompile(`\d+`)
+	urlRE      = regexp.MustCompile(`https?://[^\s<>()\[\]"'` + "`" + `]+`)
+	commentRE  = regexp.MustCompile(`(?s)<!--.*?(?:-->|$)`)
 )
 
 // Extract scans body for claims. isKey reports whether a token is a

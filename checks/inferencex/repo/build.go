@@ -15,7 +15,8 @@ import (
 )
 
 // buildChangeSet computes the change-set model once per verification.
-func buildChangeSet(ctx context.Context, pr *checks.PR, l Layout, r *Reader, ms *Masters) (*ChangeSet, error) {
+func buildChangeSet(ctx context.Context, pr *checks.PR, ms *Masters) (*ChangeSet, error) {
+	l, r := ms.layout, ms.reader
 	files, err := pr.Source.Files(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("listing the PR's changed files: %w", err)

@@ -10,25 +10,17 @@ import (
 	"github.com/verdict-bot/verdict/checks/format/udiff"
 )
 
-// ChangeSetFact is the PR's change-set model. It fails only when the PR's
-// file list cannot be read; every other unreadable input is an
-// InputProblem, so each check can say what it could not verify while the
-// others carry on.
-var ChangeSetFact = checks.NewFact("change set", []checks.Requirement{LayoutFact, ReaderFact, MastersFact},
+// ChangeSetFact is the PR's change-set model, read with the master-config
+// loader's layout and reader. It fails only when the PR's file list cannot
+// be read; every other unreadable input is an InputProblem, so each check
+// can say what it could not verify while the others carry on.
+var ChangeSetFact = checks.NewFact("change set", []checks.Requirement{MastersFact},
 	func(ctx context.Context, pr *checks.PR) (*ChangeSet, error) {
-		l, err := LayoutFact.Of(ctx, pr)
-		if err != nil {
-			return nil, err
-		}
-		r, err := ReaderFact.Of(ctx, pr)
-		if err != nil {
-			return nil, err
-		}
 		ms, err := MastersFact.Of(ctx, pr)
 		if err != nil {
 			return nil, err
 		}
-		return buildChangeSet(ctx, pr, l, r, ms)
+		return buildChangeSet(ctx, pr, ms)
 	})
 
 // ChangeSet is what the pull request changes in the benchmark repository

@@ -23,7 +23,7 @@ import (
 // decoded once for all refs.
 type Masters struct {
 	reader   *Reader
-	dir      string
+	layout   Layout
 	settings *Settings
 	chunks   *chunkCache
 
@@ -47,7 +47,7 @@ var MastersFact = checks.NewFact("master configs", []checks.Requirement{ReaderFa
 		if err != nil {
 			return nil, err
 		}
-		return &Masters{reader: r, dir: l.ConfigsDir, settings: SettingsParam.Get(pr),
+		return &Masters{reader: r, layout: l, settings: SettingsParam.Get(pr),
 			chunks: &chunkCache{m: map[string]chunkResult{}}, refs: map[string]*readEntry[masterSet]{}}, nil
 	})
 
@@ -72,14 +72,15 @@ func (ms *Masters) At(ctx context.Context, ref string) (map[string]*ConfigEntry,
 }
 
 func (ms *Masters) load(ctx context.Context, ref string) (map[string]*ConfigEntry, []InputProblem, error) {
-	es, err := ms.reader.List(ctx, ref, ms.dir)
+	dir := ms.layout.ConfigsDir
+	es, err := ms.reader.List(ctx, ref, dir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("loading master configs: %w", err)
 	}
 	var files []string
 	for _, e := range es {
 		if e.Type != "dir" && strings.HasSuffix(e.Name, "-master.yaml") {
-			files = append(files, path.Join(ms.dir, e.Name))
+			files = append(files, path.Join(dir, e.Name))
 		}
 	}
 	sort.Strings(files)

@@ -7,7 +7,11 @@
 // are Facts of the checks contract, computed once per verification.
 package repo
 
-import "github.com/verdict-bot/verdict/checks"
+import (
+	"slices"
+
+	"github.com/verdict-bot/verdict/checks"
+)
 
 // SettingsParam hands the repository's settings to the checks. The
 // application sets it on every PR it verifies; an unset value reads as nil
@@ -116,20 +120,10 @@ func (s *Settings) Enabled(n int) bool {
 
 // IsOpenSource reports whether a framework is an open-source engine.
 func (s *Settings) IsOpenSource(framework string) bool {
-	for _, f := range s.OpenSourceFrameworks {
-		if f == framework {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(s.OpenSourceFrameworks, framework)
 }
 
 // IsEstablishedSKU reports whether a normalized SKU is established hardware.
 func (s *Settings) IsEstablishedSKU(sku string) bool {
-	for _, k := range s.EstablishedSKUs {
-		if k == sku {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(s.EstablishedSKUs, sku)
 }
