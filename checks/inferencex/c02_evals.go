@@ -79,19 +79,15 @@ func runEvals(ctx context.Context, pr *checks.PR) checks.Result {
 	if res != nil {
 		return res.WithEvidence(runEv)
 	}
-	var worst, below []scored
-	for _, r := range rows {
-		bar, from := th.For(r.ModelPrefix, r.Task)
-		for _, m := range r.Metrics {
-			s := scored{row: r, m: m, bar: bar, from: from}
-			if m.Value < bar {
-				below = append(below, s)
-			}
-			worst = append(worst, s)
+	worst := th.Score(rows)
+	var below []sweep.Score
+	for _, s := range worst {
+		if s.Metric.Value < s.Bar {
+			below = append(below, s)
 		}
 	}
-	byMargin := func(ss []scored) {
-		sort.SliceStable(ss, func(i, j int) bool { return ss[i].m.Value-ss[i].bar < ss[j].m.Value-ss[j].bar })
+	byMargin := func(ss []sweep.Score) {
+		sort.SliceStable(ss, func(i, j int) bool { return ss[i].Margin() < ss[j].Margin() })
 	}
 	if len(below) > 0 {
 		byMargin(below)
@@ -101,9 +97,9 @@ func runEvals(ctx context.Context, pr *checks.PR) checks.Result {
 			more, moreZH = fmt.Sprintf(" %d more score(s) below bar.", n), fmt.Sprintf(" 另有 %d 项分数低于门槛。", n)
 		}
 		return checks.FailR(checks.T(
-			fmt.Sprintf("Below bar: %s %s < %s (run %d).%s", b.row.Label(), b.text(), fmtFloat(b.bar), run, more),
-			fmt.Sprintf("低于门槛：%s %s < %s（运行 %d）。%s", b.row.Label(), b.text(), fmtFloat(b.bar), run, moreZH)),
-			runEv, artEv, thEv, checks.Evidence{Label: "threshold source", Value: b.from})
+			fmt.Sprintf("Below bar: %s %s < %s (run %d).%s", b.Row.Label(), b.Text(), sweep.FormatNumber(b.Bar), run, more),
+			fmt.Sprintf("低于门槛：%s %s < %s（运行 %d）。%s", b.Row.Label(), b.Text(), sweep.FormatNumber(b.Bar), run, moreZH)),
+			runEv, artEv, thEv, checks.Evidence{Label: "threshold source", Value: b.From})
 	}
 
 	img, imgZH, res := sameImage(ctx, pr, sel)
@@ -117,45 +113,10 @@ func runEvals(ctx context.Context, pr *checks.PR) checks.Result {
 		ev = append(ev, checks.Evidence{Label: "batched evals not cross-checked", Value: n})
 	}
 	return checks.PassR(checks.T(
-		fmt.Sprintf("%s %s ≥ %s in run %d (lowest of %d scores); %s.", w.row.Label(), w.text(), fmtFloat(w.bar), run, len(worst), img),
-		fmt.Sprintf("运行 %d 中 %s %s ≥ %s（%d 项分数中最低）；%s。", run, w.row.Label(), w.text(), fmtFloat(w.bar), len(worst), imgZH)),
+		fmt.Sprintf("%s %s ≥ %s in run %d (lowest of %d scores); %s.", w.Row.Label(), w.Text(), sweep.FormatNumber(w.Bar), run, len(worst), img),
+		fmt.Sprintf("运行 %d 中 %s %s ≥ %s（%d 项分数中最低）；%s。", run, w.Row.Label(), w.Text(), sweep.FormatNumber(w.Bar), len(worst), imgZH)),
 		ev...)
 }
-
-// scored is one metric of one row against its threshold.
-type scored struct {
-	row  sweep.EvalRow
-	m    sweep.EvalMetric
-	bar  float64
-	from string
-}
-
-// text renders `gsm8k em_strict 0.953 ± 0.006 (n=1319)`, with enough digits
-// that the printed value compares with the printed threshold as the real
-// value does.
-func (s scored) text() string {
-	v := fmtScore(s.m.Value, s.bar)
-	if s.m.HasSE {
-		v += " ± " + strconv.FormatFloat(s.m.SE, 'f', 3, 64)
-	}
-	if s.row.N > 0 {
-		v += fmt.Sprintf(" (n=%d)", s.row.N)
-	}
-	return s.row.Task + " " + s.m.Name + " " + v
-}
-
-func fmtScore(v, bar float64) string {
-	for d := 3; d < 10; d++ {
-		s := strconv.FormatFloat(v, 'f', d, 64)
-		p, _ := strconv.ParseFloat(s, 64)
-		if (p < bar) == (v < bar) && (p == bar) == (v == bar) {
-			return s
-		}
-	}
-	return strconv.FormatFloat(v, 'f', -1, 64)
-}
-
-func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
 // loadThresholds reads the thresholds file of the default branch. A missing
 // file leaves every task on the configured fallback, as the validator's
@@ -173,7 +134,7 @@ func loadThresholds(ctx context.Context, pr *checks.PR) (sweep.Thresholds, check
 	data, err := pr.Source.ReadFile(ctx, pr.DefaultSHA, p)
 	if errors.Is(err, checks.ErrNotFound) {
 		th, _ := sweep.ParseThresholds([]byte("{}"), fallback)
-		return th, checks.Evidence{Label: "thresholds", Value: fmt.Sprintf("%s absent at %s; fallback %s", p, checks.Short(pr.DefaultSHA), fmtFloat(fallback))}, nil
+		return th, checks.Evidence{Label: "thresholds", Value: fmt.Sprintf("%s absent at %s; fallback %s", p, checks.Short(pr.DefaultSHA), sweep.FormatNumber(fallback))}, nil
 	}
 	if err != nil {
 		r := checks.Unverified(checks.T(fmt.Sprintf("could not read %s at %s: %v", p, checks.Short(pr.DefaultSHA), err),

@@ -2,11 +2,11 @@ package inferencex
 
 import (
 	"context"
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/format/signoff"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
 )
 
@@ -18,10 +18,6 @@ var UpstreamImages = &checks.Check{
 	Requires: []checks.Requirement{repo.ChangeSetFact},
 	Run:      runImages,
 }
-
-// imageExceptionRE finds a documented exception in the Additional detail
-// section (the exception keywords of RULES.md, Check 6).
-var imageExceptionRE = regexp.MustCompile(`(?i)\b(exception|new hardware|new model architecture|not supported upstream)\b`)
 
 func runImages(ctx context.Context, pr *checks.PR) checks.Result {
 	cs, bad := changeSetFor(ctx, pr)
@@ -43,10 +39,7 @@ func runImages(ctx context.Context, pr *checks.PR) checks.Result {
 		d := repo.Defaults()
 		s = &d
 	}
-	exception := ""
-	if !pr.SignOff.DetailEmpty {
-		exception = imageExceptionRE.FindString(pr.SignOff.Detail)
-	}
+	exception := signoff.ImageException(pr.SignOff)
 
 	var fail, review, pass findings
 	var images []string

@@ -25,16 +25,6 @@ var EnginePatches = &checks.Check{
 // pre-existing patch.
 const maxWaivers = 200
 
-// indicator is one sign of engine patching at a file and line.
-type indicator struct {
-	Path   string
-	Line   int
-	What   string
-	WhatZH string
-}
-
-func (h indicator) at() string { return repo.Loc(h.Path, h.Line) }
-
 func runEnginePatches(ctx context.Context, pr *checks.PR) checks.Result {
 	cs, bad := changeSetFor(ctx, pr)
 	if bad != nil {
@@ -55,10 +45,10 @@ func runEnginePatches(ctx context.Context, pr *checks.PR) checks.Result {
 		d := repo.Defaults()
 		s = &d
 	}
-	var introduced, existing []indicator
+	var introduced, existing []serving.Patching
 	var review findings
 	seen := map[string]bool{}
-	record := func(h indicator, added bool) {
+	record := func(h serving.Patching, added bool) {
 		k := fmt.Sprintf("%s:%d", h.Path, h.Line)
 		if seen[k] {
 			return
@@ -83,60 +73,18 @@ func runEnginePatches(ctx context.Context, pr *checks.PR) checks.Result {
 			review.add(f.Path+" is a new or changed srt-slurm harness patch outside the reviewed allowlist",
 				f.Path+" 是新的或改动过的 srt-slurm 工具补丁，不在已审核的白名单中", checks.Evidence{Label: f.Path, Value: f.Status})
 		default:
-			record(indicator{Path: f.Path, What: "adds patch file", WhatZH: "添加补丁文件"}, true)
+			record(serving.Patching{Path: f.Path, What: "adds patch file", WhatZH: "添加补丁文件"}, true)
 		}
 	}
-	// Parsed files: commands (heredocs included), attributed to the PR when
-	// any of their lines was added.
-	parsed := map[string]bool{}
-	for _, f := range cs.AllEffective() {
-		if f.Err != "" {
-			continue
-		}
-		addedSet := cs.AddedLineSet(f.Path)
-		if len(f.Commands) > 0 {
-			parsed[f.Path] = true
-			for _, c := range f.Commands {
-				w, z := serving.PatchingInCommand(c)
-				if w == "" || mentionsAllowlisted(c.Raw, s.HarnessPatchAllowlist) {
-					continue
-				}
-				n := strings.Count(c.Raw, "\n") + strings.Count(c.Heredoc, "\n") + 1
-				added := false
-				for i := c.Line; i < c.Line+n; i++ {
-					added = added || addedSet[i]
-				}
-				record(indicator{Path: f.Path, Line: c.Line, What: w, WhatZH: z}, added)
-			}
-			continue
-		}
-		if strings.HasSuffix(f.Path, ".yaml") || strings.HasSuffix(f.Path, ".yml") {
-			parsed[f.Path] = true
-			for i, line := range f.Lines {
-				if repo.IsComment(line) {
-					continue
-				}
-				if w, z := serving.PatchingInLine(line); w != "" {
-					record(indicator{Path: f.Path, Line: i + 1, What: w, WhatZH: z}, addedSet[i+1])
-				}
-			}
-		}
-	}
-	// Added lines of everything else (workflows, master configs, files of
-	// unknown type).
-	for _, a := range cs.RuntimeAdded(true) {
-		if parsed[a.Path] || strings.HasSuffix(a.Path, ".patch") || strings.HasSuffix(a.Path, ".diff") {
-			continue
-		}
-		if w, z := serving.PatchingInLine(a.Text); w != "" && !mentionsAllowlisted(a.Text, s.HarnessPatchAllowlist) {
-			record(indicator{Path: a.Path, Line: a.Line, What: w, WhatZH: z}, true)
-		}
+	hits, parsed := serving.FindPatching(cs, s.HarnessPatchAllowlist)
+	for _, h := range hits {
+		record(h.Patching, h.Introduced)
 	}
 	for _, p := range cs.Unscanned(true, parsed) {
 		review.add(p.Path+" could not be scanned ("+p.Err+")", "无法扫描 "+p.Path+"（"+p.Err+"）", checks.Evidence{Label: p.Path, Value: p.Err})
 	}
-	sortIndicators(introduced)
-	sortIndicators(existing)
+	sortPatching(introduced)
+	sortPatching(existing)
 
 	var fail, pass findings
 	if len(introduced) > 0 {
@@ -154,7 +102,7 @@ func runEnginePatches(ctx context.Context, pr *checks.PR) checks.Result {
 	return checks.PassR(checks.T("No engine/serving-stack patching.", "未发现对引擎/服务栈的补丁。"))
 }
 
-func sortIndicators(hs []indicator) {
+func sortPatching(hs []serving.Patching) {
 	sort.Slice(hs, func(i, j int) bool {
 		if hs[i].Path != hs[j].Path {
 			return hs[i].Path < hs[j].Path
@@ -165,7 +113,7 @@ func sortIndicators(hs []indicator) {
 
 // checkWaiver applies the three waiver requirements to patches the PR
 // introduces.
-func checkWaiver(ctx context.Context, pr *checks.PR, cs *repo.ChangeSet, hits []indicator, fail, review, pass *findings) {
+func checkWaiver(ctx context.Context, pr *checks.PR, cs *repo.ChangeSet, hits []serving.Patching, fail, review, pass *findings) {
 	wp := cs.Layout.WaiverPath(pr.Number)
 	first := hits[0]
 	more := ""
@@ -174,7 +122,7 @@ func checkWaiver(ctx context.Context, pr *checks.PR, cs *repo.ChangeSet, hits []
 	}
 	var ev []checks.Evidence
 	for _, h := range hits {
-		ev = append(ev, checks.Evidence{Label: h.at(), Value: h.What})
+		ev = append(ev, checks.Evidence{Label: h.At(), Value: h.What})
 	}
 	addedHere := false
 	for _, f := range cs.Files {
@@ -183,8 +131,8 @@ func checkWaiver(ctx context.Context, pr *checks.PR, cs *repo.ChangeSet, hits []
 		}
 	}
 	if !addedHere {
-		fail.add(fmt.Sprintf("%s %s%s; no %s in this PR", first.at(), first.What, more, wp),
-			fmt.Sprintf("%s %s%s；本 PR 中没有 %s", first.at(), first.WhatZH, more, wp), ev...)
+		fail.add(fmt.Sprintf("%s %s%s; no %s in this PR", first.At(), first.What, more, wp),
+			fmt.Sprintf("%s %s%s；本 PR 中没有 %s", first.At(), first.WhatZH, more, wp), ev...)
 		return
 	}
 	reader, err := repo.ReaderFact.Of(ctx, pr)
@@ -199,8 +147,8 @@ func checkWaiver(ctx context.Context, pr *checks.PR, cs *repo.ChangeSet, hits []
 	}
 	w := repo.ParseWaiver(wp, string(data))
 	if !waiverLinked(pr.SignOff, cs.Layout, wp) {
-		fail.add(fmt.Sprintf("waiver not linked in the sign-off (%s covers %s)", wp, first.at()),
-			fmt.Sprintf("签核中未链接豁免文件（%s 对应 %s）", wp, first.at()), ev...)
+		fail.add(fmt.Sprintf("waiver not linked in the sign-off (%s covers %s)", wp, first.At()),
+			fmt.Sprintf("签核中未链接豁免文件（%s 对应 %s）", wp, first.At()), ev...)
 		return
 	}
 	var weak []string
@@ -217,8 +165,8 @@ func checkWaiver(ctx context.Context, pr *checks.PR, cs *repo.ChangeSet, hits []
 			"豁免文件可能未覆盖此补丁："+wp+" "+strings.Join(weak, "；"), ev...)
 		return
 	}
-	pass.add(fmt.Sprintf("%s %s%s, covered by waiver %s linked in the sign-off", first.at(), first.What, more, wp),
-		fmt.Sprintf("%s %s%s，已由签核中链接的豁免文件 %s 覆盖", first.at(), first.WhatZH, more, wp), ev...)
+	pass.add(fmt.Sprintf("%s %s%s, covered by waiver %s linked in the sign-off", first.At(), first.What, more, wp),
+		fmt.Sprintf("%s %s%s，已由签核中链接的豁免文件 %s 覆盖", first.At(), first.WhatZH, more, wp), ev...)
 }
 
 // waiverLinked reports whether the Additional detail section links or
@@ -239,7 +187,7 @@ func waiverLinked(so checks.SignOff, l repo.Layout, wp string) bool {
 // existingWaivers looks for default-branch waivers naming each script with
 // a pre-existing patch. Attributing the original PR needs history, so a
 // missing waiver is for a human.
-func existingWaivers(ctx context.Context, pr *checks.PR, l repo.Layout, hits []indicator, review, pass *findings) {
+func existingWaivers(ctx context.Context, pr *checks.PR, l repo.Layout, hits []serving.Patching, review, pass *findings) {
 	var waivers []repo.Waiver
 	reader, err := repo.ReaderFact.Of(ctx, pr)
 	var es []checks.DirEntry
@@ -274,29 +222,20 @@ func existingWaivers(ctx context.Context, pr *checks.PR, l repo.Layout, hits []i
 			}
 		}
 		if found != "" {
-			pass.add(fmt.Sprintf("pre-existing patch at %s (%s) is covered by %s", h.at(), h.What, found),
-				fmt.Sprintf("%s 处已有的补丁（%s）由 %s 覆盖", h.at(), h.WhatZH, found),
-				checks.Evidence{Label: h.at(), Value: found})
+			pass.add(fmt.Sprintf("pre-existing patch at %s (%s) is covered by %s", h.At(), h.What, found),
+				fmt.Sprintf("%s 处已有的补丁（%s）由 %s 覆盖", h.At(), h.WhatZH, found),
+				checks.Evidence{Label: h.At(), Value: found})
 			continue
 		}
-		review.add(fmt.Sprintf("pre-existing patch at %s (%s) has no waiver on the default branch naming %s", h.at(), h.What, h.Path),
-			fmt.Sprintf("%s 处已有的补丁（%s）在默认分支上没有提及 %s 的豁免文件", h.at(), h.WhatZH, h.Path),
-			checks.Evidence{Label: h.at(), Value: h.What})
+		review.add(fmt.Sprintf("pre-existing patch at %s (%s) has no waiver on the default branch naming %s", h.At(), h.What, h.Path),
+			fmt.Sprintf("%s 处已有的补丁（%s）在默认分支上没有提及 %s 的豁免文件", h.At(), h.WhatZH, h.Path),
+			checks.Evidence{Label: h.At(), Value: h.What})
 	}
 }
 
 func allowlisted(list []string, p, root string) bool {
 	for _, a := range list {
 		if a == p || (root != "" && root+a == p) {
-			return true
-		}
-	}
-	return false
-}
-
-func mentionsAllowlisted(text string, list []string) bool {
-	for _, a := range list {
-		if a != "" && strings.Contains(text, path.Base(a)) {
 			return true
 		}
 	}

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/format/signoff"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
 	"github.com/verdict-bot/verdict/checks/inferencex/serving"
 )
@@ -95,7 +95,7 @@ func evaluateGolden(ctx context.Context, pr *checks.PR) GoldenOutcome {
 		}
 		s := knobs[0]
 		ev := []checks.Evidence{{Label: "synthetic acceptance", Value: fmt.Sprintf("%s=%s (%s:%d)", s.Name, s.Value, s.File, s.Line)}}
-		if exceptionDocumented(pr.SignOff) {
+		if signoff.ClaimsSyntheticException(pr.SignOff) {
 			return row(checks.ReviewR(checks.T(
 				fmt.Sprintf("%s is not agentic but sets %s in %s; a sanctioned exception is claimed in the sign-off.", c.Key, s.Name, s.File),
 				fmt.Sprintf("%s 不是 agentic 配置，但在 %s 中设置了 %s；签核声明了特许例外。", c.Key, s.File, s.Name)), ev...))
@@ -140,7 +140,7 @@ func judgeConfig(ctx context.Context, pr *checks.PR, cs *repo.ChangeSet, c *repo
 	}
 	role := serving.GenRole(settings)
 	k := serving.ExtractKnobs(serving.Engine(c.Framework), role, settings)
-	injected := cs.Layout.Name == "e2e" && throughLauncher(c)
+	injected := cs.Layout.Name == "e2e" && serving.ThroughLauncher(c)
 
 	// (a) simulation enabled in the generation role.
 	if len(k.Pins) == 0 && !k.Harness && !injected {
@@ -169,7 +169,7 @@ func judgeConfig(ctx context.Context, pr *checks.PR, cs *repo.ChangeSet, c *repo
 			zh: fmt.Sprintf("%s：%s 角色中未找到 num_speculative_tokens，无法选择黄金接受长度。", c.Key, role)}
 	}
 	mode := "thinking_on"
-	if serving.ThinkingOff(settings) || masterThinkingOff(c) {
+	if serving.ThinkingOff(settings) || serving.MasterThinkingOff(c) {
 		mode = "thinking_off"
 	}
 	file := path.Join(cs.Layout.GoldenDir, stem+".yaml")
@@ -202,7 +202,7 @@ func judgeConfig(ctx context.Context, pr *checks.PR, cs *repo.ChangeSet, c *repo
 	if !have {
 		// (c) no committed curve (or no point for this draft length).
 		what := fmt.Sprintf("no committed golden curve %s.yaml %s[%d] for %s", stem, mode, k.Num, c.Key)
-		if alSourceStated(pr.SignOff) {
+		if signoff.StatesALSource(pr.SignOff) {
 			return configOutcome{review: true,
 				en: what + "; the sign-off states an AL source.",
 				zh: fmt.Sprintf("%s 没有已提交的黄金曲线 %s.yaml %s[%d]；签核说明了接受长度来源。", c.Key, stem, mode, k.Num), ev: ev}
@@ -235,7 +235,7 @@ func judgeConfig(ctx context.Context, pr *checks.PR, cs *repo.ChangeSet, c *repo
 		}
 		return configOutcome{fail: true, en: en, zh: zh, ev: ev, value: val}
 	}
-	name := fmt.Sprintf("%s %s n=%d %s", c.ModelPrefix, methodLabel(stem, c.ModelPrefix), k.Num, mode)
+	name := fmt.Sprintf("%s %s n=%d %s", c.ModelPrefix, serving.MethodLabel(stem, c.ModelPrefix), k.Num, mode)
 	if len(k.Pins) > 0 {
 		// TRT pins accepted draft tokens (AL − 1): say what was pinned.
 		if p := k.Pins[0]; p.AL != p.Raw && !isNaN(p.Raw) {
@@ -268,50 +268,6 @@ func formatPin(f float64, raw string) string {
 		return checks.Quote(raw, 24)
 	}
 	return fmt.Sprintf("%.2f", f)
-}
-
-// methodLabel is the method as the PASS reason prints it (MTP, EAGLE3, DSpark).
-func methodLabel(stem, prefix string) string {
-	m := strings.TrimPrefix(stem, strings.ToLower(prefix)+"_")
-	switch {
-	case strings.Contains(stem, "dspark"):
-		return "DSpark"
-	case strings.HasPrefix(m, "eagle3"):
-		return "EAGLE3"
-	}
-	return strings.ToUpper(m)
-}
-
-// throughLauncher reports whether the config runs through the e2e SRT
-// launcher (an srt-recipe or CONFIG_FILE recipe), which injects the golden AL
-// for agentic spec-decode throughput runs.
-func throughLauncher(c *repo.ConfigEntry) bool {
-	for _, sc := range c.Scenarios {
-		for _, ss := range sc.Search {
-			if ss.SrtRecipe != "" || len(ss.ConfigFiles) > 0 {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-var (
-	alWordRE        = regexp.MustCompile(`(?i)\bAL\b|acceptance`)
-	exceptionWordRE = regexp.MustCompile(`(?i)\bexception\b`)
-	syntheticWordRE = regexp.MustCompile(`(?i)synthetic|simulat|acceptance`)
-)
-
-// alSourceStated is the keyword test of rule (c) of RULES.md, Check 11: the
-// additional detail section mentions AL/acceptance and carries a URL.
-func alSourceStated(s checks.SignOff) bool {
-	return !s.DetailEmpty && alWordRE.MatchString(s.Detail) && len(s.DetailLinks) > 0
-}
-
-// exceptionDocumented is the keyword test of rule (d): the additional detail
-// section claims an exception for synthetic acceptance.
-func exceptionDocumented(s checks.SignOff) bool {
-	return !s.DetailEmpty && exceptionWordRE.MatchString(s.Detail) && syntheticWordRE.MatchString(s.Detail)
 }
 
 // combineGolden turns per-config outcomes into one row: the first failure
@@ -348,33 +304,4 @@ func combineGolden(outs []configOutcome) GoldenOutcome {
 
 func firstOutcome(os []configOutcome) checks.Text {
 	return andMore(checks.Text{EN: os[0].en, ZH: os[0].zh}, len(os)-1)
-}
-
-// masterThinkingOff reports whether the master entry's scenario or search
-// space configures thinking off (a thinking* field set to thinking_off or a
-// false value).
-func masterThinkingOff(c *repo.ConfigEntry) bool {
-	off := func(m map[string]any) bool {
-		for k, v := range m {
-			if !strings.Contains(strings.ToLower(k), "thinking") {
-				continue
-			}
-			switch strings.ToLower(fmt.Sprint(v)) {
-			case "thinking_off", "off", "false", "0", "disabled":
-				return true
-			}
-		}
-		return false
-	}
-	for _, sc := range c.Scenarios {
-		if off(sc.Fields) {
-			return true
-		}
-		for _, ss := range sc.Search {
-			if off(ss.Fields) {
-				return true
-			}
-		}
-	}
-	return false
 }

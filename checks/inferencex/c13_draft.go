@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/format/signoff"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
 	"github.com/verdict-bot/verdict/checks/inferencex/serving"
 )
@@ -80,7 +81,7 @@ func runDraftPrecision(ctx context.Context, pr *checks.PR) checks.Result {
 	if len(fails) > 0 {
 		return checks.FailR(firstFinding(fails), ev...)
 	}
-	stored, served, ok := signOffPrecision(pr.SignOff)
+	stored, served, ok := signoff.DraftPrecision(pr.SignOff)
 	if !ok {
 		return checks.FailR(checks.T("Draft precision could not be verified: sign-off does not record draft checkpoint and stored/effective precision",
 			"无法验证草稿模型精度：签核未记录草稿检查点及其存储/实际精度"), ev...)
@@ -210,40 +211,6 @@ func judgeDraftPath(add func(bool, repo.Setting, string, string), c *repo.Config
 	}
 	add(true, s, fmt.Sprintf("%s draft %s looks re-quantized (%s) relative to %s; confirm it is the shipped draft.", c.Key, checks.Quote(p, 60), tok, c.Model),
 		fmt.Sprintf("%s 的草稿 %s 似乎经过重新量化（%s），与 %s 不一致；请确认其为发布的草稿。", c.Key, checks.Quote(p, 60), tok, c.Model))
-}
-
-var (
-	draftWordRE     = regexp.MustCompile(`(?i)\b(draft|mtp|eagle3?|dspark|nextn)\b`)
-	precisionWordRE = regexp.MustCompile(`(?i)\b(bf16|fp16|fp8|fp4|nvfp4|mxfp4|int4|int8)\b`)
-	storedRE        = regexp.MustCompile(`(?i)\bstored\s*(?:as|in|:|=)?\s*(bf16|fp16|fp8|fp4|nvfp4|mxfp4|int4|int8)\b`)
-	servedRE        = regexp.MustCompile(`(?i)\b(?:effective|served|serves|runs|running)\s*(?:as|in|at|:|=)?\s*(bf16|fp16|fp8|fp4|nvfp4|mxfp4|int4|int8)\b`)
-	storedServedRE  = regexp.MustCompile(`(?i)\b(stored|effective)\b`)
-)
-
-// signOffPrecision is the keyword test for the sign-off's draft precision
-// evidence: the additional detail section names the draft (draft, MTP,
-// EAGLE, DSpark, NextN) and a precision, stated twice (stored + effective)
-// or with the words stored/effective. It also returns the stored and served
-// precisions when they are written out.
-func signOffPrecision(s checks.SignOff) (stored, served string, ok bool) {
-	if s.DetailEmpty {
-		return "", "", false
-	}
-	d := s.Detail
-	if !draftWordRE.MatchString(d) {
-		return "", "", false
-	}
-	precs := precisionWordRE.FindAllString(d, -1)
-	if len(precs) == 0 || len(precs) < 2 && !storedServedRE.MatchString(d) {
-		return "", "", false
-	}
-	if m := storedRE.FindStringSubmatch(d); m != nil {
-		stored = strings.ToUpper(m[1])
-	}
-	if m := servedRE.FindStringSubmatch(d); m != nil {
-		served = strings.ToUpper(m[1])
-	}
-	return stored, served, true
 }
 
 var addedKnobRE = regexp.MustCompile(`\b(SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE|SGLANG_GLM_NEXTN_MOE_PTPC)\s*[=:]\s*["']?([A-Za-z0-9]+)`)

@@ -87,9 +87,13 @@ func runPareto(ctx context.Context, pr *checks.PR) checks.Result {
 		// A reused or wider run may hold curves this PR cannot move; only
 		// the affected configs' series are assessed. A change to files that
 		// map to no known config could move any curve, so then all count.
-		rows, outside = affectedRows(cs, ld.Rows)
+		rows, outside = sweep.OnSeriesOfAny(cs.Affected, ld.Rows)
 	}
-	curves, unkeyed := buildCurves(rows, run)
+	counts, unkeyed := sweep.CountCurves(rows, run)
+	curves := make([]curveResult, 0, len(counts))
+	for _, c := range counts {
+		curves = append(curves, curveResult{Key: c.Key, Frontier: c.Frontier, Invalid: c.Invalid})
+	}
 	if csErr == nil && allAppendOnly(cs) {
 		for i := range curves {
 			curves[i].AppendOnly = true
@@ -193,67 +197,11 @@ func coverageWarning(ctx context.Context, pr *checks.PR, sel *sweep.Selection, w
 	return checks.WarnR(checks.T(en, zh), out...)
 }
 
-// buildCurves groups rows by app series and counts each curve's frontier.
-// unkeyed counts rows that cannot be placed on any curve.
-func buildCurves(rows []sweep.BenchRow, run int64) (curves []curveResult, unkeyed int) {
-	pts := map[string][]sweep.Point{}
-	for _, r := range rows {
-		if !r.SeriesComplete() {
-			unkeyed++
-			continue
-		}
-		k := r.CurveKey(run)
-		pts[k] = append(pts[k], r.Point)
-	}
-	keys := make([]string, 0, len(pts))
-	for k := range pts {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		f := sweep.UpperRightFrontier(pts[k])
-		curves = append(curves, curveResult{Key: k, Frontier: len(f.Points), Invalid: f.Invalid})
-	}
-	return curves, unkeyed
-}
-
-// affectedRows keeps the rows on the series of an affected config; outside
-// counts the others.
-func affectedRows(cs *repo.ChangeSet, rows []sweep.BenchRow) (kept []sweep.BenchRow, outside int) {
-	for _, r := range rows {
-		in := false
-		for _, c := range cs.Affected {
-			if r.OnSeriesOf(c) {
-				in = true
-				break
-			}
-		}
-		if in || !r.SeriesComplete() {
-			kept = append(kept, r)
-		} else {
-			outside++
-		}
-	}
-	return kept, outside
-}
-
 // missingCurves reports affected configs with no point at all in the run:
 // their curve cannot be assessed.
 func missingCurves(cs *repo.ChangeSet, rows []sweep.BenchRow, run int64) []curveResult {
 	var out []curveResult
-	seen := map[string]bool{}
-	for _, c := range cs.Affected {
-		found := false
-		for _, r := range rows {
-			if r.OnSeriesOf(c) {
-				found = true
-				break
-			}
-		}
-		if found || seen[c.Key] {
-			continue
-		}
-		seen[c.Key] = true
+	for _, c := range sweep.WithoutPoints(cs.Affected, rows) {
 		out = append(out, curveResult{Key: c.Key, Unverifiable: checks.T(
 			fmt.Sprintf("no benchmark points in run %d", run),
 			fmt.Sprintf("运行 %d 中没有基准测试点", run))})

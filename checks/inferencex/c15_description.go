@@ -128,7 +128,7 @@ func runDescription(ctx context.Context, pr *checks.PR) checks.Result {
 				for _, sc := range t.Scenarios {
 					for _, ss := range sc.Search {
 						if cl.Kind == claims.TP {
-							for _, tp := range searchTPs(ss) {
+							for _, tp := range ss.TPs() {
 								have[tp] = true
 							}
 						} else {
@@ -297,22 +297,4 @@ func listFew(items []string) string {
 		return strings.Join(items, "; ")
 	}
 	return strings.Join(items[:3], "; ") + fmt.Sprintf("; +%d more", len(items)-3)
-}
-
-// searchTPs lists the tensor-parallel sizes of one search-space element:
-// its own tp and, for multi-node disagg elements, the tp of its prefill and
-// decode blocks (where multi-node entries carry it).
-func searchTPs(ss repo.SearchSpace) []int {
-	var out []int
-	if ss.TP > 0 {
-		out = append(out, ss.TP)
-	}
-	for _, role := range []string{"prefill", "decode"} {
-		if rm, ok := ss.Fields[role].(map[string]any); ok {
-			if tp := repo.AsInt(rm["tp"]); tp > 0 {
-				out = append(out, tp)
-			}
-		}
-	}
-	return out
 }

@@ -1,7 +1,8 @@
 // Package signoff reads the sign-off text a reviewer posts: the phrase that
 // makes a comment a sign-off, the checklist items, the Additional detail
-// section, the links and the Signed: line; and the checklist template a
-// sign-off must copy, with the deterministic matcher that pairs the two.
+// section (and the statements rows accept there), the links and the Signed:
+// line; and the checklist template a sign-off must copy, with the
+// deterministic matcher that pairs the two.
 package signoff
 
 import (

@@ -411,3 +411,21 @@ func parseMasterWhole(file string, data []byte) ([]*ConfigEntry, []InputProblem)
 	}
 	return out, ps
 }
+
+// TPs lists the tensor-parallel sizes of one search-space element:
+// its own tp and, for multi-node disagg elements, the tp of its prefill and
+// decode blocks (where multi-node entries carry it).
+func (ss SearchSpace) TPs() []int {
+	var out []int
+	if ss.TP > 0 {
+		out = append(out, ss.TP)
+	}
+	for _, role := range []string{"prefill", "decode"} {
+		if rm, ok := ss.Fields[role].(map[string]any); ok {
+			if tp := AsInt(rm["tp"]); tp > 0 {
+				out = append(out, tp)
+			}
+		}
+	}
+	return out
+}

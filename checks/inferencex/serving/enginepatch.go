@@ -1,6 +1,7 @@
 package serving
 
 import (
+	"path"
 	"regexp"
 	"strings"
 
@@ -127,4 +128,92 @@ func writeTarget(t string) string {
 		return t[i:]
 	}
 	return ""
+}
+
+// Patching is one sign of engine patching at a file and line.
+type Patching struct {
+	Path   string
+	Line   int
+	What   string
+	WhatZH string
+}
+
+// At is "path:line".
+func (p Patching) At() string { return repo.Loc(p.Path, p.Line) }
+
+// Found is a sign of patching and whether the PR introduced it.
+type Found struct {
+	Patching
+	Introduced bool
+}
+
+// FindPatching scans the change set for engine patching: the commands of
+// the effective scripts (heredocs included; a command counts as introduced
+// when any of its lines was added), the lines of effective YAML files, and
+// the added lines of every other changed runtime file (workflows included;
+// patch files themselves aside). Commands and lines that name an allowlisted
+// harness patch are skipped. parsed holds the files read as commands or
+// YAML, whose added lines are therefore not scanned again.
+func FindPatching(cs *repo.ChangeSet, allowlist []string) (hits []Found, parsed map[string]bool) {
+	parsed = map[string]bool{}
+	seen := map[string]bool{}
+	record := func(p Patching, introduced bool) {
+		if k := p.At(); !seen[k] {
+			seen[k] = true
+			hits = append(hits, Found{p, introduced})
+		}
+	}
+	for _, f := range cs.AllEffective() {
+		if f.Err != "" {
+			continue
+		}
+		added := cs.AddedLineSet(f.Path)
+		if len(f.Commands) > 0 {
+			parsed[f.Path] = true
+			for _, c := range f.Commands {
+				w, z := PatchingInCommand(c)
+				if w == "" || mentionsAllowlisted(c.Raw, allowlist) {
+					continue
+				}
+				n := strings.Count(c.Raw, "\n") + strings.Count(c.Heredoc, "\n") + 1
+				introduced := false
+				for i := c.Line; i < c.Line+n; i++ {
+					introduced = introduced || added[i]
+				}
+				record(Patching{Path: f.Path, Line: c.Line, What: w, WhatZH: z}, introduced)
+			}
+			continue
+		}
+		if strings.HasSuffix(f.Path, ".yaml") || strings.HasSuffix(f.Path, ".yml") {
+			parsed[f.Path] = true
+			for i, line := range f.Lines {
+				if repo.IsComment(line) {
+					continue
+				}
+				if w, z := PatchingInLine(line); w != "" {
+					record(Patching{Path: f.Path, Line: i + 1, What: w, WhatZH: z}, added[i+1])
+				}
+			}
+		}
+	}
+	for _, a := range cs.RuntimeAdded(true) {
+		if parsed[a.Path] || strings.HasSuffix(a.Path, ".patch") || strings.HasSuffix(a.Path, ".diff") {
+			continue
+		}
+		if w, z := PatchingInLine(a.Text); w != "" && !mentionsAllowlisted(a.Text, allowlist) {
+			record(Patching{Path: a.Path, Line: a.Line, What: w, WhatZH: z}, true)
+		}
+	}
+	return hits, parsed
+}
+
+// mentionsAllowlisted reports whether text names an allowlisted harness
+// patch file.
+func mentionsAllowlisted(text string, list []string) bool {
+	for _, a := range list {
+		if a != "" && strings.Contains(text, path.Base(a)) {
+			return true
+		}
+	}
+	return false
 }

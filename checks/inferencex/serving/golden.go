@@ -12,6 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo"
 )
 
 // Golden acceptance-length curves (RULES.md, Check 11): one YAML file per
@@ -173,4 +174,59 @@ func CurveStem(prefix, method, draftPath, draftSample string) (string, error) {
 		return "", fmt.Errorf("curve name %q is not a plain file name", stem)
 	}
 	return stem, nil
+}
+
+// MethodLabel is the method as the PASS reason prints it (MTP, EAGLE3, DSpark).
+func MethodLabel(stem, prefix string) string {
+	m := strings.TrimPrefix(stem, strings.ToLower(prefix)+"_")
+	switch {
+	case strings.Contains(stem, "dspark"):
+		return "DSpark"
+	case strings.HasPrefix(m, "eagle3"):
+		return "EAGLE3"
+	}
+	return strings.ToUpper(m)
+}
+
+// ThroughLauncher reports whether the config runs through the e2e SRT
+// launcher (an srt-recipe or CONFIG_FILE recipe), which injects the golden AL
+// for agentic spec-decode throughput runs.
+func ThroughLauncher(c *repo.ConfigEntry) bool {
+	for _, sc := range c.Scenarios {
+		for _, ss := range sc.Search {
+			if ss.SrtRecipe != "" || len(ss.ConfigFiles) > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// MasterThinkingOff reports whether the master entry's scenario or search
+// space configures thinking off (a thinking* field set to thinking_off or a
+// false value).
+func MasterThinkingOff(c *repo.ConfigEntry) bool {
+	off := func(m map[string]any) bool {
+		for k, v := range m {
+			if !strings.Contains(strings.ToLower(k), "thinking") {
+				continue
+			}
+			switch strings.ToLower(fmt.Sprint(v)) {
+			case "thinking_off", "off", "false", "0", "disabled":
+				return true
+			}
+		}
+		return false
+	}
+	for _, sc := range c.Scenarios {
+		if off(sc.Fields) {
+			return true
+		}
+		for _, ss := range sc.Search {
+			if off(ss.Fields) {
+				return true
+			}
+		}
+	}
+	return false
 }

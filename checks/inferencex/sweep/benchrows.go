@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
@@ -192,4 +193,33 @@ func (r BenchRow) OnSeriesOf(c *repo.ConfigEntry) bool {
 	rowKey.Agentic, rowKey.Disagg = true, false
 	cfgRow.Disagg = false
 	return cfgRow.HardwareKey() == rowKey.HardwareKey()
+}
+
+// OnSeriesOfAny keeps the rows on the series of one of configs (and rows
+// that fit no series, which count as unkeyed later); outside counts the
+// others.
+func OnSeriesOfAny(configs []*repo.ConfigEntry, rows []BenchRow) (kept []BenchRow, outside int) {
+	for _, r := range rows {
+		if !r.SeriesComplete() || slices.ContainsFunc(configs, r.OnSeriesOf) {
+			kept = append(kept, r)
+		} else {
+			outside++
+		}
+	}
+	return kept, outside
+}
+
+// WithoutPoints lists the configs none of the rows lies on the series of,
+// each key once.
+func WithoutPoints(configs []*repo.ConfigEntry, rows []BenchRow) []*repo.ConfigEntry {
+	var out []*repo.ConfigEntry
+	seen := map[string]bool{}
+	for _, c := range configs {
+		if seen[c.Key] || slices.ContainsFunc(rows, func(r BenchRow) bool { return r.OnSeriesOf(c) }) {
+			continue
+		}
+		seen[c.Key] = true
+		out = append(out, c)
+	}
+	return out
 }

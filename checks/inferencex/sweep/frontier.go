@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"sort"
 )
 
 // FrontierFlagKey is the per-point flag the InferenceX app sets on points of
@@ -194,4 +195,36 @@ func sortByX(recs []xyRec) []xyRec {
 		recs, tmp = tmp, recs
 	}
 	return recs
+}
+
+// CurveCount is one curve's frontier: its series key, its frontier points
+// and its invalid measurements.
+type CurveCount struct {
+	Key      string
+	Frontier int
+	Invalid  int
+}
+
+// CountCurves groups rows by app series and counts each curve's frontier,
+// in key order. unkeyed counts rows that cannot be placed on any curve.
+func CountCurves(rows []BenchRow, run int64) (curves []CurveCount, unkeyed int) {
+	pts := map[string][]Point{}
+	for _, r := range rows {
+		if !r.SeriesComplete() {
+			unkeyed++
+			continue
+		}
+		k := r.CurveKey(run)
+		pts[k] = append(pts[k], r.Point)
+	}
+	keys := make([]string, 0, len(pts))
+	for k := range pts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		f := UpperRightFrontier(pts[k])
+		curves = append(curves, CurveCount{Key: k, Frontier: len(f.Points), Invalid: f.Invalid})
+	}
+	return curves, unkeyed
 }

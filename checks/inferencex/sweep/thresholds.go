@@ -3,6 +3,7 @@ package sweep
 import (
 	"fmt"
 	"sort"
+	"strconv"
 
 	"gopkg.in/yaml.v3"
 
@@ -125,3 +126,58 @@ func (t Thresholds) For(prefix, task string) (float64, string) {
 	}
 	return t.Fallback, "fallback"
 }
+
+// Score is one metric of one eval row against its bar.
+type Score struct {
+	Row    EvalRow
+	Metric EvalMetric
+	Bar    float64
+	// From says where the bar came from (models.<prefix>.<task>,
+	// default.<task> or fallback).
+	From string
+}
+
+// Score holds every metric of every row against its bar, in row order.
+func (t Thresholds) Score(rows []EvalRow) []Score {
+	var out []Score
+	for _, r := range rows {
+		bar, from := t.For(r.ModelPrefix, r.Task)
+		for _, m := range r.Metrics {
+			out = append(out, Score{Row: r, Metric: m, Bar: bar, From: from})
+		}
+	}
+	return out
+}
+
+// Margin is how far the score lies above its bar (negative below it).
+func (s Score) Margin() float64 { return s.Metric.Value - s.Bar }
+
+// Text renders `gsm8k em_strict 0.953 ± 0.006 (n=1319)`, with enough digits
+// that the printed value compares with the printed bar as the real value
+// does.
+func (s Score) Text() string {
+	v := scoreDigits(s.Metric.Value, s.Bar)
+	if s.Metric.HasSE {
+		v += " ± " + strconv.FormatFloat(s.Metric.SE, 'f', 3, 64)
+	}
+	if s.Row.N > 0 {
+		v += fmt.Sprintf(" (n=%d)", s.Row.N)
+	}
+	return s.Row.Task + " " + s.Metric.Name + " " + v
+}
+
+// scoreDigits prints v with the fewest digits (at least three) that keep its
+// order against bar.
+func scoreDigits(v, bar float64) string {
+	for d := 3; d < 10; d++ {
+		s := strconv.FormatFloat(v, 'f', d, 64)
+		p, _ := strconv.ParseFloat(s, 64)
+		if (p < bar) == (v < bar) && (p == bar) == (v == bar) {
+			return s
+		}
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
+// FormatNumber prints a bar or threshold as written: no trailing zeros.
+func FormatNumber(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
