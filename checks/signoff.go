@@ -1,9 +1,6 @@
 package checks
 
-import (
-	"regexp"
-	"time"
-)
+import "time"
 
 // Sign-off kinds, as logs and reasons name them.
 const (
@@ -46,8 +43,3 @@ type ChecklistItem struct {
 	// Line is the 1-based line number in the body.
 	Line int
 }
-
-var keyRE = regexp.MustCompile(`^(issuecomment-|pullrequestreview-|discussion_r)[1-9][0-9]*$`)
-
-// ValidKey reports whether k is a well-formed sign-off key.
-func ValidKey(k string) bool { return keyRE.MatchString(k) }

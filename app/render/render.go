@@ -27,6 +27,7 @@ import (
 	"strings"
 
 	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/format/signoff"
 	"github.com/verdict-bot/verdict/checks/inferencex"
 )
 
@@ -160,7 +161,7 @@ func compose(key, sha, en, zh string) (string, error) {
 }
 
 func checkKeySHA(key, sha string) error {
-	if !checks.ValidKey(key) {
+	if !signoff.ValidKey(key) {
 		return fmt.Errorf("invalid sign-off key %q", key)
 	}
 	if !shaRE.MatchString(sha) {

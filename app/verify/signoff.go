@@ -22,7 +22,7 @@ var signOffURLRE = regexp.MustCompile(`(?i)^https://[^/]+/([A-Za-z0-9_.-]+)/([A-
 // ParseSignOffRef accepts a sign-off key or a sign-off URL and returns the
 // key. For a URL it also checks that it names this repository and PR.
 func ParseSignOffRef(ref, owner, repo string, number int) (string, error) {
-	if checks.ValidKey(ref) {
+	if signoff.ValidKey(ref) {
 		return ref, nil
 	}
 	m := signOffURLRE.FindStringSubmatch(ref)

@@ -17,8 +17,13 @@ var (
 	detailRE  = regexp.MustCompile(`(?i)^\s*#{1,6}\s*additional detail section:?\s*$`)
 	signedRE  = regexp.MustCompile(`^\s*Signed:\s*(.*)$`)
 	urlRE     = regexp.MustCompile("https?://[^\\s<>()\\[\\]\"'`]+")
+	keyRE     = regexp.MustCompile(`^(issuecomment-|pullrequestreview-|discussion_r)[1-9][0-9]*$`)
 	placehold = "insert any additional info here"
 )
+
+// ValidKey reports whether k is a well-formed sign-off key
+// (issuecomment-<id>, pullrequestreview-<id> or discussion_r<id>).
+func ValidKey(k string) bool { return keyRE.MatchString(k) }
 
 // IsCandidate reports whether body is a sign-off candidate for phrase: a
 // plain, case-sensitive substring test, as the original bot does.
