@@ -1,12 +1,13 @@
-// Package checks holds Verdict's verification logic: the check contract, the
-// registry, the Source interface the checks read evidence through, and the
-// parsers they share. Nothing here talks to GitHub or does I/O of its own; a
-// check asks its Source for facts and returns a Result.
+// Package checks is the contract between Verdict's verification logic and
+// the application around it: the Result of one row, the Check that produces
+// it, the typed facts checks share, the Registry and the runner, and the
+// Source interface every piece of evidence comes through. It imports only
+// the standard library; presets (checks/inferencex) build on it, and nothing
+// here talks to GitHub or does I/O of its own.
 package checks
 
 import (
 	"context"
-	"fmt"
 	"strings"
 )
 
@@ -44,7 +45,8 @@ type Evidence struct {
 	Value string `json:"value,omitempty"`
 }
 
-// Result is what a check returns.
+// Result is what a check returns. Data a later check needs travels as a
+// typed Fact, never inside a Result.
 type Result struct {
 	Status   Status     `json:"status"`
 	Reason   Text       `json:"reason"`
@@ -53,9 +55,6 @@ type Result struct {
 	// rendered fail-closed: FAIL with a "Needs human review:" prefix for a
 	// blocking check, WARN for an advisory one (see Finalize).
 	NeedsReview bool `json:"needs_review,omitempty"`
-	// Data carries typed facts a later check consumes (for example the sweep
-	// run chosen by Check 1). It is never rendered.
-	Data any `json:"-"`
 }
 
 // PassR, FailR, WarnR, NAR and ReviewR are small constructors that keep
@@ -85,21 +84,36 @@ func Unverified(what Text) Result {
 	}
 }
 
-// Check is one row of the verdict.
+// WithEvidence returns r with ev appended to its evidence.
+func (r Result) WithEvidence(ev ...Evidence) Result {
+	r.Evidence = append(r.Evidence, ev...)
+	return r
+}
+
+// Check is one row of the verdict, declared once as a value:
+//
+//	var Evals = &checks.Check{
+//		Number:   2,
+//		Name:     checks.Text{EN: "Evals", ZH: "评测"},
+//		Requires: []checks.Requirement{PassingSweep, SweepRun},
+//		Run:      runEvals,
+//	}
 type Check struct {
 	Number   int
 	Name     Text
 	Advisory bool
-	// After lists the check numbers whose results this check reads through
-	// PR.Prior. The runner orders execution accordingly.
-	After []int
-	Run   func(ctx context.Context, pr *PR) Result
+	// Requires lists everything Run reads besides the PR and its Source:
+	// other rows (read with PR.ResultOf) and facts (read with Fact.Of). The
+	// runner starts the check once the rows it needs, directly or through a
+	// fact, have finished; a read of anything not listed fails the row.
+	Requires []Requirement
+	Run      func(ctx context.Context, pr *PR) Result
 }
 
 // Finalize applies the outcome policy to a raw result: advisory checks never
 // FAIL, NeedsReview renders fail-closed, and an empty reason is replaced so
 // that no row is ever blank.
-func (c Check) Finalize(r Result) Result {
+func (c *Check) Finalize(r Result) Result {
 	if strings.TrimSpace(r.Reason.EN) == "" {
 		r = Unverified(T("check returned no reason", "检查未给出理由"))
 	}
@@ -130,8 +144,7 @@ func (c Check) Finalize(r Result) Result {
 }
 
 func oneLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	return s
+	return strings.Join(strings.Fields(s), " ")
 }
 
 // Outcome is one finished row.
@@ -164,77 +177,4 @@ func Decide(rows []Outcome) Overall {
 		}
 	}
 	return v
-}
-
-// Registry is an ordered set of checks.
-type Registry struct {
-	checks []Check
-}
-
-// NewRegistry builds a registry, refusing duplicate numbers.
-func NewRegistry(cs ...Check) (*Registry, error) {
-	seen := map[int]bool{}
-	for _, c := range cs {
-		if seen[c.Number] {
-			return nil, fmt.Errorf("duplicate check number %d", c.Number)
-		}
-		seen[c.Number] = true
-	}
-	if err := checkOrder(cs); err != nil {
-		return nil, err
-	}
-	return &Registry{checks: cs}, nil
-}
-
-// checkOrder refuses a dependency cycle among After lists, which would
-// otherwise deadlock the runner.
-func checkOrder(cs []Check) error {
-	after := map[int][]int{}
-	for _, c := range cs {
-		after[c.Number] = c.After
-	}
-	const (
-		unseen = iota
-		visiting
-		done
-	)
-	state := map[int]int{}
-	var visit func(n int) error
-	visit = func(n int) error {
-		switch state[n] {
-		case visiting:
-			return fmt.Errorf("check %d is part of a dependency cycle", n)
-		case done:
-			return nil
-		}
-		state[n] = visiting
-		for _, d := range after[n] {
-			if _, ok := after[d]; ok {
-				if err := visit(d); err != nil {
-					return err
-				}
-			}
-		}
-		state[n] = done
-		return nil
-	}
-	for _, c := range cs {
-		if err := visit(c.Number); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// Checks returns the registered checks in registration order.
-func (r *Registry) Checks() []Check { return append([]Check(nil), r.checks...) }
-
-// Get returns the check with number n.
-func (r *Registry) Get(n int) (Check, bool) {
-	for _, c := range r.checks {
-		if c.Number == n {
-			return c, true
-		}
-	}
-	return Check{}, false
 }

@@ -1,14 +1,16 @@
 package checks
 
 import (
+	"context"
+	"slices"
 	"sync"
 	"time"
 )
 
 // PR is everything a check receives: the pinned pull request, the parsed
-// sign-off, the review date, the settings and the Source. Derived facts that
-// several checks share (the change-set model, the chosen sweep run) are
-// computed once through Memo.
+// sign-off, the review date and the Source. Presets hand in their own
+// inputs as Params and share derived values as Facts, both stored here per
+// verification.
 type PR struct {
 	Owner, Repo string
 	Number      int
@@ -37,13 +39,12 @@ type PR struct {
 
 	SignOff    SignOff
 	ReviewDate time.Time
-	Settings   *Settings
-	Layout     Layout
 	Source     Source
 
-	mu    sync.Mutex
-	prior map[int]Result
-	memo  map[string]*memoEntry
+	mu      sync.Mutex
+	results map[int]Result
+	facts   map[any]*factEntry
+	params  map[any]any
 }
 
 // FullName is owner/repo.
@@ -57,54 +58,41 @@ func Short(sha string) string {
 	return sha
 }
 
-// Prior returns the finalized result of check n, which must be listed in the
-// calling check's After.
-func (pr *PR) Prior(n int) (Result, bool) {
+// HasLabel reports whether the PR carries the label.
+func (pr *PR) HasLabel(name string) bool { return slices.Contains(pr.Labels, name) }
+
+// ResultOf returns the finalized result of the registered row numbered
+// c.Number. ok is false when no such row ran in this verification, or when
+// the running check did not declare c in its Requires (the row then fails).
+func (pr *PR) ResultOf(ctx context.Context, c *Check) (Result, bool) {
+	if err := frameOf(ctx).reading(c); err != nil {
+		return Result{}, false
+	}
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
-	r, ok := pr.prior[n]
+	r, ok := pr.results[c.Number]
 	return r, ok
 }
 
-func (pr *PR) setPrior(n int, r Result) {
+func (pr *PR) setResult(n int, r Result) {
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
-	if pr.prior == nil {
-		pr.prior = map[int]Result{}
+	if pr.results == nil {
+		pr.results = map[int]Result{}
 	}
-	pr.prior[n] = r
+	pr.results[n] = r
 }
 
-type memoEntry struct {
-	once sync.Once
-	val  any
-	err  error
-}
-
-// Memo computes f once per PR for key and returns the same value and error
-// to every caller, concurrent callers included.
-func Memo[T any](pr *PR, key string, f func() (T, error)) (T, error) {
+func (pr *PR) fact(key any) *factEntry {
 	pr.mu.Lock()
-	if pr.memo == nil {
-		pr.memo = map[string]*memoEntry{}
+	defer pr.mu.Unlock()
+	if pr.facts == nil {
+		pr.facts = map[any]*factEntry{}
 	}
-	e, ok := pr.memo[key]
+	e, ok := pr.facts[key]
 	if !ok {
-		e = &memoEntry{}
-		pr.memo[key] = e
+		e = &factEntry{}
+		pr.facts[key] = e
 	}
-	pr.mu.Unlock()
-	e.once.Do(func() { e.val, e.err = f() })
-	v, _ := e.val.(T)
-	return v, e.err
-}
-
-// HasLabel reports whether the PR carries the label.
-func (pr *PR) HasLabel(name string) bool {
-	for _, l := range pr.Labels {
-		if l == name {
-			return true
-		}
-	}
-	return false
+	return e
 }

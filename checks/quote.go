@@ -7,20 +7,20 @@ import (
 )
 
 var (
-	dcHTMLCommentRE = regexp.MustCompile(`(?s)<!--.*?(-->|$)`)
-	dcTagRE         = regexp.MustCompile(`</?[A-Za-z][^>]*>`)
+	htmlCommentRE = regexp.MustCompile(`(?s)<!--.*?(-->|$)`)
+	htmlTagRE     = regexp.MustCompile(`</?[A-Za-z][^>]*>`)
 )
 
-// dcQuote makes untrusted text safe to quote inside a one-line verdict row:
+// Quote makes untrusted text safe to quote inside a one-line verdict row:
 // HTML comments and tags removed, markdown and angle brackets dropped,
 // newlines folded, emoji and control characters removed, double quotes
 // replaced, and the result cut to max runes with an ellipsis.
-func dcQuote(s string, max int) string {
+func Quote(s string, max int) string {
 	if len(s) > 4096 {
 		s = s[:4096]
 	}
-	s = dcHTMLCommentRE.ReplaceAllString(s, " ")
-	s = dcTagRE.ReplaceAllString(s, " ")
+	s = htmlCommentRE.ReplaceAllString(s, " ")
+	s = htmlTagRE.ReplaceAllString(s, " ")
 	var b strings.Builder
 	for _, r := range s {
 		switch {

@@ -7,33 +7,33 @@ import (
 	"sync"
 )
 
-// Run executes every enabled check of the registry against pr and returns the
-// finalized rows in ascending check order. Checks run concurrently; a check
-// listing others in After starts once they have finished. A panicking check
-// becomes a FAIL row instead of taking the verification down.
-func Run(ctx context.Context, reg *Registry, pr *PR) []Outcome {
+// Run executes the checks of reg against pr and returns the finalized rows
+// in ascending check order. enabled decides by row number which rows run (nil
+// runs all); a disabled row renders N/A. Checks run concurrently; a check
+// starts once the rows it requires have finished. A panicking check, and one
+// that reads a requirement it does not declare, becomes a fail-closed row
+// instead of taking the verification down.
+func Run(ctx context.Context, reg *Registry, pr *PR, enabled func(number int) bool) []Outcome {
 	cs := reg.Checks()
-	done := map[int]chan struct{}{}
+	finished := map[int]chan struct{}{}
 	for _, c := range cs {
-		done[c.Number] = make(chan struct{})
+		finished[c.Number] = make(chan struct{})
 	}
 	out := make([]Outcome, len(cs))
 	var wg sync.WaitGroup
 	for i, c := range cs {
 		wg.Add(1)
-		go func(i int, c Check) {
+		go func(i int, c *Check) {
 			defer wg.Done()
-			defer close(done[c.Number])
-			for _, d := range c.After {
-				if ch, ok := done[d]; ok && d != c.Number {
-					select {
-					case <-ch:
-					case <-ctx.Done():
-					}
+			defer close(finished[c.Number])
+			for _, d := range reg.waits[c.Number] {
+				select {
+				case <-finished[d]:
+				case <-ctx.Done():
 				}
 			}
-			r := runOne(ctx, c, pr)
-			pr.setPrior(c.Number, r)
+			r := runOne(ctx, c, pr, enabled == nil || enabled(c.Number))
+			pr.setResult(c.Number, r)
 			out[i] = Outcome{Number: c.Number, Name: c.Name, Advisory: c.Advisory, Result: r}
 		}(i, c)
 	}
@@ -42,8 +42,8 @@ func Run(ctx context.Context, reg *Registry, pr *PR) []Outcome {
 	return out
 }
 
-func runOne(ctx context.Context, c Check, pr *PR) (r Result) {
-	if !pr.Settings.Enabled(c.Number) {
+func runOne(ctx context.Context, c *Check, pr *PR, enabled bool) (r Result) {
+	if !enabled {
 		return c.Finalize(NAR(T("Disabled by this repository's configuration.", "已由本仓库配置禁用。")))
 	}
 	if err := ctx.Err(); err != nil {
@@ -55,5 +55,12 @@ func runOne(ctx context.Context, c Check, pr *PR) (r Result) {
 			r = c.Finalize(Unverified(T(msg, "检查内部错误："+fmt.Sprint(p))))
 		}
 	}()
-	return c.Finalize(c.Run(ctx, pr))
+	n := c.requirement()
+	row := &firstError{}
+	fr := &frame{owner: fmt.Sprintf("check %d", c.Number), declared: declaredSet(n.requires), row: row}
+	r = c.Run(context.WithValue(ctx, frameKey{}, fr), pr)
+	if err := row.get(); err != nil {
+		return c.Finalize(Unverified(T("internal error: "+err.Error(), "检查内部错误："+err.Error())))
+	}
+	return c.Finalize(r)
 }

@@ -186,7 +186,8 @@ type Permission struct {
 	RoleName   string
 }
 
-// IsAdmin is the strict admin test of INFERENCEX.md §3.6: both fields admin.
+// IsAdmin is the strict admin test: both the permission and the role name
+// are admin (a custom role with admin permission is not enough).
 func (p Permission) IsAdmin() bool { return p.Permission == "admin" && p.RoleName == "admin" }
 
 // Membership is the answer to a team membership question.

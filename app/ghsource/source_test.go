@@ -17,6 +17,7 @@ import (
 	"github.com/verdict-bot/verdict/app/ghclient"
 	"github.com/verdict-bot/verdict/app/githubtest"
 	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo"
 )
 
 const (
@@ -88,7 +89,7 @@ func TestSourceReadsSample(t *testing.T) {
 	if _, err := src.ReadFile(ctx, main, "inferencex-e2e/docs"); !errors.Is(err, checks.ErrNotFound) {
 		t.Errorf("directory as file: %v", err)
 	}
-	layout, err := checks.DetectLayout(ctx, src, main)
+	layout, err := repo.DetectLayout(ctx, src, main)
 	if err != nil || layout.Name != "e2e" {
 		t.Errorf("layout = %v, %v", layout.Name, err)
 	}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/verdict-bot/verdict/app/render"
 	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/format/signoff"
 )
 
 // Defaults for the zero Publisher fields.
@@ -137,7 +138,7 @@ func (p *Publisher) Finish(ctx context.Context, h Handle, pr int, key, body stri
 	if err := p.checkHandle(h); err != nil {
 		return Published{}, err
 	}
-	if !checks.ValidKey(key) {
+	if !signoff.ValidKey(key) {
 		return Published{}, fmt.Errorf("publish: invalid sign-off key %q", key)
 	}
 	prefix, footer := render.Marker(key)+"\n", "\n\nAssessed commit: `"+h.SHA+"`.\n"

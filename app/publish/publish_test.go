@@ -12,6 +12,7 @@ import (
 	"github.com/verdict-bot/verdict/app/repoconfig"
 	"github.com/verdict-bot/verdict/app/verify"
 	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/inferencex"
 )
 
 const (
@@ -60,7 +61,7 @@ func rows(over map[int]checks.Status) []checks.Outcome {
 		if s, ok := over[n]; ok {
 			st = s
 		}
-		out = append(out, checks.Outcome{Number: n, Name: checks.Names[n],
+		out = append(out, checks.Outcome{Number: n, Name: inferencex.Name(n),
 			Result: checks.Result{Status: st, Reason: checks.T(fmt.Sprintf("reason %d %s", n, st), fmt.Sprintf("理由 %d", n))}})
 	}
 	return out

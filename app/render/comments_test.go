@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/inferencex"
 )
 
 func TestJSON(t *testing.T) {
@@ -40,7 +41,7 @@ func TestJSON(t *testing.T) {
 		t.Fatalf("unexpected top level: %+v", got)
 	}
 	for i, c := range got.Checks {
-		if c.Number != i || c.Name != checks.Names[i].EN {
+		if c.Number != i || c.Name != inferencex.Name(i).EN {
 			t.Errorf("checks[%d] = %d %q", i, c.Number, c.Name)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/inferencex"
 )
 
 // jsonVerdict fixes the field order of the machine-readable verdict.
@@ -54,7 +55,7 @@ func JSON(v Verdict) ([]byte, error) {
 	for _, o := range rows {
 		name := o.Name.EN
 		if name == "" {
-			name = checks.Names[o.Number].EN
+			name = inferencex.Name(o.Number).EN
 		}
 		zh := o.Result.Reason.ZH
 		if zh == "" {

@@ -27,6 +27,8 @@ import (
 	"strings"
 
 	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/format/signoff"
+	"github.com/verdict-bot/verdict/checks/inferencex"
 )
 
 // Verdict is everything the renderer needs for one sign-off's verdict.
@@ -159,7 +161,7 @@ func compose(key, sha, en, zh string) (string, error) {
 }
 
 func checkKeySHA(key, sha string) error {
-	if !checks.ValidKey(key) {
+	if !signoff.ValidKey(key) {
 		return fmt.Errorf("invalid sign-off key %q", key)
 	}
 	if !shaRE.MatchString(sha) {
@@ -315,7 +317,7 @@ func joinRows(l Lang, rows []row) (string, error) {
 
 func makeRow(l Lang, o checks.Outcome) row {
 	name, reason := o.Name.EN, o.Result.Reason.EN
-	canonical := checks.Names[o.Number]
+	canonical := inferencex.Name(o.Number)
 	if name == "" {
 		name = canonical.EN
 	}

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/inferencex"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
@@ -49,7 +50,7 @@ func baseRows() []checks.Outcome {
 			st = checks.NA
 		}
 		rows = append(rows, checks.Outcome{
-			Number: n, Name: checks.Names[n], Advisory: n == 4 || n == 14 || n == 15,
+			Number: n, Name: inferencex.Name(n), Advisory: n == 4 || n == 14 || n == 15,
 			Result: checks.Result{Status: st, Reason: reasons[n]},
 		})
 	}

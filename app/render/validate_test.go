@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/inferencex"
 )
 
 // verdictLines builds a verdict text from a header and "N STATUS" specs, each
@@ -17,7 +18,7 @@ func verdictLines(header string, specs map[int]string) []string {
 		if !ok {
 			st = "PASS"
 		}
-		lines = append(lines, fmt.Sprintf("%s Check %d (%s): %s — reason %d", guardEmoji[st], n, checks.Names[n].EN, st, n), "")
+		lines = append(lines, fmt.Sprintf("%s Check %d (%s): %s — reason %d", guardEmoji[st], n, inferencex.Name(n).EN, st, n), "")
 	}
 	return lines
 }

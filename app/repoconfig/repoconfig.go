@@ -9,6 +9,7 @@ import (
 	"fmt"
 
 	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo"
 )
 
 // Path is where the configuration lives on the default branch.
@@ -19,7 +20,7 @@ const maxBytes = 256 << 10
 
 // Config is the per-repository configuration.
 type Config struct {
-	checks.Settings `yaml:",inline"`
+	repo.Settings `yaml:",inline"`
 
 	// Status configures the commit status on the assessed commit.
 	Status StatusConfig `yaml:"status"`
@@ -47,7 +48,7 @@ type CheckRunConfig struct {
 func Default() Config {
 	t := true
 	return Config{
-		Settings: checks.Defaults(),
+		Settings: repo.Defaults(),
 		Status:   StatusConfig{Enabled: &t, Context: "codeowner-signoff-verify", WarnAs: "success"},
 		CheckRun: CheckRunConfig{Enabled: &t, Name: "Verdict / sign-off"},
 	}

@@ -13,6 +13,8 @@ import (
 	"github.com/verdict-bot/verdict/app/jobs"
 	"github.com/verdict-bot/verdict/app/render"
 	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/inferencex"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo"
 )
 
 // The §7 slash-command acceptance table, one comment at a time.
@@ -99,11 +101,15 @@ func TestSupersededOlderCommand(t *testing.T) {
 	e.expect(newer, "+1", "")
 
 	// Check 4 reads the same comments and reports the newer request.
-	settings := checks.Defaults()
-	pr := &checks.PR{Owner: "acme", Repo: "bench", Number: prNum, HeadRef: "feat", Settings: &settings,
+	settings := repo.Defaults()
+	pr := &checks.PR{Owner: "acme", Repo: "bench", Number: prNum, HeadRef: "feat",
 		Source: ghsource.New(e.s.Client(), "acme", "bench", prNum, ghsource.Options{})}
-	c := checks.ReuseCheck()
-	res := c.Finalize(c.Run(context.Background(), pr))
+	repo.SettingsParam.Set(pr, &settings)
+	reg, err := checks.NewRegistry(inferencex.ReuseCommand)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := checks.Run(context.Background(), reg, pr, nil)[0].Result
 	if want := "@bob posted /use 30123456789 (MEMBER)."; res.Status != checks.Pass || res.Reason.EN != want {
 		t.Errorf("Check 4 = %s %q, want PASS %q", res.Status, res.Reason.EN, want)
 	}

@@ -11,6 +11,9 @@ import (
 	"github.com/verdict-bot/verdict/app/render"
 	"github.com/verdict-bot/verdict/app/repoconfig"
 	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/format/commands"
+	infxrepo "github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/sweep"
 )
 
 // Rejection reasons of §3.5 that are not eligibility reasons.
@@ -41,12 +44,12 @@ func (r *ack) decide(ctx context.Context, c commentView) (outcome, error) {
 	r.settings = settings
 	allowed := settings.ReuseAssociations
 
-	cmd, perr := checks.ParseReuseCommand(c.Body)
-	if !checks.AssociationAllowed(c.Association, allowed) {
+	cmd, perr := commands.ParseReuse(c.Body)
+	if !commands.AssociationAllowed(c.Association, allowed) {
 		return r.unauthorized(c, cmd, perr, allowed), nil
 	}
-	if perr != checks.CommandOK {
-		out := r.rejection(c, checks.ReuseUsage)
+	if perr != commands.OK {
+		out := r.rejection(c, commands.ReuseUsage)
 		out.reply = r.withFallback(out.reply, func() (string, error) {
 			return render.UsageReplyMarkdown(render.UsageReply{CommentID: c.ID, Actor: c.Author, Usage: render.ReuseUsage})
 		})
@@ -56,7 +59,7 @@ func (r *ack) decide(ctx context.Context, c commentView) (outcome, error) {
 	if err != nil {
 		return outcome{}, err
 	}
-	if _, newest, ok := checks.NewestAuthorized(comments, allowed); !ok || newest.ID != c.ID {
+	if _, newest, ok := commands.NewestAuthorized(comments, allowed); !ok || newest.ID != c.ID {
 		return r.rejection(c, supersededReason), nil
 	}
 	if pr.GetState() != "open" {
@@ -73,8 +76,8 @@ func (r *ack) decide(ctx context.Context, c commentView) (outcome, error) {
 	for _, l := range pr.Labels {
 		labels = append(labels, l.GetName())
 	}
-	target := checks.ReuseTarget{Number: r.job.PR, HeadRef: pr.GetHead().GetRef(), Labels: labels}
-	d := checks.ReuseEligibility(ctx, src, &settings, target, cmd)
+	target := sweep.ReuseTarget{Number: r.job.PR, HeadRef: pr.GetHead().GetRef(), Labels: labels}
+	d := sweep.ReuseEligibility(ctx, src, &settings, target, cmd)
 	if d.Err != nil {
 		// Evidence that cannot be read for a lasting reason (no Actions
 		// permission, an unreadable answer) is an answer worth giving;
@@ -113,7 +116,7 @@ func (r *ack) withFallback(generic, specific func() (string, error)) func() (str
 	}
 }
 
-func (r *ack) unauthorized(c commentView, cmd checks.ReuseCommand, perr checks.CommandError, allowed []string) outcome {
+func (r *ack) unauthorized(c commentView, cmd commands.Reuse, perr commands.Error, allowed []string) outcome {
 	assoc := c.Association
 	if assoc == "" {
 		assoc = "NONE"
@@ -123,7 +126,7 @@ func (r *ack) unauthorized(c commentView, cmd checks.ReuseCommand, perr checks.C
 		fmt.Sprintf("复用命令要求作者关联身份为 %s；@%s 为 %s", orList(allowed, "或"), c.Author, assoc),
 	))
 	label := cmd.String()
-	if perr != checks.CommandOK {
+	if perr != commands.OK {
 		label = "/use"
 		if strings.Contains(c.Body, "/reuse-sweep-run") {
 			label = "/reuse-sweep-run"
@@ -167,7 +170,7 @@ func orList(list []string, conj string) string {
 // never from the PR. invalid is set when the file exists but cannot be used
 // (the answer is then "could not be verified"); err when it could not be
 // read at all (retried).
-func (r *ack) loadSettings(ctx context.Context, pr *github.PullRequest, src checks.Source) (s checks.Settings, invalid, err error) {
+func (r *ack) loadSettings(ctx context.Context, pr *github.PullRequest, src checks.Source) (s infxrepo.Settings, invalid, err error) {
 	def := pr.GetBase().GetRepo().GetDefaultBranch()
 	if def == "" {
 		repo, _, err := r.gh.Repositories.Get(ctx, r.owner, r.repo)

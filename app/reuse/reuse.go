@@ -21,6 +21,8 @@ import (
 	"github.com/verdict-bot/verdict/app/ghsource"
 	"github.com/verdict-bot/verdict/app/jobs"
 	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/format/commands"
+	infxrepo "github.com/verdict-bot/verdict/checks/inferencex/repo"
 )
 
 // Acknowledger reacts to reuse command comments. It implements the queue's
@@ -90,13 +92,13 @@ type ack struct {
 	log         *slog.Logger
 	owner, repo string
 	// settings are the repository's, loaded by decide.
-	settings checks.Settings
+	settings infxrepo.Settings
 }
 
 // outcome is the answer to a command comment.
 type outcome struct {
 	accepted bool
-	cmd      checks.ReuseCommand
+	cmd      commands.Reuse
 	run      checks.WorkflowRun
 	// reason says why a request was rejected (also the log summary).
 	reason checks.Text
@@ -129,7 +131,7 @@ func (r *ack) run(ctx context.Context) error {
 		return err
 	}
 	// (3) An edit that removed the command leaves nothing to answer.
-	if !checks.HasReuseCommandLine(c.Body) {
+	if !commands.HasReuseLine(c.Body) {
 		r.log.Info("the comment no longer holds a reuse command; acknowledgement cleared")
 		return r.removeReply(ctx)
 	}
@@ -156,7 +158,7 @@ func (r *ack) run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		_, newest, ok := checks.NewestAuthorized(comments, r.settings.ReuseAssociations)
+		_, newest, ok := commands.NewestAuthorized(comments, r.settings.ReuseAssociations)
 		if !ok || newest.ID != c.ID {
 			r.log.Info("a newer reuse request appeared during validation; leaving this comment unanswered")
 			return r.clearReactions(ctx)

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/format/codeowners"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo"
 )
 
 var (
@@ -42,12 +44,14 @@ type Scope struct {
 
 // ScopeOf is the scope gate for callers outside a verification (the
 // welcome comment's review bullet).
-func ScopeOf(ctx context.Context, pr *checks.PR) (Scope, error) { return scopeGate(ctx, pr) }
+func ScopeOf(ctx context.Context, pr *checks.PR, layout repo.Layout) (Scope, error) {
+	return scopeGate(ctx, pr, layout)
+}
 
 // scopeGate decides whether the PR needs a sign-off at all: it does when a
 // changed file (or the old name of a renamed one) is owned by someone other
 // than the core team and repository admins.
-func scopeGate(ctx context.Context, pr *checks.PR) (Scope, error) {
+func scopeGate(ctx context.Context, pr *checks.PR, layout repo.Layout) (Scope, error) {
 	src := pr.Source
 	files, err := src.Files(ctx)
 	if err != nil {
@@ -60,12 +64,12 @@ func scopeGate(ctx context.Context, pr *checks.PR) (Scope, error) {
 	if pr.ChangedFiles > 0 && len(names) != pr.ChangedFiles {
 		return Scope{}, fmt.Errorf("%w: the file list has %d files but the PR reports %d changed files", ErrIncomplete, len(names), pr.ChangedFiles)
 	}
-	text, err := src.ReadFile(ctx, pr.BaseTip, pr.Layout.CodeOwners)
+	text, err := src.ReadFile(ctx, pr.BaseTip, layout.CodeOwners)
 	if err != nil {
-		return Scope{}, fmt.Errorf("reading %s at base tip %s: %w", pr.Layout.CodeOwners, checks.Short(pr.BaseTip), err)
+		return Scope{}, fmt.Errorf("reading %s at base tip %s: %w", layout.CodeOwners, checks.Short(pr.BaseTip), err)
 	}
 	if strings.TrimSpace(string(text)) == "" {
-		return Scope{}, fmt.Errorf("%s at base tip %s is empty", pr.Layout.CodeOwners, checks.Short(pr.BaseTip))
+		return Scope{}, fmt.Errorf("%s at base tip %s is empty", layout.CodeOwners, checks.Short(pr.BaseTip))
 	}
 	// §1.3c.3: GitHub's own diagnostics at B must be empty. A line GitHub
 	// rejects is ignored by GitHub but not by our parser, so ownership (and
@@ -81,9 +85,9 @@ func scopeGate(ctx context.Context, pr *checks.PR) (Scope, error) {
 			lines = append(lines, fmt.Sprintf("line %d: %s", e.Line, e.Message))
 		}
 		return Scope{}, fmt.Errorf("%s at base tip %s has %d error(s) reported by GitHub (%s); fix it before verifying",
-			pr.Layout.CodeOwners, checks.Short(pr.BaseTip), len(cerrs), strings.Join(lines, "; "))
+			layout.CodeOwners, checks.Short(pr.BaseTip), len(cerrs), strings.Join(lines, "; "))
 	}
-	co := checks.ParseCodeowners(string(text))
+	co := codeowners.Parse(string(text))
 	var sc Scope
 	if cerr != nil {
 		sc.Problems = append(sc.Problems, "GitHub's CODEOWNERS diagnostics unavailable: "+cerr.Error())
@@ -104,7 +108,7 @@ func scopeGate(ctx context.Context, pr *checks.PR) (Scope, error) {
 			}
 		}
 	}
-	core := strings.ToLower(pr.Settings.CoreTeam)
+	core := strings.ToLower(repo.SettingsParam.Get(pr).CoreTeam)
 	delete(owners, core)
 	keys := make([]string, 0, len(owners))
 	for o := range owners {

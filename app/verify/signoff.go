@@ -13,6 +13,7 @@ import (
 
 	"github.com/verdict-bot/verdict/app/ghclient"
 	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/format/signoff"
 )
 
 // signOffURLRE is the manual re-verification URL form of INFERENCEX.md §1.4.
@@ -21,7 +22,7 @@ var signOffURLRE = regexp.MustCompile(`(?i)^https://[^/]+/([A-Za-z0-9_.-]+)/([A-
 // ParseSignOffRef accepts a sign-off key or a sign-off URL and returns the
 // key. For a URL it also checks that it names this repository and PR.
 func ParseSignOffRef(ref, owner, repo string, number int) (string, error) {
-	if checks.ValidKey(ref) {
+	if signoff.ValidKey(ref) {
 		return ref, nil
 	}
 	m := signOffURLRE.FindStringSubmatch(ref)
@@ -69,7 +70,7 @@ func fetchSignOff(ctx context.Context, gh *github.Client, owner, repo string, nu
 		if !hasSuffixFold(c.GetIssueURL(), fmt.Sprintf("/repos/%s/%s/issues/%d", owner, repo, number)) {
 			return s, fmt.Errorf("comment %d belongs to %s, not PR #%d", id, c.GetIssueURL(), number)
 		}
-		s = checks.ParseSignOff(c.GetBody())
+		s = signoff.Parse(c.GetBody())
 		s.Kind, s.Author, s.URL = checks.KindConversation, c.GetUser().GetLogin(), c.GetHTMLURL()
 		s.CreatedAt, s.UpdatedAt = c.GetCreatedAt().Time, c.GetUpdatedAt().Time
 	case "pullrequestreview-":
@@ -79,7 +80,7 @@ func fetchSignOff(ctx context.Context, gh *github.Client, owner, repo string, nu
 		if err != nil {
 			return s, fmt.Errorf("reading sign-off review %d: %w", id, err)
 		}
-		s = checks.ParseSignOff(r.GetBody())
+		s = signoff.Parse(r.GetBody())
 		s.Kind, s.Author, s.URL = checks.KindReview, r.GetUser().GetLogin(), r.GetHTMLURL()
 		s.CreatedAt, s.UpdatedAt = r.GetSubmittedAt().Time, r.GetSubmittedAt().Time
 	case "discussion_r":
@@ -90,7 +91,7 @@ func fetchSignOff(ctx context.Context, gh *github.Client, owner, repo string, nu
 		if !hasSuffixFold(c.GetPullRequestURL(), fmt.Sprintf("/repos/%s/%s/pulls/%d", owner, repo, number)) {
 			return s, fmt.Errorf("review comment %d belongs to %s, not PR #%d", id, c.GetPullRequestURL(), number)
 		}
-		s = checks.ParseSignOff(c.GetBody())
+		s = signoff.Parse(c.GetBody())
 		s.Kind, s.Author, s.URL = checks.KindInline, c.GetUser().GetLogin(), c.GetHTMLURL()
 		s.CreatedAt, s.UpdatedAt = c.GetCreatedAt().Time, c.GetUpdatedAt().Time
 	}
@@ -116,7 +117,7 @@ func newestSignOff(ctx context.Context, gh *github.Client, src checks.Source, ow
 		return "", fmt.Errorf("listing PR comments: %w", err)
 	}
 	for _, c := range comments {
-		if !c.AuthorIsBot && !strings.HasSuffix(c.Author, "[bot]") && checks.IsSignOff(c.Body, phrase) {
+		if !c.AuthorIsBot && !strings.HasSuffix(c.Author, "[bot]") && signoff.IsCandidate(c.Body, phrase) {
 			cands = append(cands, candidate{fmt.Sprintf("issuecomment-%d", c.ID), c.CreatedAt})
 		}
 	}
@@ -130,7 +131,7 @@ func newestSignOff(ctx context.Context, gh *github.Client, src checks.Source, ow
 			return "", fmt.Errorf("listing PR reviews: %w", err)
 		}
 		for _, r := range rs {
-			if !isBot(r.GetUser()) && checks.IsSignOff(r.GetBody(), phrase) {
+			if !isBot(r.GetUser()) && signoff.IsCandidate(r.GetBody(), phrase) {
 				cands = append(cands, candidate{fmt.Sprintf("pullrequestreview-%d", r.GetID()), r.GetSubmittedAt().Time})
 			}
 		}
@@ -149,7 +150,7 @@ func newestSignOff(ctx context.Context, gh *github.Client, src checks.Source, ow
 			return "", fmt.Errorf("listing PR review comments: %w", err)
 		}
 		for _, c := range cs {
-			if !isBot(c.GetUser()) && checks.IsSignOff(c.GetBody(), phrase) {
+			if !isBot(c.GetUser()) && signoff.IsCandidate(c.GetBody(), phrase) {
 				cands = append(cands, candidate{fmt.Sprintf("discussion_r%d", c.GetID()), c.GetCreatedAt().Time})
 			}
 		}

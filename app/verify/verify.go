@@ -17,6 +17,8 @@ import (
 	"github.com/verdict-bot/verdict/app/render"
 	"github.com/verdict-bot/verdict/app/repoconfig"
 	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/format/signoff"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo"
 )
 
 // Errors callers tell apart.
@@ -151,7 +153,7 @@ func (v *Verifier) Verify(ctx context.Context, gh *github.Client, req Request) (
 		}
 	}
 
-	rows := checks.Run(ctx, v.Registry, pr)
+	rows := checks.Run(ctx, v.Registry, pr, cfg.Settings.Enabled)
 	overall := checks.Decide(rows)
 	vd := render.Verdict{
 		Key:        pr.SignOff.Key,
@@ -196,7 +198,7 @@ func (v *Verifier) Verify(ctx context.Context, gh *github.Client, req Request) (
 // non-empty out.Status means the verification stops there.
 func (v *Verifier) prepare(ctx context.Context, gh *github.Client, req Request, log *slog.Logger) (*checks.PR, repoconfig.Config, Outcome, error) {
 	var out Outcome
-	repo, _, err := gh.Repositories.Get(ctx, req.Owner, req.Repo)
+	ghRepo, _, err := gh.Repositories.Get(ctx, req.Owner, req.Repo)
 	if err != nil {
 		return nil, repoconfig.Config{}, out, fmt.Errorf("reading repository %s/%s: %w", req.Owner, req.Repo, err)
 	}
@@ -206,7 +208,7 @@ func (v *Verifier) prepare(ctx context.Context, gh *github.Client, req Request, 
 	}
 	src := ghsource.New(gh, req.Owner, req.Repo, req.Number, v.SourceOptions)
 
-	def := repo.GetDefaultBranch()
+	def := ghRepo.GetDefaultBranch()
 	defBranch, _, err := gh.Repositories.GetBranch(ctx, req.Owner, req.Repo, def, 1)
 	if err != nil {
 		return nil, repoconfig.Config{}, out, fmt.Errorf("reading default branch %s: %w", def, err)
@@ -214,7 +216,7 @@ func (v *Verifier) prepare(ctx context.Context, gh *github.Client, req Request, 
 	defSHA := defBranch.GetCommit().GetSHA()
 	cfg, err := repoconfig.Load(ctx, src, defSHA)
 	if err != nil {
-		return nil, cfg, out, v.configError(ctx, gh, req, repo.GetHTMLURL(), def, defSHA, err, log)
+		return nil, cfg, out, v.configError(ctx, gh, req, ghRepo.GetHTMLURL(), def, defSHA, err, log)
 	}
 	cfg.BotLogins = append(cfg.BotLogins, v.BotLogins...)
 
@@ -231,7 +233,7 @@ func (v *Verifier) prepare(ctx context.Context, gh *github.Client, req Request, 
 	if err != nil {
 		return nil, cfg, out, err
 	}
-	if !checks.IsSignOff(so.Body, cfg.SignOffPhrase) {
+	if !signoff.IsCandidate(so.Body, cfg.SignOffPhrase) {
 		return nil, cfg, Outcome{Status: Skipped, SkipReason: "the sign-off no longer contains the sign-off phrase"}, nil
 	}
 	if err := sanityGate(req.Owner+"/"+req.Repo, so.Author, req.Number); err != nil {
@@ -244,18 +246,6 @@ func (v *Verifier) prepare(ctx context.Context, gh *github.Client, req Request, 
 			return nil, cfg, out, fmt.Errorf("reading base branch %s: %w", base, err)
 		}
 	}
-	layout := checks.LegacyLayout()
-	switch cfg.ForceLayout {
-	case "e2e":
-		layout = checks.E2ELayout()
-	case "legacy":
-	default:
-		if layout, err = checks.DetectLayout(ctx, src, defSHA); err != nil {
-			return nil, cfg, out, err
-		}
-	}
-	layout = layout.Override(cfg.Paths)
-
 	labels := make([]string, 0, len(ghpr.Labels))
 	for _, l := range ghpr.Labels {
 		labels = append(labels, l.GetName())
@@ -277,12 +267,15 @@ func (v *Verifier) prepare(ctx context.Context, gh *github.Client, req Request, 
 		DefaultBranch: def, DefaultSHA: defSHA,
 		SignOff:    so,
 		ReviewDate: time.Date(reviewDate.Year(), reviewDate.Month(), reviewDate.Day(), 0, 0, 0, 0, time.UTC),
-		Settings:   &settings,
-		Layout:     layout,
 		Source:     src,
 	}
+	repo.SettingsParam.Set(pr, &settings)
+	layout, err := repo.LayoutFact.Of(ctx, pr)
+	if err != nil {
+		return nil, cfg, out, err
+	}
 
-	scope, err := scopeGate(ctx, pr)
+	scope, err := scopeGate(ctx, pr, layout)
 	if err != nil {
 		return nil, cfg, out, err
 	}

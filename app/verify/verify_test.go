@@ -17,7 +17,7 @@ import (
 	"github.com/verdict-bot/verdict/app/githubtest"
 	"github.com/verdict-bot/verdict/app/publish"
 	"github.com/verdict-bot/verdict/app/verify"
-	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/inferencex"
 )
 
 const (
@@ -37,7 +37,7 @@ func loadSample(t testing.TB) *githubtest.Fixture {
 
 func newTestVerifier(srv *githubtest.Server, cache *ghsource.Cache) *verify.Verifier {
 	return &verify.Verifier{
-		Registry:      checks.InferenceX(),
+		Registry:      inferencex.Registry(),
 		SourceOptions: ghsource.Options{Cache: cache, PageClient: srvPageClient(srv)},
 		Publisher:     publish.Verifier{},
 		BotLogins:     []string{"verdict[bot]"},

@@ -15,6 +15,7 @@ import (
 	"github.com/verdict-bot/verdict/app/repoconfig"
 	"github.com/verdict-bot/verdict/app/verify"
 	"github.com/verdict-bot/verdict/checks"
+	infxrepo "github.com/verdict-bot/verdict/checks/inferencex/repo"
 )
 
 // Poster posts the reminder.
@@ -45,7 +46,7 @@ func (w Poster) Post(ctx context.Context, gh *github.Client, owner, repo string,
 	if err != nil {
 		return false, err
 	}
-	layout, err := checks.DetectLayout(ctx, src, defSHA)
+	layout, err := infxrepo.DetectLayout(ctx, src, defSHA)
 	if err != nil {
 		return false, err
 	}
@@ -62,11 +63,11 @@ func (w Poster) Post(ctx context.Context, gh *github.Client, owner, repo string,
 		return false, fmt.Errorf("reading base branch: %w", err)
 	}
 	settings := cfg.Settings
-	pr := &checks.PR{Owner: owner, Repo: repo, Number: number, BaseTip: base.GetCommit().GetSHA(),
-		Settings: &settings, Layout: layout, Source: src}
+	pr := &checks.PR{Owner: owner, Repo: repo, Number: number, BaseTip: base.GetCommit().GetSHA(), Source: src}
+	infxrepo.SettingsParam.Set(pr, &settings)
 	// The review bullet only makes sense when someone other than core or
 	// an admin owns a changed file; an unreadable CODEOWNERS shows it.
-	scope, err := verify.ScopeOf(ctx, pr)
+	scope, err := verify.ScopeOf(ctx, pr, layout)
 	showReview := err != nil || scope.Required
 	blob := fmt.Sprintf("https://github.com/%s/%s/blob/%s/", owner, repo, r.GetDefaultBranch())
 	body, err := render.WelcomeMarkdown(render.Welcome{
@@ -93,7 +94,7 @@ func (w Poster) Post(ctx context.Context, gh *github.Client, owner, repo string,
 
 // TouchesBenchmarks is the reminder's trigger: master configs, benchmark
 // files or the perf changelog, in either layout.
-func TouchesBenchmarks(l checks.Layout, files []checks.ChangedFile) bool {
+func TouchesBenchmarks(l infxrepo.Layout, files []checks.ChangedFile) bool {
 	for _, f := range files {
 		for _, p := range []string{f.Path, f.PreviousPath} {
 			if p == "" {

@@ -11,6 +11,7 @@ import (
 	"github.com/verdict-bot/verdict/app/render"
 	"github.com/verdict-bot/verdict/app/welcome"
 	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo"
 )
 
 func TestPostOnceOnBenchmarkPRs(t *testing.T) {
@@ -48,7 +49,7 @@ func TestPostOnceOnBenchmarkPRs(t *testing.T) {
 }
 
 func TestTouchesBenchmarks(t *testing.T) {
-	l := checks.E2ELayout()
+	l := repo.E2ELayout()
 	tests := []struct {
 		path string
 		want bool

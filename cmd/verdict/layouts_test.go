@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo"
 )
 
 // The shipped samples hold the same pull request in both repository
@@ -19,7 +20,7 @@ import (
 // counterparts (INFERENCEX.md §0.3), longest first, then drops any other
 // path under the e2e root. The two layouts' reasons must be equal after it.
 func toLegacyPaths(s string) string {
-	e, l := checks.E2ELayout(), checks.LegacyLayout()
+	e, l := repo.E2ELayout(), repo.LegacyLayout()
 	pairs := [][2]string{
 		{e.Checklist, l.Checklist}, {e.ChecklistZH, l.ChecklistZH}, {e.Models, l.Models},
 		{e.ConfigsDir, l.ConfigsDir}, {e.Changelog, l.Changelog}, {e.GoldenDir, l.GoldenDir},
@@ -82,11 +83,11 @@ func TestLayoutsAgree(t *testing.T) {
 
 	// Each sample must really be verified in its own layout, or the
 	// comparison proves nothing.
-	if !strings.Contains(er.JSON.Stdout, checks.E2ELayout().Root) {
-		t.Errorf("e2e sample output never mentions %s: the e2e layout was not used", checks.E2ELayout().Root)
+	if !strings.Contains(er.JSON.Stdout, repo.E2ELayout().Root) {
+		t.Errorf("e2e sample output never mentions %s: the e2e layout was not used", repo.E2ELayout().Root)
 	}
-	if strings.Contains(lr.JSON.Stdout, checks.E2ELayout().Root) {
-		t.Errorf("legacy sample output mentions %s: the legacy layout was not used", checks.E2ELayout().Root)
+	if strings.Contains(lr.JSON.Stdout, repo.E2ELayout().Root) {
+		t.Errorf("legacy sample output mentions %s: the legacy layout was not used", repo.E2ELayout().Root)
 	}
 
 	rows := map[int]int{}

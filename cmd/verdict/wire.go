@@ -18,7 +18,7 @@ import (
 	"github.com/verdict-bot/verdict/app/store"
 	"github.com/verdict-bot/verdict/app/verify"
 	"github.com/verdict-bot/verdict/app/welcome"
-	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/inferencex"
 )
 
 // evidenceCacheBytes bounds immutable evidence (files by commit SHA,
@@ -31,7 +31,7 @@ func newVerifier(logger *slog.Logger, opts ghsource.Options, rec verify.Recorder
 		opts.Cache = ghsource.NewCache(evidenceCacheBytes)
 	}
 	return &verify.Verifier{
-		Registry:      checks.InferenceX(),
+		Registry:      inferencex.Registry(),
 		SourceOptions: opts,
 		Publisher:     publish.Verifier{},
 		Recorder:      rec,

@@ -1,0 +1,137 @@
+package yamlx
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+
+	"gopkg.in/yaml.v3"
+)
+
+// ErrNotChunkable says a document cannot be split into independent
+// top-level entries; the caller decodes it whole instead.
+var ErrNotChunkable = errors.New("not splittable into top-level entries")
+
+// Chunk is one top-level entry of a block mapping: its key, the 1-based line
+// of the key, and its text.
+type Chunk struct {
+	Key  string
+	Line int
+	Text []byte
+}
+
+// anchorRE finds YAML anchors, aliases, tags and merge keys, which tie
+// top-level entries together, so per-entry decoding would be wrong.
+var anchorRE = regexp.MustCompile(`(^|[\s,\[{])([&*!][A-Za-z0-9_.\-]|<<\s*:)`)
+
+// SplitTopLevel splits a block mapping at its column-0 keys. It refuses
+// (ErrNotChunkable) anything where that would change the meaning: anchors,
+// aliases, tags, multiple documents, a non-mapping root.
+func SplitTopLevel(data []byte) ([]Chunk, error) {
+	var out []Chunk
+	line := 0
+	start, startLine := -1, 0
+	key := ""
+	off := 0
+	for off < len(data) {
+		end := bytes.IndexByte(data[off:], '\n')
+		var l []byte
+		next := len(data)
+		if end >= 0 {
+			l, next = data[off:off+end], off+end+1
+		} else {
+			l = data[off:]
+		}
+		line++
+		if t := bytes.TrimSpace(l); len(t) > 0 && t[0] != '#' {
+			if bytes.ContainsAny(l, "&*!<") && anchorRE.Match(StripComment(l)) {
+				return nil, ErrNotChunkable
+			}
+			switch c := l[0]; {
+			case c == ' ':
+			case c == '\t', c == '-', c == '?', c == '{', c == '[', c == '%', c == '.':
+				return nil, ErrNotChunkable
+			default:
+				k, ok := topKey(l)
+				if !ok {
+					return nil, ErrNotChunkable
+				}
+				if start >= 0 {
+					out = append(out, Chunk{Key: key, Line: startLine, Text: data[start:off]})
+				}
+				start, startLine, key = off, line, k
+			}
+		}
+		off = next
+	}
+	if start >= 0 {
+		out = append(out, Chunk{Key: key, Line: startLine, Text: data[start:]})
+	}
+	return out, nil
+}
+
+func topKey(l []byte) (string, bool) {
+	s := string(l)
+	if s[0] == '"' || s[0] == '\'' {
+		q := s[0]
+		i := 1
+		for i < len(s) && s[i] != q {
+			if q == '"' && s[i] == '\\' {
+				i++
+			}
+			i++
+		}
+		if i >= len(s) || i+1 >= len(s) || s[i+1] != ':' {
+			return "", false
+		}
+		if q == '"' {
+			k, err := strconv.Unquote(s[:i+1])
+			return k, err == nil
+		}
+		return s[1:i], true
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] == ':' && (i+1 == len(s) || s[i+1] == ' ') {
+			return s[:i], i > 0
+		}
+		if s[i] == '#' && i > 0 && s[i-1] == ' ' {
+			break
+		}
+	}
+	return "", false
+}
+
+// DecodeEntry decodes one chunk (a mapping with a single top-level key) and
+// returns the key's value, through the fast decoder when the chunk is in its
+// subset and yaml.v3 otherwise.
+func DecodeEntry(text []byte) (any, error) {
+	if m, ok := fastDecode(string(text)); ok && len(m) == 1 {
+		for _, v := range m {
+			return v, nil
+		}
+	}
+	var m map[string]any
+	if err := yaml.Unmarshal(text, &m); err != nil {
+		return nil, err
+	}
+	if len(m) != 1 {
+		return nil, fmt.Errorf("expected one top-level key, found %d", len(m))
+	}
+	for _, v := range m {
+		return v, nil
+	}
+	return nil, nil
+}
+
+var lineRE = regexp.MustCompile(`line (\d+)`)
+
+// ShiftLines rewrites "line N" in a chunk's decode error to lines of the
+// whole file, the chunk starting after line by.
+func ShiftLines(err error, by int) string {
+	return lineRE.ReplaceAllStringFunc(err.Error(), func(s string) string {
+		n, _ := strconv.Atoi(s[5:])
+		return "line " + strconv.Itoa(n+by)
+	})
+}

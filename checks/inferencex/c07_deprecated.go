@@ -1,0 +1,144 @@
+package inferencex
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+)
+
+// DeprecatedModels is row 7: no deprecated models or scenarios, read from
+// MODELS.md on the default branch (RULES.md, Check 7).
+var DeprecatedModels = &checks.Check{
+	Number:   7,
+	Name:     checks.Text{EN: "Deprecated models", ZH: "已弃用模型"},
+	Requires: []checks.Requirement{repo.ChangeSetFact, repo.ReaderFact},
+	Run:      runDeprecated,
+}
+
+func runDeprecated(ctx context.Context, pr *checks.PR) checks.Result {
+	cs, bad := readableChangeSet(ctx, pr)
+	if bad != nil {
+		return *bad
+	}
+	if len(cs.Affected) == 0 {
+		return checks.NAR(checks.T("PR adds, changes or re-enables no benchmark configuration.", "PR 未新增、更改或重新启用任何基准测试配置。"))
+	}
+	models := cs.Layout.Models
+	reader, err := repo.ReaderFact.Of(ctx, pr)
+	var data []byte
+	if err == nil {
+		data, err = reader.Read(ctx, pr.DefaultSHA, models)
+	}
+	if err != nil {
+		return checks.Unverified(checks.T(models+" could not be read: "+err.Error(), "无法读取 "+models+"："+err.Error()))
+	}
+	doc := repo.ParseModels(string(data))
+	day := pr.ReviewDate.UTC().Truncate(24 * time.Hour)
+	dayS := day.Format("2006-01-02")
+
+	var fail, review findings
+	var active []string
+	for _, e := range cs.Affected {
+		ev := checks.Evidence{Label: "config", Value: e.Key + " (" + repo.Loc(e.File, e.Line) + ")"}
+		hit := false
+		for _, r := range doc.Matrix {
+			if !repo.Covers(r.Prefixes, e.ModelPrefix) || !r.Retired || (!r.RetiredOn.IsZero() && day.Before(r.RetiredOn)) {
+				continue
+			}
+			how, howZH := "retired", "退役"
+			if r.Fully {
+				how, howZH = "fully retired", "完全退役"
+			}
+			when := ""
+			if !r.RetiredOn.IsZero() {
+				when = " " + r.RetiredOn.Format("2006-01-02")
+			}
+			fail.add(fmt.Sprintf("%s is %s (MODELS.md support matrix: retired%s)", e.ModelPrefix, how, when),
+				fmt.Sprintf("%s 已%s（MODELS.md 支持矩阵：%s 退役）", e.ModelPrefix, howZH, strings.TrimSpace(when)),
+				ev, checks.Evidence{Label: models, Value: fmt.Sprintf("line %d: %s", r.Line, r.Model)})
+			hit = true
+		}
+		if hit {
+			continue // retirement is the root issue; scenario rules add nothing
+		}
+		for _, sc := range repo.EntryScenarios(e) {
+			for _, r := range doc.Matrix {
+				for _, d := range r.Deprecated {
+					if !d.Applies(e, sc) || (!d.Since.IsZero() && day.Before(d.Since)) {
+						continue
+					}
+					fail.add(fmt.Sprintf("%s %s is deprecated (MODELS.md support matrix: %s)", e.ModelPrefix, d.Label(sc), strings.TrimSpace(d.Text)),
+						fmt.Sprintf("%s %s 已弃用（MODELS.md 支持矩阵：%s）", e.ModelPrefix, d.Label(sc), strings.TrimSpace(d.Text)),
+						ev, checks.Evidence{Label: models, Value: fmt.Sprintf("line %d", d.Line)})
+					hit = true
+				}
+			}
+			for _, s := range doc.Scenarios {
+				if !s.Deprecated || s.Name != sc || (!s.Since.IsZero() && day.Before(s.Since)) {
+					continue
+				}
+				since := ""
+				if !s.Since.IsZero() {
+					since = ": since " + s.Since.Format("2006-01-02")
+				}
+				if s.Exception != "" {
+					review.add(fmt.Sprintf("%s %s: MODELS.md Scenarios deprecates %s for all models with exceptions; check whether %s is one", e.ModelPrefix, sc, sc, e.Key),
+						fmt.Sprintf("%s %s：MODELS.md 场景表已对所有模型弃用 %s 但列有例外，请确认 %s 是否属于例外", e.ModelPrefix, sc, sc, e.Key),
+						ev, checks.Evidence{Label: models, Value: fmt.Sprintf("line %d: %s", s.Line, s.Exception)})
+				} else {
+					fail.add(fmt.Sprintf("%s %s is deprecated for all models (MODELS.md Scenarios%s)", e.ModelPrefix, sc, since),
+						fmt.Sprintf("%s %s 已对所有模型弃用（MODELS.md 场景表%s）", e.ModelPrefix, sc, since),
+						ev, checks.Evidence{Label: models, Value: fmt.Sprintf("line %d", s.Line)})
+				}
+				hit = true
+			}
+			for _, n := range doc.Notices {
+				if !day.After(n.LastDay) {
+					continue // allowed until and including its last day
+				}
+				for _, d := range n.Rules {
+					if !d.Applies(e, sc) {
+						continue
+					}
+					last := n.LastDay.Format("2006-01-02")
+					fail.add(fmt.Sprintf("%s %s is deprecated (MODELS.md Deprecation Notice %s: last day %s)", e.ModelPrefix, d.Label(sc), n.Heading, last),
+						fmt.Sprintf("%s %s 已弃用（MODELS.md 弃用通知 %s：最后一天 %s）", e.ModelPrefix, d.Label(sc), n.Heading, last),
+						ev, checks.Evidence{Label: models, Value: fmt.Sprintf("line %d: %s", d.Line, d.Text)})
+					hit = true
+				}
+			}
+			if !hit {
+				active = appendUnique(active, e.ModelPrefix+" "+sc)
+			}
+		}
+		for _, p := range doc.Problems {
+			if p.Prefixes == nil || repo.Covers(p.Prefixes, e.ModelPrefix) {
+				review.add(fmt.Sprintf("MODELS.md line %d could not be parsed (%s)", p.Line, p.Msg),
+					fmt.Sprintf("无法解析 MODELS.md 第 %d 行（%s）", p.Line, p.Msg),
+					checks.Evidence{Label: models, Value: fmt.Sprintf("line %d: %s", p.Line, p.Msg)})
+			}
+		}
+	}
+	// A retirement fails the row on its own: unparsable MODELS.md rows add no
+	// evidence to it.
+	switch {
+	case !fail.empty():
+		return checks.FailR(fail.text(), fail.ev...)
+	case !review.empty():
+		return checks.ReviewR(review.text(), review.ev...)
+	}
+	verb := "is"
+	if len(active) > 1 {
+		verb = "are"
+	}
+	var ev []checks.Evidence
+	for _, e := range cs.Affected {
+		ev = append(ev, checks.Evidence{Label: "config", Value: e.Key})
+	}
+	return checks.PassR(checks.T(fmt.Sprintf("%s %s active (review date %s).", strings.Join(active, ", "), verb, dayS),
+		fmt.Sprintf("%s 仍在使用中（评审日期 %s）。", strings.Join(active, ", "), dayS)), ev...)
+}

@@ -1,0 +1,152 @@
+package inferencex
+
+import (
+	"context"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/serving"
+)
+
+// ChatTemplate is row 9: spec-decode configs benchmark through chat
+// templates (RULES.md, Check 9).
+var ChatTemplate = &checks.Check{
+	Number:   9,
+	Name:     checks.Text{EN: "Chat template", ZH: "聊天模板"},
+	Requires: []checks.Requirement{repo.ChangeSetFact},
+	Run:      runChatTemplate,
+}
+
+func runChatTemplate(ctx context.Context, pr *checks.PR) checks.Result {
+	cs, bad := readableChangeSet(ctx, pr)
+	if bad != nil {
+		return *bad
+	}
+	var spec []*repo.ConfigEntry
+	for _, e := range cs.Affected {
+		if e.SpecDecode {
+			spec = append(spec, e)
+		}
+	}
+	if len(spec) == 0 {
+		return checks.NAR(checks.T("PR affects no spec-decode configuration.", "PR 未涉及任何投机解码配置。"))
+	}
+	var fail, review, pass findings
+	for _, e := range spec {
+		eff := cs.Effective[e.Key]
+		if e.Agentic {
+			pass.add(e.Key+" replays agentic traces through /v1/chat/completions (aiperf)", e.Key+" 通过 /v1/chat/completions（aiperf）回放智能体轨迹")
+			continue
+		}
+		var recipes, scripts []*repo.EffectiveFile
+		for _, f := range eff {
+			switch f.Kind {
+			case "recipe":
+				recipes = append(recipes, f)
+			case "script":
+				scripts = append(scripts, f)
+			}
+		}
+		switch {
+		case len(scripts) > 0:
+			judgeScriptClient(e, scripts[0], &fail, &review, &pass)
+		case len(recipes) > 0:
+			judgeRecipeClient(e, recipes, &fail, &review, &pass)
+		default:
+			review.add("no benchmark script or recipe found for spec-decode config "+e.Key, "未找到投机解码配置 "+e.Key+" 的基准测试脚本或配方")
+		}
+	}
+	if r, ok := blocking(&fail, &review); ok {
+		return r
+	}
+	return checks.PassR(pass.text(), pass.ev...)
+}
+
+// judgeScriptClient applies the legacy rule: every run_benchmark_serving call
+// passes --use-chat-template or --dsv4.
+func judgeScriptClient(e *repo.ConfigEntry, f *repo.EffectiveFile, fail, review, pass *findings) {
+	if f.Err != "" {
+		review.add(f.Path+" could not be read ("+f.Err+")", "无法读取 "+f.Path+"（"+f.Err+"）")
+		return
+	}
+	calls, bad := 0, 0
+	for _, c := range f.Commands {
+		w := c.Argv()
+		if len(w) == 0 || w[0] != "run_benchmark_serving" {
+			continue
+		}
+		calls++
+		if hasFlag(w, "--use-chat-template") || hasFlag(w, "--dsv4") {
+			continue
+		}
+		bad++
+		at := path.Base(f.Path) + ":" + strconv.Itoa(c.Line)
+		fail.add(at+" runs run_benchmark_serving without --use-chat-template (config "+e.Key+")",
+			at+" 调用 run_benchmark_serving 时未使用 --use-chat-template（配置 "+e.Key+"）",
+			checks.Evidence{Label: repo.Loc(f.Path, c.Line), Value: c.FirstLine()})
+	}
+	switch {
+	case calls == 0:
+		review.add(e.Key+": "+f.Path+" has no run_benchmark_serving call; the benchmark client is unknown",
+			e.Key+"："+f.Path+" 中没有 run_benchmark_serving 调用，基准测试客户端未知", checks.Evidence{Label: f.Path, Value: "no run_benchmark_serving"})
+	case bad == 0:
+		pass.add(e.Key+" benchmark uses --use-chat-template", e.Key+" 基准测试使用 --use-chat-template", checks.Evidence{Label: e.Key, Value: f.Path})
+	}
+}
+
+func hasFlag(w []string, flag string) bool {
+	for _, x := range w {
+		if x == flag || strings.HasPrefix(x, flag+"=") {
+			if v, ok := strings.CutPrefix(x, flag+"="); ok && serving.Falsy(v) {
+				return false
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// judgeRecipeClient looks for an explicit chat endpoint or chat-template setting in
+// the recipes' benchmark section.
+func judgeRecipeClient(e *repo.ConfigEntry, rs []*repo.EffectiveFile, fail, review, pass *findings) {
+	chat, raw := "", ""
+	for _, f := range rs {
+		if f.Err != "" {
+			review.add(f.Path+" could not be read ("+f.Err+")", "无法读取 "+f.Path+"（"+f.Err+"）", checks.Evidence{Label: f.Path, Value: f.Err})
+			continue
+		}
+		for _, s := range f.Settings {
+			if s.Role != "benchmark" {
+				continue
+			}
+			n, v := repo.SnakeName(s.Name), strings.ToLower(strings.TrimSpace(s.Value))
+			at := repo.Loc(s.File, s.Line)
+			switch {
+			case strings.Contains(n, "chat_template") && serving.Falsy(v), strings.Contains(v, "/v1/completions"),
+				(strings.HasSuffix(n, "endpoint_type") || strings.HasSuffix(n, "endpoint")) && v == "completions":
+				if raw == "" {
+					raw = at + " " + s.Name + "=" + s.Value
+				}
+			case strings.Contains(n, "chat_template"), strings.Contains(v, "/v1/chat/completions"),
+				(strings.HasSuffix(n, "endpoint_type") || strings.HasSuffix(n, "endpoint")) && v == "chat",
+				s.Kind == "flag" && (n == "use_chat_template" || n == "dsv4"):
+				if chat == "" {
+					chat = at + " " + s.Name
+				}
+			}
+		}
+	}
+	switch {
+	case raw != "" && chat == "":
+		fail.add(e.Key+" benchmarks raw completions without a chat template ("+raw+")",
+			e.Key+" 使用原始 completions 接口且未使用聊天模板（"+raw+"）")
+	case chat != "":
+		pass.add(e.Key+" benchmark uses a chat template ("+chat+")", e.Key+" 基准测试使用聊天模板（"+chat+"）")
+	default:
+		review.add(e.Key+": the recipe's benchmark client sets no chat endpoint or chat template; client unknown",
+			e.Key+"：配方的基准测试客户端未设置聊天接口或聊天模板，客户端未知")
+	}
+}

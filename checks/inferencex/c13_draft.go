@@ -1,0 +1,239 @@
+package inferencex
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/format/signoff"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/serving"
+)
+
+// DraftPrecision is row 13: the draft model or head must run at the
+// precision it ships with (RULES.md, Check 13).
+var DraftPrecision = &checks.Check{
+	Number:   13,
+	Name:     checks.Text{EN: "Draft precision", ZH: "草稿模型精度"},
+	Requires: []checks.Requirement{repo.ChangeSetFact},
+	Run:      runDraftPrecision,
+}
+
+// draftFinding is one red flag in a config's effective settings.
+type draftFinding struct {
+	review bool
+	en, zh string
+	ev     checks.Evidence
+	order  string
+}
+
+func runDraftPrecision(ctx context.Context, pr *checks.PR) checks.Result {
+	cs, err := repo.ChangeSetFact.Of(ctx, pr)
+	if err != nil || cs == nil {
+		return changeSetUnavailable(err)
+	}
+	var spec []*repo.ConfigEntry
+	for _, c := range cs.Affected {
+		if c != nil && c.SpecDecode {
+			spec = append(spec, c)
+		}
+	}
+	if len(spec) == 0 {
+		if r, bad := selectionUnread(cs); bad {
+			return r
+		}
+		// Changed shared files that map to no config may still reach a
+		// spec-decode config: their added lines must not enable a named
+		// draft-lowering knob.
+		if f, ok := scanUnmapped(cs); ok {
+			return checks.FailR(checks.T(f.en, f.zh), f.ev)
+		}
+		return checks.NAR(checks.T("No affected configuration uses speculative decoding.", "没有受影响的配置使用推测解码。"))
+	}
+
+	var fails, reviews []draftFinding
+	var unread []string
+	for _, c := range spec {
+		files := cs.Effective[c.Key]
+		if len(files) == 0 {
+			unread = append(unread, c.Key+" (no effective files)")
+		}
+		for _, e := range serving.FileErrors(files) {
+			unread = append(unread, c.Key+": "+e)
+		}
+		for _, f := range scanDraftSettings(c, serving.AllSettings(files)) {
+			if f.review {
+				reviews = append(reviews, f)
+			} else {
+				fails = append(fails, f)
+			}
+		}
+	}
+	sort.SliceStable(fails, func(i, j int) bool { return fails[i].order < fails[j].order })
+	sort.SliceStable(reviews, func(i, j int) bool { return reviews[i].order < reviews[j].order })
+	var ev []checks.Evidence
+	for _, f := range append(append([]draftFinding(nil), fails...), reviews...) {
+		ev = append(ev, f.ev)
+	}
+	if len(fails) > 0 {
+		return checks.FailR(firstFinding(fails), ev...)
+	}
+	stored, served, ok := signoff.DraftPrecision(pr.SignOff)
+	if !ok {
+		return checks.FailR(checks.T("Draft precision could not be verified: sign-off does not record draft checkpoint and stored/effective precision",
+			"无法验证草稿模型精度：签核未记录草稿检查点及其存储/实际精度"), ev...)
+	}
+	if len(reviews) > 0 {
+		return checks.ReviewR(firstFinding(reviews), ev...)
+	}
+	if len(unread) > 0 {
+		sort.Strings(unread)
+		return checks.Unverified(checks.T("effective launch files of spec-decode configs could not be read: "+strings.Join(unread, "; "),
+			"推测解码配置的有效启动文件无法读取："+strings.Join(unread, "; ")))
+	}
+	en := "Draft precision per sign-off evidence; no draft-lowering settings in the effective recipe."
+	zh := "草稿模型精度以签核证据为准；有效配方中没有降低草稿精度的设置。"
+	if stored != "" && served != "" {
+		en = fmt.Sprintf("Draft stored %s, served %s (sign-off evidence); no draft-lowering settings.", stored, served)
+		zh = fmt.Sprintf("草稿模型存储为 %s，运行为 %s（签核证据）；没有降低草稿精度的设置。", stored, served)
+	}
+	return checks.PassR(checks.T(en, zh), checks.Evidence{Label: "sign-off evidence", Value: checks.Quote(pr.SignOff.Detail, 200)})
+}
+
+func firstFinding(fs []draftFinding) checks.Text {
+	return andMore(checks.Text{EN: fs[0].en, ZH: fs[0].zh}, len(fs)-1)
+}
+
+// settingSource names a setting's source the way the reason prints it: the recipe
+// role's env/args block, or the script (and line) that sets it.
+func settingSource(s repo.Setting) string {
+	if s.Role != "" {
+		block := "args"
+		if s.Kind == "env" {
+			block = "env"
+		}
+		return fmt.Sprintf("in %s roles.%s.%s", s.File, s.Role, block)
+	}
+	if s.Line > 0 {
+		return fmt.Sprintf("via %s:%d", s.File, s.Line)
+	}
+	return "via " + s.File
+}
+
+// loweringQuantRE matches draft quantizations that lower the shipped precision.
+var loweringQuantRE = regexp.MustCompile(`^(quark_.*|.*fp8.*|.*fp4.*|mxfp4|nvfp4|w8a8.*|int4|int8|awq.*|gptq.*|modelopt.*)$`)
+
+// precisionTokenRE finds precision markers in checkpoint paths.
+var precisionTokenRE = regexp.MustCompile(`(?i)(fp8|fp4|nvfp4|mxfp4|int4|int8|w8a8|w4a16|awq|gptq|quant)`)
+
+func scanDraftSettings(c *repo.ConfigEntry, settings []repo.Setting) []draftFinding {
+	var out []draftFinding
+	add := func(review bool, s repo.Setting, en, zh string) {
+		out = append(out, draftFinding{review: review, en: en, zh: zh, order: fmt.Sprintf("%s\x00%s\x00%08d", c.Key, s.File, s.Line),
+			ev: checks.Evidence{Label: c.Key, Value: fmt.Sprintf("%s=%s (%s:%d, role %q)", s.Name, s.Value, s.File, s.Line, s.Role)}})
+	}
+	for _, s := range settings {
+		if s.Kind == "command" {
+			continue
+		}
+		n := serving.KnobName(s.Name)
+		if s.Kind == "key" {
+			// Dotted recipe paths: the knob is the last segment.
+			n = n[strings.LastIndex(n, ".")+1:]
+		}
+		v := serving.Unquote(s.Value)
+		lv := strings.ToLower(v)
+		switch {
+		case n == "sglang-nvfp4-ckpt-fp8-nextn-moe":
+			if serving.Truthy(v) {
+				add(false, s, fmt.Sprintf("SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=%s %s (%s); remove it and verify the draft runs as shipped.", v, settingSource(s), c.Key),
+					fmt.Sprintf("SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=%s %s（%s）；请删除该设置并确认草稿模型按发布精度运行。", v, settingSource(s), c.Key))
+			} else if lv != "" && lv != "0" && lv != "false" && lv != "off" && lv != "no" {
+				add(true, s, fmt.Sprintf("SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=%s %s (%s) has an unrecognized value.", v, settingSource(s), c.Key),
+					fmt.Sprintf("SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=%s %s（%s）取值无法识别。", v, settingSource(s), c.Key))
+			}
+		case n == "sglang-glm-nextn-moe-ptpc":
+			if serving.Truthy(v) {
+				add(false, s, fmt.Sprintf("SGLANG_GLM_NEXTN_MOE_PTPC=%s %s (%s) lowers the NextN draft precision; remove it.", v, settingSource(s), c.Key),
+					fmt.Sprintf("SGLANG_GLM_NEXTN_MOE_PTPC=%s %s（%s）降低了 NextN 草稿精度；请删除。", v, settingSource(s), c.Key))
+			}
+		case n == "speculative-draft-model-quantization" || n == "speculative-config.quantization" || n == "speculative-config.dtype":
+			judgeQuant(add, c, s, s.Name, lv)
+		case n == "speculative-config":
+			m := serving.SpecConfig(s.Value)
+			for _, sub := range []string{"quantization", "dtype"} {
+				if q, ok := m[sub]; ok {
+					judgeQuant(add, c, s, "speculative-config "+sub, strings.ToLower(q))
+				}
+			}
+			if p := m["model"]; p != "" {
+				judgeDraftPath(add, c, s, p)
+			}
+		case n == "speculative-draft-model-path":
+			judgeDraftPath(add, c, s, v)
+		case n == "speculative-draft-model-revision" || n == "speculative-draft-revision":
+			add(true, s, fmt.Sprintf("%s pins draft revision %s (%s); confirm it is the shipped draft.", c.Key, checks.Quote(v, 40), s.File),
+				fmt.Sprintf("%s 固定了草稿版本 %s（%s）；请确认其为发布版本。", c.Key, checks.Quote(v, 40), s.File))
+		case strings.Contains(n, "draft") && (strings.Contains(n, "dtype") || strings.Contains(n, "kv-cache")):
+			add(true, s, fmt.Sprintf("%s overrides %s=%s for the draft (%s).", c.Key, s.Name, checks.Quote(v, 40), s.File),
+				fmt.Sprintf("%s 为草稿模型覆盖了 %s=%s（%s）。", c.Key, s.Name, checks.Quote(v, 40), s.File))
+		case n == "online-quant-config":
+			add(true, s, fmt.Sprintf("%s sets %s (%s); verify its exclude_layer list covers the draft modules.", c.Key, s.Name, s.File),
+				fmt.Sprintf("%s 设置了 %s（%s）；请确认 exclude_layer 覆盖草稿模块。", c.Key, s.Name, s.File))
+		}
+	}
+	return out
+}
+
+func judgeQuant(add func(bool, repo.Setting, string, string), c *repo.ConfigEntry, s repo.Setting, name, q string) {
+	q = strings.TrimSpace(strings.Trim(q, `"'`))
+	switch {
+	case q == "" || q == "none" || q == "unquant" || q == "null" || q == "<nil>" || q == "auto" && strings.Contains(name, "dtype"):
+	case loweringQuantRE.MatchString(q):
+		add(false, s, fmt.Sprintf("%s %s %s lowers the draft precision (%s); serve the draft as shipped.", name, q, settingSource(s), c.Key),
+			fmt.Sprintf("%s %s %s 降低了草稿精度（%s）；请按发布精度运行草稿模型。", name, q, settingSource(s), c.Key))
+	default:
+		add(true, s, fmt.Sprintf("%s %s %s (%s) may change the draft precision.", name, checks.Quote(q, 40), settingSource(s), c.Key),
+			fmt.Sprintf("%s %s %s（%s）可能改变草稿精度。", name, checks.Quote(q, 40), settingSource(s), c.Key))
+	}
+}
+
+// judgeDraftPath flags a draft checkpoint whose name carries a precision marker the
+// target model does not: a re-quantized draft rather than the shipped one.
+func judgeDraftPath(add func(bool, repo.Setting, string, string), c *repo.ConfigEntry, s repo.Setting, p string) {
+	p = serving.Unquote(p)
+	tok := strings.ToLower(precisionTokenRE.FindString(p))
+	if tok == "" || strings.Contains(strings.ToLower(c.Model), tok) {
+		return
+	}
+	add(true, s, fmt.Sprintf("%s draft %s looks re-quantized (%s) relative to %s; confirm it is the shipped draft.", c.Key, checks.Quote(p, 60), tok, c.Model),
+		fmt.Sprintf("%s 的草稿 %s 似乎经过重新量化（%s），与 %s 不一致；请确认其为发布的草稿。", c.Key, checks.Quote(p, 60), tok, c.Model))
+}
+
+var addedKnobRE = regexp.MustCompile(`\b(SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE|SGLANG_GLM_NEXTN_MOE_PTPC)\s*[=:]\s*["']?([A-Za-z0-9]+)`)
+
+// scanUnmapped looks for an enabled named knob in the added lines of
+// changed benchmark/runner files that no config maps to.
+func scanUnmapped(cs *repo.ChangeSet) (draftFinding, bool) {
+	for _, p := range cs.UnmappedFiles {
+		for _, l := range cs.AddedLines[p] {
+			t := strings.TrimSpace(l.Text)
+			if strings.HasPrefix(t, "#") {
+				continue
+			}
+			m := addedKnobRE.FindStringSubmatch(t)
+			if m == nil || !serving.Truthy(m[2]) {
+				continue
+			}
+			return draftFinding{
+				en: fmt.Sprintf("%s=%s via %s:%d (shared file, configs not mapped); remove it and verify the draft runs as shipped.", m[1], m[2], p, l.Line),
+				zh: fmt.Sprintf("%s=%s 来自 %s:%d（共享文件，未映射到配置）；请删除该设置并确认草稿模型按发布精度运行。", m[1], m[2], p, l.Line),
+				ev: checks.Evidence{Label: "added line", Value: fmt.Sprintf("%s:%d", p, l.Line)},
+			}, true
+		}
+	}
+	return draftFinding{}, false
+}

@@ -1,0 +1,92 @@
+package inferencex
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+)
+
+// The fail-closed answers rows give when an input is missing (RULES.md,
+// "Fail-closed policy"): the row says what it could not read, never PASS.
+
+// layoutOf returns the repository layout, or the row's answer when it is
+// unknown.
+func layoutOf(ctx context.Context, pr *checks.PR) (repo.Layout, *checks.Result) {
+	l, err := repo.LayoutFact.Of(ctx, pr)
+	if err != nil {
+		r := checks.Unverified(checks.T("the repository layout is unknown: "+err.Error(), "仓库布局未知："+err.Error()))
+		return repo.Layout{}, &r
+	}
+	return l, nil
+}
+
+// changeSetFor returns the change-set model or the row's answer when it
+// could not be built.
+func changeSetFor(ctx context.Context, pr *checks.PR) (*repo.ChangeSet, *checks.Result) {
+	cs, err := repo.ChangeSetFact.Of(ctx, pr)
+	if err != nil || cs == nil {
+		msg := "change-set model could not be built"
+		if err != nil {
+			msg = err.Error()
+		}
+		r := checks.Unverified(checks.T(msg, "无法构建变更集模型："+msg))
+		return nil, &r
+	}
+	return cs, nil
+}
+
+// readableChangeSet is changeSetFor for rows that need the master configs:
+// it also fails closed when they could not be read.
+func readableChangeSet(ctx context.Context, pr *checks.PR) (*repo.ChangeSet, *checks.Result) {
+	cs, bad := changeSetFor(ctx, pr)
+	if bad != nil {
+		return nil, bad
+	}
+	if ps := cs.MasterProblems(); len(ps) > 0 {
+		r := unreadable(ps)
+		return nil, &r
+	}
+	return cs, nil
+}
+
+// changeSetUnavailable is the answer of the rows about speculative decoding,
+// recipes and append-only entries when the change set is missing.
+func changeSetUnavailable(err error) checks.Result {
+	return checks.Unverified(checks.T("change set unavailable: "+errText(err), "变更集不可用："+errText(err)))
+}
+
+// unreadable is the answer for inputs the change-set model could not read.
+func unreadable(ps []repo.InputProblem) checks.Result {
+	p := ps[0]
+	en := fmt.Sprintf("%s: %s", p.Path, p.Err)
+	if len(ps) > 1 {
+		en += fmt.Sprintf(" (+%d more)", len(ps)-1)
+	}
+	r := checks.Unverified(checks.T(en, en))
+	for _, p := range ps {
+		r.Evidence = append(r.Evidence, checks.Evidence{Label: p.Path, Value: p.Err})
+	}
+	return r
+}
+
+// selectionUnread is the answer of a row about to say N/A: when a master
+// config or the changelog could not be read, "nothing affected" is not known.
+func selectionUnread(cs *repo.ChangeSet) (checks.Result, bool) {
+	ps := cs.MasterAndChangelogProblems()
+	if len(ps) == 0 {
+		return checks.Result{}, false
+	}
+	p := ps[0]
+	msg := fmt.Sprintf("%s: %s", p.Path, checks.Quote(p.Err, 160))
+	return checks.Unverified(checks.T(msg, msg)), true
+}
+
+// errText prints an error for a reason, "unknown error" for nil.
+func errText(err error) string {
+	if err == nil {
+		return "unknown error"
+	}
+	return err.Error()
+}

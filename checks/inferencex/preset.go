@@ -1,0 +1,49 @@
+// Package inferencex is the InferenceX preset: the sixteen rows of the
+// InferenceX sign-off checklist, one file per row (c00_codeowner.go …
+// c15_description.go), each declaring its whole row in one checks.Check
+// literal. The rules are written down in RULES.md; the models the rows read
+// live in repo (the repository and the change set), serving (how configs are
+// served) and sweep (CI evidence).
+package inferencex
+
+import "github.com/verdict-bot/verdict/checks"
+
+// rows are the preset's rows in order.
+var rows = []*checks.Check{
+	Codeowner,
+	PassingSweep,
+	Evals,
+	UpstreamRecipe,
+	ReuseCommand,
+	ChecklistTemplate,
+	UpstreamImages,
+	DeprecatedModels,
+	ArchitectureHacks,
+	ChatTemplate,
+	EnginePatches,
+	GoldenAcceptance,
+	AppendOnly,
+	DraftPrecision,
+	ParetoCoverage,
+	Description,
+}
+
+// Registry returns the registry of the preset, rows 0-15.
+func Registry() *checks.Registry {
+	reg, err := checks.NewRegistry(rows...)
+	if err != nil {
+		panic(err) // the preset is a constant; a duplicate or a cycle is a programming error
+	}
+	return reg
+}
+
+// Name is the bilingual name of row n, or the zero Text when the preset has
+// no such row.
+func Name(n int) checks.Text {
+	for _, c := range rows {
+		if c.Number == n {
+			return c.Name
+		}
+	}
+	return checks.Text{}
+}

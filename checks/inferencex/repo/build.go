@@ -1,0 +1,199 @@
+package repo
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	pathpkg "path"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/format/udiff"
+)
+
+// buildChangeSet computes the change-set model once per verification.
+func buildChangeSet(ctx context.Context, pr *checks.PR, ms *Masters) (*ChangeSet, error) {
+	l, r := ms.layout, ms.reader
+	files, err := pr.Source.Files(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("listing the PR's changed files: %w", err)
+	}
+	cs := &ChangeSet{
+		Layout:       l,
+		Files:        files,
+		AddedLines:   map[string][]udiff.Line{},
+		RemovedLines: map[string][]udiff.Line{},
+		Effective:    map[string][]*EffectiveFile{},
+	}
+	b := &builder{ctx: ctx, reader: r, layout: l, head: pr.HeadSHA, cs: cs, parsed: map[string]*EffectiveFile{}}
+	for _, f := range files {
+		if f.PatchMissing || (f.Patch == "" && f.Additions+f.Deletions > 0) {
+			// Every line of a file the PR adds is an added line: read it at
+			// H instead of treating its lines as pre-existing.
+			if a, ok := b.addedFileLines(f); ok {
+				cs.AddedLines[f.Path] = a
+				continue
+			}
+			if parsedWhole(l, f.Path) {
+				// Master configs and the changelog are compared as parsed
+				// documents at base and H; their patch adds nothing.
+				continue
+			}
+			cs.problem(f.Path, "GitHub returned no patch for this file (binary or too large a diff)")
+			continue
+		}
+		added, removed, trunc := udiff.Parse(f.Patch)
+		cs.AddedLines[f.Path], cs.RemovedLines[f.Path] = added, removed
+		if trunc {
+			cs.problem(f.Path, fmt.Sprintf("patch is over %d lines; the rest was not read", udiff.MaxLines))
+		}
+	}
+
+	// Master configs at the three refs, concurrently.
+	refs := []string{pr.BaseSHA, pr.HeadSHA, pr.DefaultSHA}
+	maps := make([]map[string]*ConfigEntry, 3)
+	probs := make([][]InputProblem, 3)
+	forEach(3, 3, func(i int) {
+		if refs[i] == "" {
+			return
+		}
+		m, ps, err := ms.At(ctx, refs[i])
+		if err != nil {
+			if i == 0 && errors.Is(err, checks.ErrNotFound) {
+				return // no configs directory at the base: everything at H is new
+			}
+			ps = append(ps, InputProblem{Path: l.ConfigsDir, Err: err.Error()})
+		}
+		maps[i], probs[i] = m, ps
+	})
+	cs.MasterBase, cs.MasterHead, cs.MasterDefault = maps[0], maps[1], maps[2]
+	seen := map[InputProblem]bool{}
+	for _, ps := range probs {
+		for _, p := range ps {
+			if !seen[p] {
+				seen[p] = true
+				cs.Problems = append(cs.Problems, p)
+			}
+		}
+	}
+	if cs.MasterHead != nil {
+		base := cs.MasterBase
+		if base == nil {
+			base = map[string]*ConfigEntry{}
+		}
+		cs.AddedKeys, cs.ChangedKeys, cs.RemovedKeys = diffKeys(base, cs.MasterHead)
+	}
+
+	b.changelog(pr.BaseSHA)
+	b.affected()
+	return cs, nil
+}
+
+// addedFileLines returns every line of a text file the PR adds, read at H,
+// numbered from 1 like a patch's added lines. It reports false for other
+// statuses, unreadable or binary files and files over the patch line cap.
+func (b *builder) addedFileLines(f checks.ChangedFile) ([]udiff.Line, bool) {
+	if f.Status != "added" || b.head == "" {
+		return nil, false
+	}
+	data, err := b.reader.Read(b.ctx, b.head, f.Path)
+	if err != nil || !utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0 {
+		return nil, false
+	}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	if len(lines) > udiff.MaxLines {
+		return nil, false
+	}
+	out := make([]udiff.Line, len(lines))
+	for i, l := range lines {
+		out[i] = udiff.Line{Line: i + 1, Text: strings.TrimSuffix(l, "\r")}
+	}
+	return out, true
+}
+
+// builder computes one change set.
+type builder struct {
+	ctx    context.Context
+	reader *Reader
+	layout Layout
+	head   string // H
+	cs     *ChangeSet
+	parsed map[string]*EffectiveFile
+	// scripts are the file names of the single-node script directories at
+	// H, listed on first use.
+	scripts map[string]bool
+}
+
+// changelog finds the changelog entries the PR adds beyond those at base and
+// the master keys they select.
+func (b *builder) changelog(base string) {
+	cs := b.cs
+	p := b.layout.Changelog
+	read := func(ref string) ([]ChangelogEntry, bool) {
+		data, err := b.reader.Read(b.ctx, ref, p)
+		if errors.Is(err, checks.ErrNotFound) {
+			return nil, true
+		}
+		if err != nil {
+			cs.problem(p, err.Error())
+			return nil, false
+		}
+		es, ps, err := ParseChangelog(data)
+		if err != nil {
+			cs.problem(p, fmt.Sprintf("changelog at %s does not parse: %v", checks.Short(ref), err))
+			return nil, false
+		}
+		if ref == b.head {
+			for _, q := range ps {
+				cs.problem(p, "changelog at "+checks.Short(ref)+": "+q)
+			}
+		}
+		return es, true
+	}
+	atBase, okB := read(base)
+	atHead, okH := read(b.head)
+	if !okB || !okH {
+		return
+	}
+	if len(atHead) < len(atBase) {
+		cs.problem(p, fmt.Sprintf("changelog at %s has %d entries, fewer than the %d at the base: entries were removed", checks.Short(b.head), len(atHead), len(atBase)))
+		return
+	}
+	keys := make([]string, 0, len(cs.MasterHead))
+	for k := range cs.MasterHead {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	sel := map[string]bool{}
+	for _, e := range atHead[len(atBase):] {
+		e.Matched = MatchGlobs(e.ConfigKeys, keys)
+		for _, k := range e.Matched {
+			sel[k] = true
+		}
+		cs.ChangelogAdded = append(cs.ChangelogAdded, e)
+	}
+	cs.Selected = sortedKeys(sel)
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// parsedWhole reports whether the change-set model reads path in full at
+// both ends (master configs, the perf changelog) rather than through its
+// patch.
+func parsedWhole(l Layout, path string) bool {
+	if path == l.Changelog {
+		return true
+	}
+	dir, name := pathpkg.Split(path)
+	return strings.TrimSuffix(dir, "/") == strings.TrimSuffix(l.ConfigsDir, "/") && strings.HasSuffix(name, "-master.yaml")
+}

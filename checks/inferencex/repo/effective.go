@@ -1,0 +1,466 @@
+package repo
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/verdict-bot/verdict/checks"
+)
+
+// affected computes Affected, UnmappedFiles and Effective.
+func (b *builder) affected() {
+	cs := b.cs
+	if cs.MasterHead == nil {
+		return
+	}
+	keys := map[string]bool{}
+	for _, k := range cs.Touched() {
+		keys[k] = true
+	}
+	for _, k := range cs.Selected {
+		keys[k] = true
+	}
+
+	// Map changed benchmark/runner files to the configs whose effective
+	// recipe or script they are.
+	var runtimeChanged []checks.ChangedFile
+	for _, f := range cs.Files {
+		if b.isRuntimeFile(f.Path) {
+			runtimeChanged = append(runtimeChanged, f)
+		}
+	}
+	if len(runtimeChanged) > 0 {
+		rev := map[string][]string{}
+		for k, e := range cs.MasterHead {
+			for _, p := range b.primaryFiles(e) {
+				rev[p] = append(rev[p], k)
+			}
+		}
+		for _, f := range runtimeChanged {
+			ks := append([]string(nil), rev[f.Path]...)
+			if f.PreviousPath != "" {
+				ks = append(ks, rev[f.PreviousPath]...)
+			}
+			if len(ks) == 0 {
+				cs.UnmappedFiles = append(cs.UnmappedFiles, f.Path)
+			}
+			for _, k := range ks {
+				keys[k] = true
+			}
+		}
+		sort.Strings(cs.UnmappedFiles)
+	}
+
+	for _, k := range sortedKeys(keys) {
+		e, ok := cs.MasterHead[k]
+		if !ok {
+			continue
+		}
+		c := *e // copied: recipe-based classification must not touch the shared map
+		cs.Affected = append(cs.Affected, &c)
+	}
+	b.effective()
+}
+
+// isRuntimeFile reports whether p is a benchmark or runner file
+// (documentation next to them is not).
+func (b *builder) isRuntimeFile(p string) bool {
+	l := b.layout
+	if IsDocFile(p) {
+		return false
+	}
+	return strings.HasPrefix(p, strings.TrimSuffix(l.BenchmarksDir, "/")+"/") ||
+		strings.HasPrefix(p, strings.TrimSuffix(l.RunnersDir, "/")+"/")
+}
+
+// primaryFiles are the recipe and script paths a config names or follows by
+// convention (helpers and launchers are not mapped back to configs).
+func (b *builder) primaryFiles(e *ConfigEntry) []string {
+	var out []string
+	out = append(out, b.recipePaths(e)...)
+	if s := b.scriptPath(e); s != "" {
+		out = append(out, s)
+	}
+	return out
+}
+
+func (b *builder) recipePaths(e *ConfigEntry) []string {
+	l := b.layout
+	seen := map[string]bool{}
+	var out []string
+	add := func(p string) {
+		if p != "" && !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	for _, sc := range e.Scenarios {
+		for _, ss := range sc.Search {
+			if ss.SrtRecipe != "" {
+				add(path.Clean(path.Join(l.Root, ss.SrtRecipe)))
+			}
+			for _, cf := range ss.ConfigFiles {
+				add(resolveConfigFile(l, cf))
+			}
+		}
+	}
+	return out
+}
+
+// resolveConfigFile maps a CONFIG_FILE= value to the repository's own copy
+// of the srt-slurm recipes.
+func resolveConfigFile(l Layout, v string) string {
+	v = strings.TrimSpace(v)
+	if rest, ok := strings.CutPrefix(v, "recipes/"); ok {
+		return path.Join(l.BenchmarksDir, "multi_node", "srt-slurm-recipes", rest)
+	}
+	if strings.HasPrefix(v, "/") {
+		return ""
+	}
+	return path.Clean(path.Join(l.Root, v))
+}
+
+// scriptDirs are the single-node script directories by convention.
+func (b *builder) scriptDirs() []string {
+	sn := path.Join(b.layout.BenchmarksDir, "single_node")
+	return []string{path.Join(sn, "agentic"), path.Join(sn, "fixed_seq_len"), sn}
+}
+
+// scriptNames lists the existing file names of the single-node script
+// directories at H (each directory listed once per verification).
+func (b *builder) scriptNames() map[string]bool {
+	if b.scripts != nil {
+		return b.scripts
+	}
+	b.scripts = map[string]bool{}
+	for _, d := range b.scriptDirs() {
+		es, err := b.reader.List(b.ctx, b.head, d)
+		if err != nil {
+			continue
+		}
+		for _, e := range es {
+			if e.Type != "dir" {
+				b.scripts[path.Join(d, e.Name)] = true
+			}
+		}
+	}
+	return b.scripts
+}
+
+// scriptPath resolves a single-node config's benchmark script by the naming
+// convention benchmarks/single_node/[agentic/|fixed_seq_len/]
+// <prefix>_<precision>_<hwbase>[_<framework>][_mtp].sh, preferring the most
+// specific existing name.
+func (b *builder) scriptPath(e *ConfigEntry) string {
+	if e.MultiNode || e.ModelPrefix == "" || e.Precision == "" || e.SKU == "" {
+		return ""
+	}
+	names := b.scriptNames()
+	if len(names) == 0 {
+		return ""
+	}
+	specs := []string{""}
+	if e.SpecDecode {
+		specs = []string{"_mtp", ""}
+		for _, sc := range e.Scenarios {
+			for _, ss := range sc.Search {
+				if d := strings.ToLower(ss.SpecDecoding); d != "" && d != "none" && d != "mtp" {
+					specs = []string{"_" + d, "_mtp", ""}
+				}
+			}
+		}
+	}
+	dirs := b.scriptDirs()
+	if e.Agentic {
+		dirs = []string{dirs[0], dirs[2]}
+	} else {
+		dirs = []string{dirs[1], dirs[2]}
+	}
+	stem := e.ModelPrefix + "_" + e.Precision + "_" + e.SKU
+	for _, sp := range specs {
+		for _, fw := range []string{"_" + e.Framework, ""} {
+			for _, d := range dirs {
+				p := path.Join(d, stem+fw+sp+".sh")
+				if names[p] {
+					return p
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// launchers are the runner launch scripts for a config's runner.
+func (b *builder) launchers(e *ConfigEntry) []string {
+	es, err := b.reader.List(b.ctx, b.head, b.layout.RunnersDir)
+	if err != nil {
+		return nil
+	}
+	r := strings.TrimPrefix(strings.ToLower(e.Runner), "cluster:")
+	var out []string
+	for _, x := range es {
+		n := strings.TrimSuffix(x.Name, ".sh")
+		if x.Type == "dir" || n == x.Name {
+			continue
+		}
+		if n == "launch_"+r || n == "launch_"+e.SKU || strings.HasPrefix(n, "launch_"+e.SKU+"-") {
+			out = append(out, x.Path)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+type effRef struct {
+	path, kind string
+}
+
+// effective reads and parses the effective files of every affected config:
+// recipes, script, launchers, then the helpers they source or run (two
+// levels deep), each file once.
+func (b *builder) effective() {
+	cs := b.cs
+	perKey := map[string][]effRef{}
+	var want []effRef
+	for _, e := range cs.Affected {
+		var refs []effRef
+		for _, p := range b.recipePaths(e) {
+			refs = append(refs, effRef{p, "recipe"})
+		}
+		if s := b.scriptPath(e); s != "" {
+			refs = append(refs, effRef{s, "script"})
+		}
+		for _, p := range b.launchers(e) {
+			refs = append(refs, effRef{p, "launcher"})
+		}
+		perKey[e.Key] = refs
+		want = append(want, refs...)
+	}
+	b.load(want)
+	for depth := 0; depth < 2; depth++ {
+		var more []effRef
+		for k, refs := range perKey {
+			for _, r := range refs {
+				for _, h := range b.helpers(b.parsed[r.path]) {
+					if !containsRef(refs, h) {
+						perKey[k] = append(perKey[k], effRef{h, "helper"})
+						more = append(more, effRef{h, "helper"})
+					}
+				}
+			}
+		}
+		if len(more) == 0 {
+			break
+		}
+		b.load(more)
+	}
+	var extra []effRef
+	for _, f := range cs.Files {
+		if _, done := b.parsed[f.Path]; !done && f.Status != "removed" && b.isRuntimeFile(f.Path) {
+			extra = append(extra, effRef{f.Path, "changed"})
+		}
+	}
+	b.load(extra)
+	for _, r := range extra {
+		cs.Extra = append(cs.Extra, b.parsed[r.path])
+	}
+	for _, e := range cs.Affected {
+		for _, r := range perKey[e.Key] {
+			ef := b.parsed[r.path]
+			cs.Effective[e.Key] = append(cs.Effective[e.Key], ef)
+			if r.kind == "recipe" && ef.Err == "" && recipeIsSpecDecode(ef) {
+				e.SpecDecode = true
+			}
+		}
+	}
+}
+
+func containsRef(rs []effRef, p string) bool {
+	for _, r := range rs {
+		if r.path == p {
+			return true
+		}
+	}
+	return false
+}
+
+// load reads and parses the files not parsed yet, concurrently.
+func (b *builder) load(refs []effRef) {
+	var todo []effRef
+	for _, r := range refs {
+		if _, ok := b.parsed[r.path]; !ok {
+			b.parsed[r.path] = nil
+			todo = append(todo, r)
+		}
+	}
+	out := make([]*EffectiveFile, len(todo))
+	forEach(maxReads, len(todo), func(i int) {
+		out[i] = b.parse(todo[i])
+	})
+	for i, r := range todo {
+		b.parsed[r.path] = out[i]
+		if out[i].Err != "" {
+			b.cs.problem(r.path, out[i].Err)
+		}
+	}
+}
+
+func (b *builder) parse(r effRef) *EffectiveFile {
+	ef := &EffectiveFile{Path: r.path, Kind: r.kind, Changed: b.cs.IsChanged(r.path)}
+	data, err := b.reader.Read(b.ctx, b.head, r.path)
+	if err != nil {
+		if errors.Is(err, checks.ErrNotFound) {
+			ef.Err = fmt.Sprintf("referenced %s file %s is not in the repository at %s", r.kind, r.path, checks.Short(b.head))
+		} else {
+			ef.Err = err.Error()
+		}
+		return ef
+	}
+	ef.Read(data)
+	return ef
+}
+
+// Read fills the file's lines, settings and commands from its text, as the
+// change-set model reads it: recipes and YAML files as srt-slurm recipes,
+// scripts (and changed files named *.sh or *.bash) as bash. A file it cannot
+// read records why in Err.
+func (ef *EffectiveFile) Read(data []byte) {
+	ef.Lines = splitLines(data)
+	var err error
+	switch {
+	case ef.Kind == "recipe" || strings.HasSuffix(ef.Path, ".yaml") || strings.HasSuffix(ef.Path, ".yml"):
+		ef.Settings, err = ParseSrtRecipe(ef.Path, data)
+	case ef.Kind != "changed" || helperExt.MatchString(ef.Path):
+		ef.Commands, ef.Settings, err = parseScript(ef.Path, data)
+	}
+	if err != nil {
+		ef.Err = err.Error()
+	}
+}
+
+var helperExt = regexp.MustCompile(`\.(sh|bash)$`)
+
+// ContainerWorkspace is where srt-slurm recipes find the InferenceX project
+// root inside the benchmark container (benchmark.env
+// INFMAX_CONTAINER_WORKSPACE), so `bash /infmax-workspace/benchmarks/...`
+// runs the repository's own benchmarks/... file.
+const (
+	ContainerWorkspace    = "/infmax-workspace"
+	ContainerWorkspaceVar = "INFMAX_CONTAINER_WORKSPACE"
+)
+
+// helpers resolves the files a script sources or runs (source x.sh, . x.sh,
+// bash x.sh) relative to the script's directory or the project root.
+func (b *builder) helpers(ef *EffectiveFile) []string {
+	if ef == nil {
+		return nil
+	}
+	cmds := ef.Commands
+	// A recipe runs scripts through its command settings (benchmark.command).
+	for _, s := range ef.Settings {
+		if s.Kind == "command" && s.Name == "command" {
+			c, _, _ := parseScript(ef.Path, []byte(s.Value))
+			cmds = append(cmds, c...)
+		}
+	}
+	var out []string
+	for _, c := range cmds {
+		w := c.Argv()
+		if len(w) < 2 {
+			continue
+		}
+		switch w[0] {
+		case "source", ".", "bash", "sh":
+		default:
+			continue
+		}
+		arg := w[1]
+		if !helperExt.MatchString(arg) {
+			continue
+		}
+		if p := b.resolveHelper(ef.Path, arg); p != "" && p != ef.Path {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func (b *builder) resolveHelper(script, arg string) string {
+	dir := path.Dir(script)
+	if strings.Contains(arg, "$") {
+		i := strings.LastIndexAny(arg, ")}")
+		head := arg
+		tail := ""
+		if i >= 0 {
+			head, tail = arg[:i+1], arg[i+1:]
+		} else if j := strings.IndexByte(arg, '/'); j >= 0 {
+			head, tail = arg[:j], arg[j:]
+		}
+		if strings.Contains(tail, "$") {
+			return ""
+		}
+		switch {
+		case strings.Contains(head, "dirname"), strings.Contains(head, "BASH_SOURCE"), strings.Contains(head, "SCRIPT_DIR"):
+			return path.Clean(path.Join(dir, tail))
+		case strings.Contains(head, ContainerWorkspaceVar):
+			return b.workspaceFile(tail)
+		}
+		return ""
+	}
+	if strings.HasPrefix(arg, "/") {
+		// The project root is mounted at a fixed container workspace.
+		if rest, ok := strings.CutPrefix(arg, ContainerWorkspace+"/"); ok {
+			return b.workspaceFile(rest)
+		}
+		return ""
+	}
+	if strings.HasPrefix(arg, "./") || strings.HasPrefix(arg, "../") || !strings.Contains(arg, "/") {
+		return path.Clean(path.Join(dir, arg))
+	}
+	return path.Clean(path.Join(b.layout.Root, arg))
+}
+
+// workspaceFile maps a path below the container workspace to the
+// repository file it mounts: the project root first, then the repository
+// root. The mount point is a convention, so a path that is in neither is
+// not claimed as an (unreadable) helper.
+func (b *builder) workspaceFile(rest string) string {
+	rest = strings.TrimPrefix(path.Clean("/"+rest), "/")
+	cands := []string{path.Join(b.layout.Root, rest)}
+	if b.layout.Root != "" {
+		cands = append(cands, rest)
+	}
+	for _, p := range cands {
+		if _, err := b.reader.Read(b.ctx, b.head, p); err == nil || !errors.Is(err, checks.ErrNotFound) {
+			return p
+		}
+	}
+	return ""
+}
+
+// recipeIsSpecDecode applies the recipe rule of spec-decode classification:
+// any speculative_* setting makes the config spec-decode.
+func recipeIsSpecDecode(ef *EffectiveFile) bool {
+	for _, s := range ef.Settings {
+		n := SnakeName(s.Name)
+		switch {
+		case strings.HasSuffix(n, "speculative_config"), strings.HasSuffix(n, "speculative_algorithm"),
+			strings.HasSuffix(n, "num_speculative_tokens"), strings.HasPrefix(n, "speculative_"):
+			return true
+		case strings.HasSuffix(n, "speculative_config.method") && s.Value != "":
+			return true
+		}
+	}
+	return false
+}
+
+// SnakeName lowercases a setting name, drops leading dashes and turns '-'
+// into '_' so CLI, YAML and env spellings compare equal.
+func SnakeName(s string) string {
+	s = strings.TrimLeft(strings.ToLower(s), "-")
+	return strings.ReplaceAll(s, "-", "_")
+}

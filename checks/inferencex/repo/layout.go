@@ -1,0 +1,131 @@
+package repo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+
+	"github.com/verdict-bot/verdict/checks"
+)
+
+// Layout maps the benchmark repository's two layouts (RULES.md, "Layouts").
+// Paths are repository-relative.
+type Layout struct {
+	Name          string `json:"name"` // "legacy" or "e2e"
+	Root          string `json:"root"` // "" or "inferencex-e2e/"
+	Checklist     string `json:"checklist"`
+	ChecklistZH   string `json:"checklist_zh"`
+	Models        string `json:"models"`
+	ConfigsDir    string `json:"configs_dir"`
+	Changelog     string `json:"changelog"`
+	GoldenDir     string `json:"golden_dir"`
+	WaiverDir     string `json:"waiver_dir"`
+	Thresholds    string `json:"thresholds"`
+	BenchmarksDir string `json:"benchmarks_dir"`
+	RunnersDir    string `json:"runners_dir"`
+	CodeOwners    string `json:"codeowners"`
+}
+
+// LegacyLayout is the root layout of Aug 2026.
+func LegacyLayout() Layout {
+	return Layout{
+		Name:          "legacy",
+		Checklist:     "docs/PR_REVIEW_CHECKLIST.md",
+		ChecklistZH:   "docs/PR_REVIEW_CHECKLIST_zh.md",
+		Models:        "MODELS.md",
+		ConfigsDir:    "configs",
+		Changelog:     "perf-changelog.yaml",
+		GoldenDir:     "golden_al_distribution",
+		WaiverDir:     "docs/waiver",
+		Thresholds:    "utils/evals/thresholds.yaml",
+		BenchmarksDir: "benchmarks",
+		RunnersDir:    "runners",
+		CodeOwners:    ".github/CODEOWNERS",
+	}
+}
+
+// E2ELayout is the inferencex-e2e/ layout of late 2026.
+func E2ELayout() Layout {
+	const r = "inferencex-e2e/"
+	return Layout{
+		Name:          "e2e",
+		Root:          r,
+		Checklist:     r + "docs/PR_REVIEW_CHECKLIST.md",
+		ChecklistZH:   r + "docs/PR_REVIEW_CHECKLIST_zh.md",
+		Models:        r + "docs/MODELS.md",
+		ConfigsDir:    r + "configs",
+		Changelog:     r + "perf-changelog.yaml",
+		GoldenDir:     r + "infx/golden_al_distribution",
+		WaiverDir:     r + "docs/waiver",
+		Thresholds:    r + "infx/evals/thresholds.yaml",
+		BenchmarksDir: r + "benchmarks",
+		RunnersDir:    r + "runners",
+		CodeOwners:    ".github/CODEOWNERS",
+	}
+}
+
+// LayoutFact is the layout this verification reads the repository with:
+// the one the settings force, or the one detected on the default branch,
+// with the settings' path overrides applied.
+var LayoutFact = checks.NewFact("repository layout", nil, func(ctx context.Context, pr *checks.PR) (Layout, error) {
+	s := SettingsParam.Get(pr)
+	if s == nil {
+		d := Defaults()
+		s = &d
+	}
+	var l Layout
+	switch s.ForceLayout {
+	case "e2e":
+		l = E2ELayout()
+	case "legacy":
+		l = LegacyLayout()
+	default:
+		var err error
+		if l, err = DetectLayout(ctx, pr.Source, pr.DefaultSHA); err != nil {
+			return Layout{}, err
+		}
+	}
+	return l.Override(s.Paths), nil
+})
+
+// E2EMarker is the file whose presence on the default branch selects the
+// e2e layout, exactly as the upstream workflow selects its Python project.
+const E2EMarker = "inferencex-e2e/pyproject.toml"
+
+// DetectLayout picks the layout from the default branch at ref.
+func DetectLayout(ctx context.Context, src checks.Source, ref string) (Layout, error) {
+	_, err := src.ReadFile(ctx, ref, E2EMarker)
+	switch {
+	case err == nil:
+		return E2ELayout(), nil
+	case errors.Is(err, checks.ErrNotFound):
+		return LegacyLayout(), nil
+	default:
+		return Layout{}, fmt.Errorf("detecting repository layout: %w", err)
+	}
+}
+
+// WaiverPath is the waiver file for PR n.
+func (l Layout) WaiverPath(n int) string { return path.Join(l.WaiverDir, fmt.Sprintf("%d.md", n)) }
+
+// Override replaces any non-empty path from o.
+func (l Layout) Override(o Layout) Layout {
+	set := func(dst *string, v string) {
+		if v != "" {
+			*dst = v
+		}
+	}
+	set(&l.Checklist, o.Checklist)
+	set(&l.ChecklistZH, o.ChecklistZH)
+	set(&l.Models, o.Models)
+	set(&l.ConfigsDir, o.ConfigsDir)
+	set(&l.Changelog, o.Changelog)
+	set(&l.GoldenDir, o.GoldenDir)
+	set(&l.WaiverDir, o.WaiverDir)
+	set(&l.Thresholds, o.Thresholds)
+	set(&l.BenchmarksDir, o.BenchmarksDir)
+	set(&l.RunnersDir, o.RunnersDir)
+	set(&l.CodeOwners, o.CodeOwners)
+	return l
+}

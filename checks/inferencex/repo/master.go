@@ -1,0 +1,431 @@
+package repo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/format/yamlx"
+)
+
+// Masters loads the master configs (all *-master.yaml directly in the
+// layout's ConfigsDir, so deprecated/ is excluded) of one verification at
+// any ref, each ref once. The base, head and default-branch copies of a
+// master config differ in a few entries, so each distinct entry text is
+// decoded once for all refs.
+type Masters struct {
+	reader   *Reader
+	layout   Layout
+	settings *Settings
+	chunks   *chunkCache
+
+	mu   sync.Mutex
+	refs map[string]*readEntry[masterSet]
+}
+
+type masterSet struct {
+	m  map[string]*ConfigEntry
+	ps []InputProblem
+}
+
+// MastersFact is the verification's master-config loader.
+var MastersFact = checks.NewFact("master configs", []checks.Requirement{ReaderFact, LayoutFact},
+	func(ctx context.Context, pr *checks.PR) (*Masters, error) {
+		r, err := ReaderFact.Of(ctx, pr)
+		if err != nil {
+			return nil, err
+		}
+		l, err := LayoutFact.Of(ctx, pr)
+		if err != nil {
+			return nil, err
+		}
+		return &Masters{reader: r, layout: l, settings: SettingsParam.Get(pr),
+			chunks: &chunkCache{m: map[string]chunkResult{}}, refs: map[string]*readEntry[masterSet]{}}, nil
+	})
+
+// At returns every entry of the master configs at ref, classified from the
+// entry itself. Files that cannot be read or parsed are InputProblems; the
+// other files' entries are still returned. The error is set only when the
+// configs directory cannot be listed at all.
+func (ms *Masters) At(ctx context.Context, ref string) (map[string]*ConfigEntry, []InputProblem, error) {
+	ms.mu.Lock()
+	e, ok := ms.refs[ref]
+	if !ok {
+		e = &readEntry[masterSet]{}
+		ms.refs[ref] = e
+	}
+	ms.mu.Unlock()
+	e.once.Do(func() {
+		var set masterSet
+		set.m, set.ps, e.err = ms.load(ctx, ref)
+		e.val = set
+	})
+	return e.val.m, e.val.ps, e.err
+}
+
+func (ms *Masters) load(ctx context.Context, ref string) (map[string]*ConfigEntry, []InputProblem, error) {
+	dir := ms.layout.ConfigsDir
+	es, err := ms.reader.List(ctx, ref, dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("loading master configs: %w", err)
+	}
+	var files []string
+	for _, e := range es {
+		if e.Type != "dir" && strings.HasSuffix(e.Name, "-master.yaml") {
+			files = append(files, path.Join(dir, e.Name))
+		}
+	}
+	sort.Strings(files)
+	parsed := make([][]*ConfigEntry, len(files))
+	probs := make([][]InputProblem, len(files))
+	ms.reader.ReadEach(ctx, ref, files, func(i int, b []byte, err error) {
+		if err != nil {
+			probs[i] = []InputProblem{{Path: files[i], Err: err.Error()}}
+			return
+		}
+		parsed[i], probs[i] = parseMaster(files[i], b, ms.chunks)
+	})
+	m := map[string]*ConfigEntry{}
+	var ps []InputProblem
+	for i, f := range files {
+		ps = append(ps, probs[i]...)
+		for _, e := range parsed[i] {
+			if prev, dup := m[e.Key]; dup {
+				ps = append(ps, InputProblem{Path: f, Err: fmt.Sprintf("duplicate master key %s (also in %s:%d)", e.Key, prev.File, prev.Line)})
+				continue
+			}
+			classify(e, ms.settings)
+			m[e.Key] = e
+		}
+	}
+	return m, ps, nil
+}
+
+// ParseMasterConfig parses one master-config file into entries (not yet
+// classified). Problems are malformed YAML and duplicate keys.
+func ParseMasterConfig(file string, data []byte) ([]*ConfigEntry, []InputProblem) {
+	return parseMaster(file, data, nil)
+}
+
+func parseMaster(file string, data []byte, cache *chunkCache) ([]*ConfigEntry, []InputProblem) {
+	chunks, err := yamlx.SplitTopLevel(data)
+	if err != nil {
+		return parseMasterWhole(file, data)
+	}
+	var out []*ConfigEntry
+	var ps []InputProblem
+	seen := map[string]int{}
+	for _, c := range chunks {
+		if l, dup := seen[c.Key]; dup {
+			ps = append(ps, InputProblem{Path: file, Err: fmt.Sprintf("line %d: duplicate key %q (first at line %d)", c.Line, c.Key, l)})
+			continue
+		}
+		seen[c.Key] = c.Line
+		proto, err := cache.entry(c.Key, c.Text)
+		if err != nil {
+			ps = append(ps, InputProblem{Path: file, Err: fmt.Sprintf("entry %s at line %d: %v", c.Key, c.Line, yamlx.ShiftLines(err, c.Line-1))})
+			continue
+		}
+		e := new(ConfigEntry)
+		*e = *proto
+		e.File, e.Line = file, c.Line
+		out = append(out, e)
+	}
+	return out, ps
+}
+
+// entryFromRaw builds the typed view of one master entry. The scenario and
+// search-space views are derived from Raw and never mutate it.
+func entryFromRaw(key string, v any) (*ConfigEntry, error) {
+	raw, ok := v.(map[string]any)
+	if !ok {
+		return nil, errors.New("entry is not a mapping")
+	}
+	e := &ConfigEntry{
+		Key:         key,
+		Raw:         raw,
+		Image:       cfgStr(raw["image"]),
+		Model:       cfgStr(raw["model"]),
+		ModelPrefix: cfgStr(raw["model-prefix"]),
+		Runner:      cfgStr(raw["runner"]),
+		Precision:   cfgStr(raw["precision"]),
+		Framework:   cfgStr(raw["framework"]),
+		MultiNode:   cfgTruthy(raw["multinode"]),
+		Disagg:      cfgTruthy(raw["disagg"]),
+	}
+	sc, _ := raw["scenarios"].(map[string]any)
+	types := make([]string, 0, len(sc))
+	for t := range sc {
+		types = append(types, t)
+	}
+	sort.Strings(types)
+	for _, t := range types {
+		items, _ := sc[t].([]any)
+		for _, it := range items {
+			m, ok := it.(map[string]any)
+			if !ok {
+				continue
+			}
+			s := Scenario{Type: t, ISL: AsInt(m["isl"]), OSL: AsInt(m["osl"]), Fields: m}
+			ss, _ := m["search-space"].([]any)
+			for _, x := range ss {
+				if sm, ok := x.(map[string]any); ok {
+					s.Search = append(s.Search, searchSpace(sm))
+				}
+			}
+			e.Scenarios = append(e.Scenarios, s)
+		}
+	}
+	return e, nil
+}
+
+// maxConcPoints bounds the expansion of a conc-start/conc-end range.
+const maxConcPoints = 64
+
+func searchSpace(m map[string]any) SearchSpace {
+	s := SearchSpace{
+		Fields:       m,
+		TP:           AsInt(m["tp"]),
+		EP:           AsInt(m["ep"]),
+		PP:           AsInt(m["pp"]),
+		SpecDecoding: cfgStr(m["spec-decoding"]),
+		SrtRecipe:    cfgStr(m["srt-recipe"]),
+		KVOffloading: cfgStr(m["kv-offloading"]),
+	}
+	if l, ok := m["conc-list"].([]any); ok {
+		for _, c := range l {
+			s.Conc = append(s.Conc, AsInt(c))
+		}
+	} else if lo, hi := AsInt(m["conc-start"]), AsInt(m["conc-end"]); lo > 0 && hi >= lo {
+		// The sweep generator doubles from start to end, end included.
+		for c := lo; c <= hi && len(s.Conc) < maxConcPoints; c *= 2 {
+			s.Conc = append(s.Conc, c)
+		}
+		if s.Conc[len(s.Conc)-1] != hi && len(s.Conc) < maxConcPoints {
+			s.Conc = append(s.Conc, hi)
+		}
+	}
+	for _, role := range []string{"prefill", "decode"} {
+		rm, _ := m[role].(map[string]any)
+		as, _ := rm["additional-settings"].([]any)
+		for _, a := range as {
+			if v, ok := strings.CutPrefix(strings.TrimSpace(cfgStr(a)), "CONFIG_FILE="); ok {
+				s.ConfigFiles = append(s.ConfigFiles, strings.Trim(v, `"'`))
+			}
+		}
+	}
+	return s
+}
+
+// classify fills the classifications the entry itself decides (RULES.md,
+// "The change-set model").
+// Recipe-based spec-decode detection is added by the change-set builder for
+// affected configs, whose recipes it reads.
+func classify(e *ConfigEntry, s *Settings) {
+	e.SKU = NormalizeSKU(e.Runner)
+	k := strings.ToLower(e.Key)
+	for _, sc := range e.Scenarios {
+		if sc.Type == "agentic-coding" {
+			e.Agentic = true
+		}
+		for _, ss := range sc.Search {
+			if d := strings.ToLower(ss.SpecDecoding); d != "" && d != "none" {
+				e.SpecDecode = true
+			}
+			if p := strings.ToLower(ss.SrtRecipe); strings.Contains(p, "agentic") || strings.Contains(p, "agentx") {
+				e.Agentic = true
+			}
+		}
+	}
+	if strings.Contains(k, "agentic") || strings.Contains(k, "agentx") {
+		e.Agentic = true
+	}
+	if strings.HasSuffix(k, "-mtp") || strings.Contains(k, "eagle") || strings.Contains(k, "dspark") {
+		e.SpecDecode = true
+	}
+	if s != nil {
+		e.OpenSource = s.IsOpenSource(e.Framework)
+	}
+}
+
+// NormalizeSKU turns a runner into its SKU: drop a "cluster:" prefix,
+// lowercase, keep the text before the first "-".
+func NormalizeSKU(runner string) string {
+	r := strings.ToLower(strings.TrimSpace(runner))
+	r = strings.TrimPrefix(r, "cluster:")
+	r, _, _ = strings.Cut(r, "-")
+	return r
+}
+
+// diffKeys compares two master maps: keys only in head, keys in both whose
+// decoded values differ, keys only in base. All sorted.
+func diffKeys(base, head map[string]*ConfigEntry) (added, changed, removed []string) {
+	for k, h := range head {
+		b, ok := base[k]
+		switch {
+		case !ok:
+			added = append(added, k)
+		case b == h:
+			// The entry cache hands out one value per distinct entry
+			// text, so identical entries need no deep comparison.
+		case !reflect.DeepEqual(b.Raw, h.Raw):
+			changed = append(changed, k)
+		}
+	}
+	for k := range base {
+		if _, ok := head[k]; !ok {
+			removed = append(removed, k)
+		}
+	}
+	sort.Strings(added)
+	sort.Strings(changed)
+	sort.Strings(removed)
+	return
+}
+
+func cfgStr(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	default:
+		return fmt.Sprint(x)
+	}
+}
+
+func cfgTruthy(v any) bool {
+	switch x := v.(type) {
+	case bool:
+		return x
+	case string:
+		switch strings.ToLower(x) {
+		case "true", "yes", "1":
+			return true
+		}
+	case int:
+		return x != 0
+	}
+	return false
+}
+
+// AsInt reads a decoded YAML value as an integer (0 when it is none).
+func AsInt(v any) int {
+	switch x := v.(type) {
+	case int:
+		return x
+	case int64:
+		return int(x)
+	case uint64:
+		return int(x)
+	case float64:
+		return int(x)
+	case string:
+		var n int
+		if _, err := fmt.Sscanf(x, "%d", &n); err == nil {
+			return n
+		}
+	}
+	return 0
+}
+
+type chunkResult struct {
+	e   *ConfigEntry // typed view shared by every ref; copied before use
+	err error
+}
+
+// chunkCache shares decoded entry chunks within one verification. A nil
+// cache decodes every time. Lookups by the chunk's bytes do not allocate,
+// so the base, head and default-branch copies of a big master config cost
+// one decode per distinct entry.
+type chunkCache struct {
+	mu sync.Mutex
+	m  map[string]chunkResult
+}
+
+func (c *chunkCache) entry(key string, text []byte) (*ConfigEntry, error) {
+	if c != nil {
+		c.mu.Lock()
+		r, ok := c.m[string(text)]
+		c.mu.Unlock()
+		if ok {
+			return r.e, r.err
+		}
+	}
+	var e *ConfigEntry
+	v, err := yamlx.DecodeEntry(text)
+	if err == nil {
+		e, err = entryFromRaw(key, v)
+	}
+	if c != nil {
+		c.mu.Lock()
+		c.m[string(text)] = chunkResult{e, err}
+		c.mu.Unlock()
+	}
+	return e, err
+}
+
+// parseMasterWhole decodes a master file as one document (anchors and
+// aliases resolved by yaml.v3, bounded by yamlx.DecodeNode).
+func parseMasterWhole(file string, data []byte) ([]*ConfigEntry, []InputProblem) {
+	root, err := yamlx.DecodeNode(data)
+	if err != nil {
+		return nil, []InputProblem{{Path: file, Err: err.Error()}}
+	}
+	if root == nil {
+		return nil, nil
+	}
+	if root.Kind != yaml.MappingNode {
+		return nil, []InputProblem{{Path: file, Err: "root is not a mapping"}}
+	}
+	var out []*ConfigEntry
+	var ps []InputProblem
+	seen := map[string]int{}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		if l, dup := seen[k.Value]; dup {
+			ps = append(ps, InputProblem{Path: file, Err: fmt.Sprintf("line %d: duplicate key %q (first at line %d)", k.Line, k.Value, l)})
+			continue
+		}
+		seen[k.Value] = k.Line
+		var raw any
+		if err := v.Decode(&raw); err != nil {
+			ps = append(ps, InputProblem{Path: file, Err: fmt.Sprintf("entry %s at line %d: %v", k.Value, k.Line, err)})
+			continue
+		}
+		e, err := entryFromRaw(k.Value, raw)
+		if err != nil {
+			ps = append(ps, InputProblem{Path: file, Err: fmt.Sprintf("entry %s at line %d: %v", k.Value, k.Line, err)})
+			continue
+		}
+		e.File, e.Line = file, k.Line
+		out = append(out, e)
+	}
+	return out, ps
+}
+
+// TPs lists the tensor-parallel sizes of one search-space element:
+// its own tp and, for multi-node disagg elements, the tp of its prefill and
+// decode blocks (where multi-node entries carry it).
+func (ss SearchSpace) TPs() []int {
+	var out []int
+	if ss.TP > 0 {
+		out = append(out, ss.TP)
+	}
+	for _, role := range []string{"prefill", "decode"} {
+		if rm, ok := ss.Fields[role].(map[string]any); ok {
+			if tp := AsInt(rm["tp"]); tp > 0 {
+				out = append(out, tp)
+			}
+		}
+	}
+	return out
+}

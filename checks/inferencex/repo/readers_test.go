@@ -1,0 +1,340 @@
+package repo
+
+import (
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/verdict-bot/verdict/checks/checkstest"
+)
+
+func TestParseScript(t *testing.T) {
+	src := `#!/usr/bin/env bash
+# comment --hf-overrides x
+export A=1 B="two words"
+C=3 vllm serve "$MODEL" --tp 8 \
+  --max-model-len=8192 --trust-remote-code # trailing --not-a-flag
+echo 'single # not comment' && run_benchmark_serving --use-chat-template
+cat > /tmp/cfg.yaml <<-EOF
+	publish_events_and_metrics: false
+	# not: runtime
+	EOF
+X="$(dirname "$0")/lib.sh"
+python3 - <<'PY'
+print("hi")
+PY
+`
+	cmds, sets, err := parseScript("s.sh", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range sets {
+		got = append(got, s.Kind+":"+s.Name+"="+s.Value+"@"+cfgItoa(s.Line))
+	}
+	want := []string{
+		"env:A=1@3", "env:B=two words@3",
+		"env:C=3@4", "flag:--tp=8@4", "flag:--max-model-len=8192@5", "flag:--trust-remote-code=@5",
+		"flag:--use-chat-template=@6",
+		"heredoc:publish_events_and_metrics=false@8",
+		`env:X=$(dirname "$0")/lib.sh@11`,
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("settings:\n got %q\nwant %q", got, want)
+	}
+	var lines []int
+	var first []string
+	for _, c := range cmds {
+		lines = append(lines, c.Line)
+		first = append(first, c.Words[0])
+	}
+	if !reflect.DeepEqual(first, []string{"export", "C=3", "echo", "run_benchmark_serving", "cat", "X=$(dirname \"$0\")/lib.sh", "python3"}) ||
+		!reflect.DeepEqual(lines, []int{3, 4, 6, 6, 7, 11, 12}) {
+		t.Fatalf("commands %q at %v", first, lines)
+	}
+	if cmds[6].Heredoc != "print(\"hi\")\n" {
+		t.Fatalf("heredoc = %q", cmds[6].Heredoc)
+	}
+	for _, bad := range []string{"echo 'x\n", "cat <<EOF\nbody\n", "echo \"$(foo\n"} {
+		if _, _, err := parseScript("b.sh", []byte(bad)); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+// TestParseScriptReservedWords: a command after a reserved word on one line
+// (then/do/else/!/{) is still a command whose settings are read.
+func TestParseScriptReservedWords(t *testing.T) {
+	src := "if [[ $P == fp4 ]]; then export A=1; else export A=0; fi\n" +
+		"for x in a b; do source ./lib.sh; done\n" +
+		"! B=2 run_benchmark_serving --use-chat-template\n" +
+		"{ export C=3; }\n"
+	cmds, sets, err := parseScript("s.sh", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range sets {
+		got = append(got, s.Kind+":"+s.Name+"="+s.Value+"@"+cfgItoa(s.Line))
+	}
+	want := []string{"env:A=1@1", "env:A=0@1", "env:B=2@3", "flag:--use-chat-template=@3", "env:C=3@4"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("settings:\n got %q\nwant %q", got, want)
+	}
+	var first []string
+	for _, c := range cmds {
+		first = append(first, c.Words[0])
+	}
+	wantFirst := []string{"[[", "export", "export", "fi", "for", "source", "done", "B=2", "export", "}"}
+	if !reflect.DeepEqual(first, wantFirst) {
+		t.Fatalf("command words %q, want %q", first, wantFirst)
+	}
+}
+
+func cfgItoa(n int) string { return strconv.Itoa(n) }
+
+func TestParseRecipeSample(t *testing.T) {
+	// The sample recipe of the real repository (read, not copied).
+	data, err := checkstest.ReadSample("benchmarks/multi_node/srt-slurm-recipes/sglang/deepseek-v4/agentic/agg-h200-tp8-mtp-kvoffload.yaml")
+	if err != nil {
+		t.Skip("sample not available")
+	}
+	sets, err := ParseSrtRecipe("agg.yaml", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	find := func(role, kind, name string) Setting {
+		for _, s := range sets {
+			if s.Role == role && s.Kind == kind && s.Name == name {
+				return s
+			}
+		}
+		t.Fatalf("no %s %s %s", role, kind, name)
+		return Setting{}
+	}
+	if s := find("agg", "env", "SGLANG_SIMULATE_ACC_LEN"); s.Value != "2.49" || s.Line == 0 {
+		t.Fatalf("%+v", s)
+	}
+	if s := find("agg", "arg", "speculative-num-steps"); s.Value != "3" {
+		t.Fatalf("%+v", s)
+	}
+	find("benchmark", "env", "TP")
+	find("benchmark", "command", "command")
+	find("frontend", "arg", "router-mode")
+}
+
+func TestParseRecipeRolesAndOverrides(t *testing.T) {
+	src := `base:
+  name: x
+  roles:
+    prefill:
+      args: { tp: 4, hf-overrides: '{"num_hidden_layers": 2}' }
+      env: { A: "1" }
+    decode:
+      args:
+        - "--publish-events-and-metrics false"
+  benchmark:
+    type: aiperf
+    command: "aiperf profile --endpoint-type chat"
+override_tp8:
+  roles:
+    decode:
+      args: { tp: 8 }
+zip_override_conc:
+  - benchmark:
+      env: { CONC: "4" }
+`
+	sets, err := ParseSrtRecipe("r.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range sets {
+		got = append(got, s.Role+"/"+s.Kind+"/"+s.Name+"="+s.Value+"@"+cfgItoa(s.Line))
+	}
+	for _, w := range []string{
+		`prefill/arg/hf-overrides={"num_hidden_layers": 2}@5`, "prefill/env/A=1@6",
+		"decode/flag/--publish-events-and-metrics=false@9", "benchmark/flag/--endpoint-type=chat@12",
+		"decode/arg/tp=8@16", "benchmark/env/CONC=4@19",
+	} {
+		found := false
+		for _, g := range got {
+			found = found || g == w
+		}
+		if !found {
+			t.Errorf("missing %s in %q", w, got)
+		}
+	}
+	if _, err := ParseSrtRecipe("r.yaml", []byte("a: [")); err == nil {
+		t.Error("malformed recipe accepted")
+	}
+}
+
+func TestParseModelsSample(t *testing.T) {
+	data, err := checkstest.ReadSample("MODELS.md")
+	if err != nil {
+		t.Skip("sample not available")
+	}
+	doc := ParseModels(string(data))
+	if len(doc.Problems) != 0 {
+		t.Fatalf("problems: %+v", doc.Problems)
+	}
+	if len(doc.Notices) != 2 || doc.Notices[0].LastDay != time.Date(2026, 8, 3, 0, 0, 0, 0, time.UTC) {
+		t.Fatalf("notices %+v", doc.Notices)
+	}
+	// Only the first table of the Aug 3 notice is enacted; Aug 6 is a sentence.
+	if n := doc.Notices[0].Rules; len(n) != 3 || n[2].Precision != "bf16" {
+		t.Fatalf("aug 3 rules %+v", n)
+	}
+	if n := doc.Notices[1].Rules; len(n) != 1 || n[0].Prefixes[0] != "kimik2.5" || n[0].Scenarios[0] != "Single-turn 8k1k" {
+		t.Fatalf("aug 6 rules %+v", n)
+	}
+	var retired []string
+	for _, r := range doc.Matrix {
+		if r.Retired {
+			retired = append(retired, r.Prefixes...)
+		}
+	}
+	if !reflect.DeepEqual(retired, []string{"glm5", "glm5.1", "minimaxm2.5", "kimik2.5", "gptoss", "llama70b"}) {
+		t.Fatalf("retired %q", retired)
+	}
+	var dep []string
+	for _, s := range doc.Scenarios {
+		if s.Deprecated {
+			dep = append(dep, s.Name+"@"+s.Since.Format("2006-01-02"))
+		}
+	}
+	if !reflect.DeepEqual(dep, []string{"Single-turn 1k1k@2026-07-17", "Single-turn 1k8k@2026-03-27"}) {
+		t.Fatalf("deprecated scenarios %q", dep)
+	}
+}
+
+func TestParseChangelogAndGlobs(t *testing.T) {
+	data, err := checkstest.ReadSample("perf-changelog.tail.yaml")
+	if err == nil {
+		es, ps, err := ParseChangelog(data)
+		if err != nil || len(es) < 5 {
+			t.Fatalf("sample: %d entries, %v, %v", len(es), ps, err)
+		}
+	}
+	es, ps, err := ParseChangelog([]byte("- config-keys: [a*]\n  description: [x]\n  pr-link: y\n  bogus: 1\n  append-only: true\n"))
+	if err != nil || len(es) != 1 || !es[0].AppendOnly || len(ps) != 1 || !strings.Contains(ps[0], "bogus: unknown key") {
+		t.Fatalf("%+v %v %v", es, ps, err)
+	}
+	if _, _, err := ParseChangelog([]byte("a: b\n")); err == nil {
+		t.Fatal("non-list accepted")
+	}
+	keys := []string{"dsr1-fp4-b200-sglang", "dsr1-fp8-h200-trt", "dsv4-fp4-b300-vllm", "qwen3.5-fp8-b200-sglang"}
+	for _, tc := range []struct {
+		pats []string
+		want []string
+	}{
+		{[]string{"dsr1*"}, []string{"dsr1-fp4-b200-sglang", "dsr1-fp8-h200-trt"}},
+		{[]string{"*-b[23]00-*"}, []string{"dsr1-fp4-b200-sglang", "dsv4-fp4-b300-vllm", "qwen3.5-fp8-b200-sglang"}},
+		{[]string{"dsr1-fp?-[!h]*"}, []string{"dsr1-fp4-b200-sglang"}},
+		{[]string{"qwen3.5-fp8-b200-sglang"}, []string{"qwen3.5-fp8-b200-sglang"}},
+		{[]string{"qwen3?5*"}, []string{"qwen3.5-fp8-b200-sglang"}},
+		{[]string{"[unclosed"}, nil},
+	} {
+		if got := MatchGlobs(tc.pats, keys); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%q: got %q want %q", tc.pats, got, tc.want)
+		}
+	}
+}
+
+func TestParseWaiverSample(t *testing.T) {
+	data, err := checkstest.ReadSample("docs/waiver/2508.md")
+	if err != nil {
+		t.Skip("sample not available")
+	}
+	w := ParseWaiver("docs/waiver/2508.md", string(data))
+	if m := w.Missing(); len(m) != 0 {
+		t.Fatalf("missing %q", m)
+	}
+	if !w.Mentions("benchmarks/single_node/agentic/apply_k3_container_patches.sh", "") ||
+		!w.Mentions("inferencex-e2e/benchmarks/single_node/agentic/kimik3_fp4_mi355x_mtp.sh", "inferencex-e2e/") {
+		t.Fatal("mentions")
+	}
+}
+
+func TestParseMasterConfigSample(t *testing.T) {
+	data, err := checkstest.ReadSample("configs/amd-master.yaml")
+	if err != nil {
+		t.Skip("sample not available")
+	}
+	es, ps := ParseMasterConfig("configs/amd-master.yaml", data)
+	if len(ps) != 0 || len(es) < 20 {
+		t.Fatalf("%d entries, problems %+v", len(es), ps)
+	}
+	for _, e := range es {
+		if e.Key == "qwen3.5-fp8-mi355x-sglang-disagg" {
+			if !e.MultiNode || !e.Disagg || len(e.Scenarios) != 1 || e.Scenarios[0].ISL != 8192 || len(e.Scenarios[0].Search[0].Conc) != 5 {
+				t.Fatalf("%+v", e)
+			}
+		}
+	}
+}
+
+func FuzzScriptReader(f *testing.F) {
+	for _, s := range []string{
+		"export A=1\nvllm serve --tp 8 \\\n --x=y\n",
+		"cat <<'EOF' | python3\nimport x\nEOF\n",
+		"echo \"$(a \"b\" 'c')\" # c\n",
+		"f() { run_benchmark_serving --use-chat-template; }\n",
+		"echo ${A:-$(b)} `c` <<<here\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cmds, sets, _ := parseScript("f.sh", data)
+		lines := strings.Count(string(data), "\n") + 1
+		for _, c := range cmds {
+			if c.Line < 1 || c.Line > lines || len(c.Words) == 0 {
+				t.Fatalf("bad command %+v (lines %d)", c, lines)
+			}
+		}
+		for _, s := range sets {
+			if s.Line < 1 || s.Line > lines+1 {
+				t.Fatalf("bad setting line %+v (lines %d)", s, lines)
+			}
+		}
+	})
+}
+
+func FuzzRecipeReader(f *testing.F) {
+	for _, s := range []string{
+		"backend:\n  decode_environment: {A: 1}\n  sglang_config:\n    decode: {tp-size: 8}\n",
+		"base:\n  roles:\n    agg:\n      args: [\"--x 1\"]\noverride_a: {benchmark: {env: {B: 2}}}\n",
+		"a: &x {b: *x}\n",
+		"benchmark:\n  command: |\n    run --a b\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sets, err := ParseSrtRecipe("r.yaml", data)
+		if err != nil && sets != nil {
+			t.Fatal("settings returned with an error")
+		}
+	})
+}
+
+func FuzzParseModels(f *testing.F) {
+	f.Add("## Deprecation Notice\n### Monday, August 3, 2026\n| Model | Deprecated | Remains |\n|---|---|---|\n| X (`x`) | Single-turn 8k1k | Agentic coding |\n")
+	f.Add("## Model support matrix\n| Model | Prefix | Date added | Active scenarios | Deprecated scenarios |\n|---|---|---|---|---|\n| A | `a` | 2025 | None (retired 2026-01-01) | Single-turn 1k1k (x, y), all bf16 recipes |\n")
+	f.Add("## Scenarios\n| Scenario | ISL/OSL | Status |\n|---|---|---|\n| Single-turn 1k1k | 1024 / 1024 | Deprecated since 2026-07-17 except (a) |\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		doc := ParseModels(text)
+		for _, n := range doc.Notices {
+			if n.LastDay.IsZero() {
+				t.Fatal("notice without a date")
+			}
+		}
+		for _, r := range doc.Matrix {
+			if len(r.Prefixes) == 0 {
+				t.Fatal("matrix row without prefix")
+			}
+		}
+	})
+}

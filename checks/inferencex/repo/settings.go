@@ -1,0 +1,129 @@
+// Package repo is the model of an InferenceX benchmark repository as the
+// preset's checks see it: the repository's settings for Verdict, its two
+// layouts, the master configs, the perf changelog, the change-set model of a
+// pull request (what it changes and which files define how each affected
+// config runs), the srt-slurm recipes and launch scripts those files are
+// read as, MODELS.md, waivers and the checklist labels. The shared models
+// are Facts of the checks contract, computed once per verification.
+package repo
+
+import (
+	"slices"
+
+	"github.com/verdict-bot/verdict/checks"
+)
+
+// SettingsParam hands the repository's settings to the checks. The
+// application sets it on every PR it verifies; an unset value reads as nil
+// and the checks that need settings fall back to Defaults.
+var SettingsParam = checks.NewParam[*Settings]("InferenceX settings")
+
+// Settings are the check parameters a repository can change in
+// .github/verdict.yml (read from the default branch). Defaults() is the
+// InferenceX preset. The app's own settings (status context, bot identities,
+// warnAs) live in app/config and embed these.
+type Settings struct {
+	// SignOffPhrase is the case-sensitive substring that makes a comment a
+	// sign-off candidate.
+	SignOffPhrase string `yaml:"signoff_phrase" json:"signoff_phrase"`
+	// CoreTeam is the core team owner (for example @SemiAnalysisAI/core),
+	// compared case-insensitively.
+	CoreTeam string `yaml:"core_team" json:"core_team"`
+	// Layout overrides individual paths of the auto-detected layout.
+	Paths Layout `yaml:"paths" json:"paths"`
+	// ForceLayout pins "legacy" or "e2e" instead of auto-detection.
+	ForceLayout string `yaml:"layout" json:"layout"`
+
+	// Check 1 group prefixes (matched against check-run names by prefix).
+	BenchmarkGroups  []string `yaml:"benchmark_groups" json:"benchmark_groups"`
+	EvalGroups       []string `yaml:"eval_groups" json:"eval_groups"`
+	Aggregators      []string `yaml:"aggregators" json:"aggregators"`
+	RequireEvalGroup bool     `yaml:"require_eval_group" json:"require_eval_group"`
+	SweepWorkflow    string   `yaml:"sweep_workflow" json:"sweep_workflow"`
+
+	// Check 2.
+	DefaultEvalThreshold float64 `yaml:"default_eval_threshold" json:"default_eval_threshold"`
+
+	// Check 4 and the reuse commands.
+	ReuseAssociations       []string `yaml:"reuse_associations" json:"reuse_associations"`
+	ReuseIncompatibleLabels []string `yaml:"reuse_incompatible_labels" json:"reuse_incompatible_labels"`
+	ReusableArtifacts       []string `yaml:"reusable_artifacts" json:"reusable_artifacts"`
+	ReusableArtifactPrefix  []string `yaml:"reusable_artifact_prefixes" json:"reusable_artifact_prefixes"`
+
+	// Check 6.
+	EstablishedSKUs      []string            `yaml:"established_skus" json:"established_skus"`
+	ImageOrgs            map[string][]string `yaml:"image_orgs" json:"image_orgs"`
+	OpenSourceFrameworks []string            `yaml:"open_source_frameworks" json:"open_source_frameworks"`
+
+	// Check 10: harness patch files reviewed as not touching the serving stack.
+	HarnessPatchAllowlist []string `yaml:"harness_patch_allowlist" json:"harness_patch_allowlist"`
+
+	// Check 3: "all" (every vLLM/SGLang deployment) or "single-node" (only
+	// single-node recipes need an upstream link, the older rule).
+	UpstreamRecipeScope string `yaml:"upstream_recipe_scope" json:"upstream_recipe_scope"`
+
+	// Check 14.
+	ParetoMinimum     int      `yaml:"pareto_minimum" json:"pareto_minimum"`
+	EscalationHandles []string `yaml:"escalation_handles" json:"escalation_handles"`
+
+	// Checks turns individual rows off or adjusts NEEDS_REVIEW rendering.
+	Checks map[int]CheckSettings `yaml:"checks" json:"checks"`
+
+	// Caps that keep bad input bounded.
+	MaxFileBytes int64 `yaml:"max_file_bytes" json:"max_file_bytes"`
+}
+
+// CheckSettings tunes one check.
+type CheckSettings struct {
+	// Disabled removes the row (it renders N/A "disabled by configuration").
+	Disabled bool `yaml:"disabled" json:"disabled"`
+}
+
+// Defaults returns the InferenceX preset.
+func Defaults() Settings {
+	return Settings{
+		SignOffPhrase: "As a PR reviewer and CODEOWNER",
+		CoreTeam:      "@SemiAnalysisAI/core",
+		BenchmarkGroups: []string{
+			"single-node ", "multi-node ", "agentic /", "multi-node agentic /", "canary /",
+		},
+		EvalGroups:              []string{"eval /", "agentic eval /", "multi-node eval /", "multi-node agentic eval /"},
+		Aggregators:             []string{"collect-results", "collect-evals", "check-changelog", "reuse-sweep-gate", "setup"},
+		RequireEvalGroup:        true,
+		SweepWorkflow:           ".github/workflows/run-sweep.yml",
+		DefaultEvalThreshold:    0.85,
+		ReuseAssociations:       []string{"OWNER", "MEMBER", "COLLABORATOR"},
+		ReuseIncompatibleLabels: []string{"evals-only", "agentx-fast"},
+		ReusableArtifacts:       []string{"results_bmk", "eval_results_all"},
+		ReusableArtifactPrefix:  []string{"bmk_agentic_"},
+		EstablishedSKUs:         []string{"h100", "h200", "b200", "b300", "gb200", "gb300", "mi300x", "mi325x", "mi355x"},
+		ImageOrgs: map[string][]string{
+			"vllm":   {"vllm/"},
+			"sglang": {"lmsysorg/"},
+		},
+		OpenSourceFrameworks:  []string{"vllm", "dynamo-vllm", "sglang", "sglang-disagg", "dynamo-sglang", "vllm-disagg", "mori-sglang", "llmd-vllm", "llm-d"},
+		UpstreamRecipeScope:   "all",
+		ParetoMinimum:         5,
+		EscalationHandles:     []string{"@maintainer-a", "@maintainer-b"},
+		MaxFileBytes:          8 << 20,
+		HarnessPatchAllowlist: nil,
+	}
+}
+
+// Enabled reports whether check n is on.
+func (s *Settings) Enabled(n int) bool {
+	if s == nil || s.Checks == nil {
+		return true
+	}
+	return !s.Checks[n].Disabled
+}
+
+// IsOpenSource reports whether a framework is an open-source engine.
+func (s *Settings) IsOpenSource(framework string) bool {
+	return slices.Contains(s.OpenSourceFrameworks, framework)
+}
+
+// IsEstablishedSKU reports whether a normalized SKU is established hardware.
+func (s *Settings) IsEstablishedSKU(sku string) bool {
+	return slices.Contains(s.EstablishedSKUs, sku)
+}

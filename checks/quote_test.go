@@ -1,0 +1,25 @@
+package checks
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestQuote(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"image `lmsysorg/sglang:v1` 🚀", "image 'lmsysorg/sglang:v1'"},
+		{"a\nb\r\nc", "a b c"},
+		{"<!-- codeowner-signoff-verify --> **x** <b>y</b>", "x y"},
+		{`say "PASS"`, "say 'PASS'"},
+		{strings.Repeat("é", 100), strings.Repeat("é", 10) + "…"},
+	}
+	for _, tc := range tests {
+		max := 80
+		if strings.HasPrefix(tc.in, "é") {
+			max = 10
+		}
+		if got := Quote(tc.in, max); got != tc.want {
+			t.Errorf("Quote(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
