@@ -52,7 +52,7 @@ func newSource(t testing.TB, s *githubtest.Server, o Options) *Source {
 	if o.TempDir == "" {
 		o.TempDir = t.TempDir()
 	}
-	return New(client(t, s, "inst-token"), ixOwner, ixRepo, 3412, o)
+	return New(client(t, s, "ghs_inst-token"), ixOwner, ixRepo, 3412, o)
 }
 
 func TestSourceReadsSample(t *testing.T) {
@@ -387,7 +387,7 @@ func TestUpstreamFallback(t *testing.T) {
 	s, _ := sample(t)
 	ctx := context.Background()
 	// The installation cannot see upstream repositories.
-	s.AddFault(githubtest.Fault{Path: `^/repos/sgl-project/`, Auth: "inst-token", Status: 404})
+	s.AddFault(githubtest.Fault{Path: `^/repos/sgl-project/`, Auth: "ghs_inst-token", Status: 404})
 	src := newSource(t, s, Options{})
 	if _, err := src.UpstreamPR(ctx, "sgl-project", "sglang", 21873); !errors.Is(err, checks.ErrNotFound) {
 		t.Errorf("without fallback: %v", err)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -53,8 +54,17 @@ func (s *Server) listCheckRuns(w http.ResponseWriter, r *http.Request, p params)
 		return
 	}
 	q := r.URL.Query()
+	runs := rs.checkRuns[sha]
+	switch q.Get("filter") {
+	case "", "latest":
+		runs = latestCheckRuns(runs)
+	case "all":
+	default:
+		writeError(w, http.StatusUnprocessableEntity, "Validation Failed: filter must be latest or all")
+		return
+	}
 	all := []*github.CheckRun{}
-	for _, cr := range rs.checkRuns[sha] {
+	for _, cr := range runs {
 		if n := q.Get("check_name"); n != "" && cr.GetName() != n {
 			continue
 		}
@@ -65,6 +75,36 @@ func (s *Server) listCheckRuns(w http.ResponseWriter, r *http.Request, p params)
 	}
 	page := paginate(w, r, all)
 	writeJSON(w, http.StatusOK, &github.ListCheckRunsResults{Total: github.Int(len(all)), CheckRuns: page})
+}
+
+// jobRunRE finds the workflow run of an Actions job's details URL.
+var jobRunRE = regexp.MustCompile(`/actions/runs/([0-9]+)/job/`)
+
+// latestCheckRuns is GitHub's default filter=latest: of the runs of one
+// check in one check suite (for Actions, one workflow run, whose re-run
+// attempts replace their jobs' runs) only the newest is listed. Newer runs
+// have larger IDs.
+func latestCheckRuns(runs []*github.CheckRun) []*github.CheckRun {
+	key := func(cr *github.CheckRun) string {
+		suite := ""
+		if m := jobRunRE.FindStringSubmatch(cr.GetDetailsURL()); m != nil {
+			suite = m[1]
+		}
+		return cr.GetApp().GetSlug() + "\x00" + suite + "\x00" + cr.GetName()
+	}
+	newest := map[string]int64{}
+	for _, cr := range runs {
+		if k := key(cr); cr.GetID() > newest[k] {
+			newest[k] = cr.GetID()
+		}
+	}
+	var out []*github.CheckRun
+	for _, cr := range runs {
+		if newest[key(cr)] == cr.GetID() {
+			out = append(out, cr)
+		}
+	}
+	return out
 }
 
 type checkRunBody struct {
@@ -111,6 +151,9 @@ func (s *Server) applyCheckRun(cr *github.CheckRun, in checkRunBody) {
 }
 
 func (s *Server) createCheckRun(w http.ResponseWriter, r *http.Request, p params) {
+	if !requireApp(w, r) {
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rs := s.repo(w, p)
@@ -164,6 +207,9 @@ func (s *Server) getCheckRun(w http.ResponseWriter, r *http.Request, p params) {
 }
 
 func (s *Server) updateCheckRun(w http.ResponseWriter, r *http.Request, p params) {
+	if !requireApp(w, r) {
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rs := s.repo(w, p)
@@ -220,7 +266,7 @@ func (s *Server) createStatus(w http.ResponseWriter, r *http.Request, p params) 
 	}
 	now := s.tick()
 	st := &github.RepoStatus{ID: github.Int64(s.newID("status")), State: github.String(in.State), TargetURL: in.TargetURL,
-		Description: in.Description, Context: github.String(ctx), CreatedAt: ts(now), UpdatedAt: ts(now), Creator: ghUser(s.actor(), "Bot")}
+		Description: in.Description, Context: github.String(ctx), CreatedAt: ts(now), UpdatedAt: ts(now), Creator: ghUser(actor(r))}
 	rs.statuses[p["sha"]] = append(rs.statuses[p["sha"]], st)
 	writeJSON(w, http.StatusCreated, st)
 }

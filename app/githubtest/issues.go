@@ -22,8 +22,18 @@ func init() {
 	handle("DELETE", "/repos/{owner}/{repo}/issues/comments/{id}/reactions/{rid}", (*Server).deleteReaction)
 }
 
-// actor is the login a write is attributed to: the App's bot.
-func (s *Server) actor() string { return s.fx.App.BotLogin }
+// association is how GitHub relates a comment's author to the repository.
+func association(rs *repoState, login string) string {
+	for l, perm := range rs.r.Collaborators {
+		if strings.EqualFold(l, login) {
+			if perm.Permission == "admin" {
+				return "MEMBER"
+			}
+			return "COLLABORATOR"
+		}
+	}
+	return "NONE"
+}
 
 func (s *Server) commentJSON(cs *commentState) *github.IssueComment {
 	rs, c := cs.repo, cs.c
@@ -94,8 +104,9 @@ func (s *Server) createComment(w http.ResponseWriter, r *http.Request, p params)
 		return
 	}
 	now := s.tick()
-	cs := &commentState{repo: rs, issue: pr.Number, c: Comment{ID: s.newID("comment"), User: s.actor(), UserType: "Bot",
-		Association: "NONE", Body: *in.Body, CreatedAt: now, UpdatedAt: now}}
+	login, typ := actor(r)
+	cs := &commentState{repo: rs, issue: pr.Number, c: Comment{ID: s.newID("comment"), User: login, UserType: typ,
+		Association: association(rs, login), Body: *in.Body, CreatedAt: now, UpdatedAt: now}}
 	s.comments[cs.c.ID] = cs
 	rs.issueCs[pr.Number] = append(rs.issueCs[pr.Number], cs)
 	writeJSON(w, http.StatusCreated, s.commentJSON(cs))
@@ -179,14 +190,15 @@ func (s *Server) createReaction(w http.ResponseWriter, r *http.Request, p params
 		return
 	}
 	// GitHub answers 200 with the existing reaction when it already exists.
+	login, _ := actor(r)
 	for _, rc := range cs.reactions {
-		if strings.EqualFold(rc.User, s.actor()) && rc.Content == in.Content {
+		if strings.EqualFold(rc.User, login) && rc.Content == in.Content {
 			writeJSON(w, http.StatusOK, s.reactionJSON(rc))
 			return
 		}
 	}
 	s.tick()
-	rc := Reaction{ID: s.newID("reaction"), User: s.actor(), Content: in.Content}
+	rc := Reaction{ID: s.newID("reaction"), User: login, Content: in.Content}
 	cs.reactions = append(cs.reactions, rc)
 	writeJSON(w, http.StatusCreated, s.reactionJSON(rc))
 }

@@ -8,8 +8,13 @@ import (
 	"github.com/google/go-github/v62/github"
 )
 
-// prCommitCap is GitHub's limit on /pulls/{n}/commits.
-const prCommitCap = 250
+// GitHub lists at most 250 commits (/pulls/{n}/commits) and 3,000 files
+// (/pulls/{n}/files) of a pull request; changed_files and commits still
+// count them all.
+const (
+	prCommitCap = 250
+	prFileCap   = 3000
+)
 
 func init() {
 	handle("GET", "/repos/{owner}/{repo}/pulls/{number}", (*Server).getPull)
@@ -125,7 +130,7 @@ func (s *Server) listPullFiles(w http.ResponseWriter, r *http.Request, p params)
 		}
 		out = append(out, cf)
 	}
-	writeJSON(w, http.StatusOK, paginate(w, r, out))
+	writeJSON(w, http.StatusOK, paginate(w, r, out[:min(len(out), prFileCap)]))
 }
 
 func (s *Server) listPullCommits(w http.ResponseWriter, r *http.Request, p params) {

@@ -8,18 +8,22 @@ import (
 	"net/http"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/google/go-github/v62/github"
 )
 
-// GitHub's contents API inlines base64 content up to 1 MB; up to 100 MB it
-// returns the metadata with encoding "none" (raw media type still works);
-// beyond that it refuses.
+// GitHub's contents API inlines base64 content up to 1 MB. From 1 MB to
+// 100 MB it answers the default media type with 403 too_large and serves
+// the file only with the raw media type (or, as metadata with encoding
+// "none" and no content, the object media type); beyond 100 MB it refuses.
+// A directory lists at most 1,000 entries.
 const (
 	contentsInlineMax = 1 << 20
 	contentsRawMax    = 100 << 20
+	contentsDirMax    = 1000
 )
 
 func init() {
@@ -199,15 +203,21 @@ func (s *Server) getContents(w http.ResponseWriter, r *http.Request, p params) {
 		return fmt.Sprintf("%s/repos/%s/contents/%s?ref=%s", s.URL, rs.r.FullName, p, c.SHA)
 	}
 	if data, ok := files[fp]; ok {
-		if len(data) > contentsRawMax {
-			writeJSON(w, http.StatusForbidden, map[string]any{"message": "This API returns blobs up to 100 MB in size. The requested blob is too large to fetch via the API, but you can use the Git Data API to request blobs up to 100 MB in size.",
-				"errors": []map[string]string{{"resource": "Blob", "field": "data", "code": "too_large"}}})
+		accept := r.Header.Get("Accept")
+		raw := strings.Contains(accept, "application/vnd.github.raw") || strings.Contains(accept, "application/vnd.github.v3.raw")
+		object := strings.Contains(accept, "application/vnd.github.object")
+		switch {
+		case len(data) > contentsRawMax:
+			writeTooLarge(w, "This API returns blobs up to 100 MB in size. The requested blob is too large to fetch via the API.")
 			return
-		}
-		if strings.Contains(r.Header.Get("Accept"), "application/vnd.github.raw") {
-			w.Header().Set("Content-Type", "application/vnd.github.raw")
+		case raw:
+			w.Header().Set("Content-Type", "application/vnd.github.raw; charset=utf-8")
+			w.Header().Set("Content-Length", strconv.Itoa(len(data)))
 			w.WriteHeader(http.StatusOK)
 			w.Write(data)
+			return
+		case len(data) > contentsInlineMax && !object:
+			writeTooLarge(w, "This API returns blobs up to 1 MB in size. The requested blob is too large to fetch via the API, but you can use the Git Data API to request blobs up to 100 MB in size.")
 			return
 		}
 		rc := &github.RepositoryContent{Type: github.String("file"), Name: github.String(path.Base(fp)), Path: github.String(fp),
@@ -254,7 +264,13 @@ func (s *Server) getContents(w http.ResponseWriter, r *http.Request, p params) {
 		out = append(out, entries[k])
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].GetName() < out[j].GetName() })
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, out[:min(len(out), contentsDirMax)])
+}
+
+func writeTooLarge(w http.ResponseWriter, msg string) {
+	writeJSON(w, http.StatusForbidden, map[string]any{"message": msg,
+		"errors":            []map[string]string{{"resource": "Blob", "field": "data", "code": "too_large"}},
+		"documentation_url": "https://docs.github.com/rest/repos/contents#get-repository-content"})
 }
 
 func (s *Server) getPermission(w http.ResponseWriter, r *http.Request, p params) {

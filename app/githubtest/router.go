@@ -123,6 +123,16 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.rateHeaders(w)
+	id, ok := s.authenticate(r)
+	if !ok {
+		writeError(w, http.StatusUnauthorized, "Bad credentials")
+		return
+	}
+	r = withIdentity(r, id)
+	if id.login == "" && !id.app && r.Method != http.MethodGet && r.Method != http.MethodHead && rt != nil && !strings.HasPrefix(p, "/app/") {
+		writeError(w, http.StatusUnauthorized, "Requires authentication")
+		return
+	}
 	if rt == nil {
 		if allowed {
 			writeError(w, http.StatusMethodNotAllowed, "Method Not Allowed")
