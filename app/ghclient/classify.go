@@ -24,7 +24,7 @@ func classify(err error, now time.Time) error {
 	}
 	var rle *github.RateLimitError
 	if errors.As(err, &rle) {
-		return &jobs.RateLimitError{RetryAfter: max(rle.Rate.Reset.Time.Sub(now), time.Second), Err: err}
+		return &jobs.RateLimitError{RetryAfter: max(rle.Rate.Reset.Time.Sub(now)+time.Second, time.Second), Err: err}
 	}
 	var abuse *github.AbuseRateLimitError
 	if errors.As(err, &abuse) {
