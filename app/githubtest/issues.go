@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-
-	"github.com/google/go-github/v62/github"
 )
 
 var reactionContents = map[string]bool{"+1": true, "-1": true, "laugh": true, "confused": true,
@@ -35,23 +33,15 @@ func association(rs *repoState, login string) string {
 	return "NONE"
 }
 
-func (s *Server) commentJSON(cs *commentState) *github.IssueComment {
+func (s *Server) commentJSON(cs *commentState) map[string]any {
 	rs, c := cs.repo, cs.c
-	counts := &github.Reactions{TotalCount: github.Int(len(cs.reactions))}
-	for _, r := range cs.reactions {
-		switch r.Content {
-		case "+1":
-			counts.PlusOne = github.Int(counts.GetPlusOne() + 1)
-		case "-1":
-			counts.MinusOne = github.Int(counts.GetMinusOne() + 1)
-		}
-	}
-	return &github.IssueComment{ID: github.Int64(c.ID), Body: github.String(c.Body), User: ghUser(c.User, c.UserType),
-		AuthorAssociation: github.String(c.Association), CreatedAt: ts(c.CreatedAt), UpdatedAt: ts(c.UpdatedAt),
-		HTMLURL:   github.String(fmt.Sprintf("https://github.com/%s/pull/%d#issuecomment-%d", rs.r.FullName, cs.issue, c.ID)),
-		URL:       github.String(fmt.Sprintf("%s/repos/%s/issues/comments/%d", s.URL, rs.r.FullName, c.ID)),
-		IssueURL:  github.String(fmt.Sprintf("%s/repos/%s/issues/%d", s.URL, rs.r.FullName, cs.issue)),
-		Reactions: counts}
+	api := fmt.Sprintf("%s/repos/%s/issues/comments/%d", s.URL, rs.r.FullName, c.ID)
+	return map[string]any{"id": c.ID, "node_id": nodeID("IC", c.ID), "body": c.Body, "user": s.userJSON(c.User, c.UserType),
+		"author_association": c.Association, "created_at": iso(c.CreatedAt), "updated_at": iso(c.UpdatedAt),
+		"html_url":  fmt.Sprintf("https://github.com/%s/pull/%d#issuecomment-%d", rs.r.FullName, cs.issue, c.ID),
+		"url":       api,
+		"issue_url": fmt.Sprintf("%s/repos/%s/issues/%d", s.URL, rs.r.FullName, cs.issue),
+		"reactions": s.reactionsJSON(cs)}
 }
 
 // comment finds a live comment of the repository in p.
@@ -75,7 +65,7 @@ func (s *Server) listComments(w http.ResponseWriter, r *http.Request, p params) 
 	if pr == nil {
 		return
 	}
-	out := []*github.IssueComment{}
+	out := []map[string]any{}
 	for _, cs := range rs.issueCs[pr.Number] {
 		if !cs.deleted {
 			out = append(out, s.commentJSON(cs))
@@ -151,8 +141,9 @@ func (s *Server) deleteComment(w http.ResponseWriter, r *http.Request, p params)
 	w.WriteHeader(http.StatusNoContent)
 }
 
-func (s *Server) reactionJSON(rc Reaction) *github.Reaction {
-	return &github.Reaction{ID: github.Int64(rc.ID), User: ghUser(rc.User, ""), Content: github.String(rc.Content)}
+func (s *Server) reactionJSON(rc Reaction) map[string]any {
+	return map[string]any{"id": rc.ID, "node_id": nodeID("RE", rc.ID), "user": s.userJSON(rc.User, ""), "content": rc.Content,
+		"created_at": iso(s.clock)}
 }
 
 func (s *Server) listReactions(w http.ResponseWriter, r *http.Request, p params) {
@@ -163,7 +154,7 @@ func (s *Server) listReactions(w http.ResponseWriter, r *http.Request, p params)
 		return
 	}
 	want := r.URL.Query().Get("content")
-	out := []*github.Reaction{}
+	out := []map[string]any{}
 	for _, rc := range cs.reactions {
 		if want == "" || rc.Content == want {
 			out = append(out, s.reactionJSON(rc))

@@ -89,6 +89,24 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if rt != nil {
 		name = rt.name
 	}
+	if obs := currentObserver(); obs != nil {
+		tee := &teeWriter{ResponseWriter: w}
+		ex := Exchange{Params: ps, Method: r.Method, Path: p, Query: r.URL.RawQuery, RequestHeader: r.Header.Clone()}
+		if rt != nil {
+			ex.Route = rt.name
+		}
+		if r.Body != nil && r.Method != http.MethodGet && r.Method != http.MethodHead {
+			body, _ := io.ReadAll(io.LimitReader(r.Body, 8<<20))
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			ex.RequestBody = body
+		}
+		defer func() {
+			ex.Status, ex.Header, ex.Body, ex.BodyTruncated = tee.status, tee.Header().Clone(), tee.body.Bytes(), tee.truncated
+			obs(ex)
+		}()
+		w = tee
+		defer func() { ex.Fault = tee.fault }()
+	}
 	s.mu.Lock()
 	s.calls[name]++
 	s.pathCalls[r.Method+" "+p]++
@@ -110,6 +128,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if fault != nil {
+		if tee, ok := w.(*teeWriter); ok {
+			tee.fault = true
+		}
 		for k, v := range fault.Header {
 			w.Header().Set(k, v)
 		}
@@ -317,4 +338,14 @@ func withQuery(p, q string) string {
 		return p
 	}
 	return p + "?" + q
+}
+
+// Routes lists the fake's endpoints by their names ("GET /repos/{owner}/{repo}"),
+// which Exchange.Route and Calls use too.
+func Routes() []string {
+	out := make([]string, len(routes))
+	for i, r := range routes {
+		out[i] = r.name
+	}
+	return out
 }

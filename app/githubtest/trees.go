@@ -73,6 +73,24 @@ func addGitTrees(files map[string][]byte, into map[string]*gitTree) string {
 	return sha
 }
 
+// subtreeSHA is the git tree SHA of directory dir of the named fixture tree.
+func (s *Server) subtreeSHA(tree, dir string) string {
+	t := s.gitTrees[s.rootTrees[tree]]
+	for _, seg := range strings.Split(dir, "/") {
+		var next *gitTree
+		for _, e := range t.entries {
+			if e.name == seg && e.typ == "tree" {
+				next = s.gitTrees[e.sha]
+			}
+		}
+		if next == nil {
+			return ""
+		}
+		t = next
+	}
+	return t.sha
+}
+
 // getGitTree serves GET /git/trees/{sha}: sha is a tree SHA or a commit
 // (SHA, fixture name or branch), which stands for its root tree.
 func (s *Server) getGitTree(w http.ResponseWriter, r *http.Request, p params) {

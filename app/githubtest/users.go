@@ -36,7 +36,7 @@ func (s *Server) privateUserJSON(login string) map[string]any {
 		"name": login, "company": nil, "blog": "", "location": nil, "email": nil, "hireable": nil, "bio": nil,
 		"public_repos": 0, "public_gists": 0, "followers": 0, "following": 0, "created_at": created, "updated_at": created,
 		"private_gists": 0, "total_private_repos": 0, "owned_private_repos": 0, "disk_usage": 0, "collaborators": 0,
-		"two_factor_authentication": true,
+		"two_factor_authentication": true, "user_view_type": "private",
 	} {
 		u[k] = v
 	}
