@@ -69,7 +69,7 @@ func (s *Server) repoJSON(full, defaultBranch string, private bool) map[string]a
 		"homepage": nil, "language": nil, "default_branch": defaultBranch, "forks": 0, "forks_count": 0,
 		"stargazers_count": 0, "watchers": 0, "watchers_count": 0, "size": 0, "open_issues": 0, "open_issues_count": 0,
 		"has_issues": true, "has_projects": false, "has_wiki": false, "has_pages": false, "has_downloads": true,
-		"has_discussions": false, "archived": false, "disabled": false, "license": nil, "visibility": visibility(private),
+		"has_discussions": false, "archived": false, "disabled": false, "license": nil, "visibility": visibility(private), "topics": []string{},
 		"pushed_at": iso(s.fx.Now.Add(-time.Hour)), "created_at": s.since(), "updated_at": iso(s.fx.Now.Add(-time.Hour)),
 	} {
 		out[k] = v
