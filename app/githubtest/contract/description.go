@@ -267,11 +267,6 @@ func describe(err error) []string {
 		}
 		return out
 	}
-	var se *openapi3.SchemaError
-	if errors.As(err, &se) {
-		where := "/" + strings.Join(se.JSONPointer(), "/")
-		return []string{fmt.Sprintf("%s: %s", where, se.Reason)}
-	}
 	var re *openapi3filter.ResponseError
 	if errors.As(err, &re) && re.Err != nil {
 		if sub := describe(re.Err); len(sub) > 0 && sub[0] != re.Err.Error() {
@@ -290,6 +285,11 @@ func describe(err error) []string {
 			sub[i] = prefix + ": " + sub[i]
 		}
 		return sub
+	}
+	var se *openapi3.SchemaError
+	if errors.As(err, &se) {
+		where := "/" + strings.Join(se.JSONPointer(), "/")
+		return []string{fmt.Sprintf("%s: %s", where, se.Reason)}
 	}
 	return []string{firstLine(err.Error())}
 }
