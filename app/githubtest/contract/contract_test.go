@@ -101,13 +101,16 @@ func TestCheckReportsViolations(t *testing.T) {
 		mod  func(*githubtest.Exchange)
 		want string
 	}{
-		"missing field": {func(e *githubtest.Exchange) { e.Body = []byte(`{"errors":[{"line":3,"kind":"k","message":"m","path":"p"}]}`) },
+		"missing field": {func(e *githubtest.Exchange) {
+			e.Body = []byte(`{"errors":[{"line":3,"kind":"k","message":"m","path":"p"}]}`)
+		},
 			`/errors/0/column: property "column" is missing`},
-		"wrong type": {func(e *githubtest.Exchange) { e.Body = []byte(`{"errors":"none"}`) }, "/errors"},
+		"wrong type":                {func(e *githubtest.Exchange) { e.Body = []byte(`{"errors":"none"}`) }, "/errors"},
 		"undeclared success status": {func(e *githubtest.Exchange) { e.Status = 201 }, "status is not supported"},
 		"error without a message":   {func(e *githubtest.Exchange) { e.Status, e.Body = 418, []byte(`{}`) }, "message"},
-		"bad query parameter": {func(e *githubtest.Exchange) { e.Route, e.Path, e.Query, e.Params = "GET /repos/{owner}/{repo}/commits/{ref}/check-runs",
-			"/repos/o/r/commits/main/check-runs", "filter=newest", map[string]string{"owner": "o", "repo": "r", "ref": "main"}
+		"bad query parameter": {func(e *githubtest.Exchange) {
+			e.Route, e.Path, e.Query, e.Params = "GET /repos/{owner}/{repo}/commits/{ref}/check-runs",
+				"/repos/o/r/commits/main/check-runs", "filter=newest", map[string]string{"owner": "o", "repo": "r", "ref": "main"}
 		}, "parameter filter"},
 	}
 	for name, tt := range tests {
