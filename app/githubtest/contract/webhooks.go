@@ -3,6 +3,7 @@ package contract
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -11,12 +12,30 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 )
 
+// handledEvents are the deliveries Verdict subscribes to, as the webhooks
+// description names them.
+var handledEvents = []string{"issue-comment", "pull-request", "pull-request-review", "pull-request-review-comment"}
+
 // Webhooks is GitHub's webhooks description (OpenAPI 3.1).
 type Webhooks struct{ doc *openapi3.T }
 
 // LoadWebhooks reads the webhooks description.
 func LoadWebhooks(dir string) (*Webhooks, error) {
-	doc, err := openapi3.NewLoader().LoadFromFile(filepath.Join(dir, webhooksFile))
+	raw, err := os.ReadFile(filepath.Join(dir, webhooksFile))
+	if err == nil {
+		raw, err = prune(raw, "webhooks", func(name string) bool {
+			for _, event := range handledEvents {
+				if strings.HasPrefix(name, event+"-") {
+					return true
+				}
+			}
+			return false
+		})
+	}
+	var doc *openapi3.T
+	if err == nil {
+		doc, err = openapi3.NewLoader().LoadFromData(raw)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("loading %s: %w", webhooksFile, err)
 	}
