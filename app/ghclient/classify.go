@@ -16,21 +16,34 @@ import (
 // long as GitHub asks, server errors and network failures are retried with
 // backoff, anything else (a 403 for a missing permission, a 422) is final.
 // It returns err itself, wrapped, so errors.Is/As still see the cause.
-func Classify(err error) error {
+func Classify(err error) error { return classify(err, time.Now()) }
+
+func classify(err error, now time.Time) error {
 	if err == nil || jobs.IsTransient(err) {
 		return err
 	}
 	var rle *github.RateLimitError
 	if errors.As(err, &rle) {
-		return &jobs.RateLimitError{RetryAfter: time.Until(rle.Rate.Reset.Time), Err: err}
+		return &jobs.RateLimitError{RetryAfter: max(rle.Rate.Reset.Time.Sub(now)+time.Second, time.Second), Err: err}
 	}
 	var abuse *github.AbuseRateLimitError
 	if errors.As(err, &abuse) {
-		return &jobs.RateLimitError{RetryAfter: abuse.GetRetryAfter(), Err: err}
+		wait := SecondaryLimitWait
+		if abuse.RetryAfter != nil && abuse.Response != nil && abuse.Response.Header.Get("Retry-After") != "" {
+			wait = *abuse.RetryAfter
+		}
+		return &jobs.RateLimitError{RetryAfter: max(wait, time.Second), Err: err}
 	}
 	var er *github.ErrorResponse
-	if errors.As(err, &er) {
-		if er.Response != nil && (er.Response.StatusCode >= 500 || er.Response.StatusCode == http.StatusTooManyRequests) {
+	if errors.As(err, &er) && er.Response != nil {
+		// go-github only recognises 403 rate limits; GitHub also answers 429
+		// for both kinds, and a 403 secondary limit may lack the
+		// documentation URL go-github looks for.
+		status := er.Response.StatusCode
+		if wait, _, ok := rateLimit(status, er.Response.Header, now, func() bool { return mentionsSecondaryLimit(er.Message) }); ok {
+			return &jobs.RateLimitError{RetryAfter: max(wait, time.Second), Err: err}
+		}
+		if status >= 500 {
 			return jobs.Transient(err)
 		}
 		return err

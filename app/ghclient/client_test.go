@@ -62,7 +62,7 @@ func tokenClient(t *testing.T, srv *githubtest.Server, base string, sl *sleeps, 
 	if mod != nil {
 		mod(&ro)
 	}
-	c, err := NewToken(base, "tok-123", Options{Retry: ro})
+	c, err := NewToken(base, "ghs_tok-123", Options{Retry: ro})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +202,7 @@ func TestBaseURLForms(t *testing.T) {
 		}
 	}
 	// The token is sent.
-	srv.AddFault(githubtest.Fault{Path: `/repos/acme/bench$`, Auth: "Bearer tok-123", Status: 418, Times: 1})
+	srv.AddFault(githubtest.Fault{Path: `/repos/acme/bench$`, Auth: "Bearer ghs_tok-123", Status: 418, Times: 1})
 	c := tokenClient(t, srv, srv.URL, &sleeps{}, nil)
 	if _, resp, _ := c.Repositories.Get(context.Background(), "acme", "bench"); resp.StatusCode != 418 {
 		t.Errorf("token not sent: %d", resp.StatusCode)

@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -246,28 +245,16 @@ func (t *Transport) decide(method string, attempt int, resp *http.Response, err 
 		}
 		return t.backoff(attempt), reason
 	}
-	h := resp.Header
-	if resp.StatusCode == http.StatusForbidden || resp.StatusCode == http.StatusTooManyRequests {
-		if ra := h.Get("Retry-After"); ra != "" {
-			if secs, perr := strconv.Atoi(strings.TrimSpace(ra)); perr == nil && secs >= 0 {
-				return time.Duration(secs) * time.Second, "secondary_limit"
+	if wait, kind, ok := rateLimit(resp.StatusCode, resp.Header, o.Now(), func() bool { return isSecondaryLimit(resp) }); ok {
+		if kind == "secondary" {
+			// A secondary limit without Retry-After asks for at least a
+			// minute; backoff only ever lengthens that.
+			if resp.Header.Get("Retry-After") == "" {
+				wait = max(wait, t.backoff(attempt))
 			}
+			return wait, "secondary_limit"
 		}
-		if h.Get("X-RateLimit-Remaining") == "0" {
-			if reset, perr := strconv.ParseInt(h.Get("X-RateLimit-Reset"), 10, 64); perr == nil {
-				wait := time.Unix(reset, 0).Sub(o.Now()) + time.Second
-				return max(wait, time.Second), "rate_limit"
-			}
-			return t.backoff(attempt), "rate_limit"
-		}
-		if resp.StatusCode == http.StatusTooManyRequests {
-			return t.backoff(attempt), "secondary_limit"
-		}
-		if isSecondaryLimit(resp) {
-			// GitHub asks for at least a minute when it gives no Retry-After.
-			return max(time.Minute, t.backoff(attempt)), "secondary_limit"
-		}
-		return 0, ""
+		return wait, "rate_limit"
 	}
 	if resp.StatusCode >= 500 && resp.StatusCode != http.StatusNotImplemented && idempotent(method) {
 		return t.backoff(attempt), "server_error"
@@ -283,7 +270,7 @@ func isSecondaryLimit(resp *http.Response) bool {
 		io.Reader
 		io.Closer
 	}{io.MultiReader(bytes.NewReader(buf), resp.Body), resp.Body}
-	return bytes.Contains(bytes.ToLower(buf), []byte("secondary rate limit"))
+	return mentionsSecondaryLimit(string(buf))
 }
 
 func (t *Transport) backoff(attempt int) time.Duration {

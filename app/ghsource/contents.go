@@ -61,7 +61,12 @@ func (s *Source) readFile(ctx context.Context, ref, path, what string) (fileResu
 			return fileResult{notFound: true}, nil
 		}
 		if tooLarge(err) {
-			return fileResult{}, fmt.Errorf("%s: GitHub refuses blobs this large: %w", what, checks.ErrTooLarge)
+			// 1-100 MB: GitHub serves these only with the raw media type.
+			data, err := s.readRaw(ctx, ref, path, what)
+			if err != nil {
+				return fileResult{}, err
+			}
+			return fileResult{data: data}, nil
 		}
 		return fileResult{}, apiErr(what, resp, err)
 	}
@@ -81,8 +86,8 @@ func (s *Source) readFile(ctx context.Context, ref, path, what string) (fileResu
 		}
 		return fileResult{data: []byte(data)}, nil
 	}
-	// Over 1 MB the contents API leaves content empty (encoding "none");
-	// the raw media type serves up to 100 MB.
+	// A server that answers large files with encoding "none" and no content
+	// (GitHub's object media type does) still serves them raw.
 	data, err := s.readRaw(ctx, ref, path, what)
 	if err != nil {
 		return fileResult{}, err
@@ -130,6 +135,9 @@ func (s *Source) readRaw(ctx context.Context, ref, path, what string) ([]byte, e
 	if errors.Is(err, errCap) {
 		return nil, fmt.Errorf("%s: over the %d-byte limit: %w", what, s.o.MaxFileBytes, checks.ErrTooLarge)
 	}
+	if tooLarge(err) {
+		return nil, fmt.Errorf("%s: GitHub serves no blob over 100 MB through the API: %w", what, checks.ErrTooLarge)
+	}
 	if err != nil {
 		return nil, apiErr(what+" (raw)", resp, err)
 	}
@@ -168,10 +176,18 @@ func (s *Source) ListDir(ctx context.Context, ref, dir string) ([]checks.DirEntr
 			return nil, fmt.Errorf("%s: is a file: %w", what, checks.ErrNotFound)
 		}
 		out := make([]checks.DirEntry, 0, len(list))
-		var size int64
 		for _, e := range list {
 			out = append(out, checks.DirEntry{Name: e.GetName(), Path: e.GetPath(), Type: e.GetType()})
-			size += int64(len(e.GetName())+len(e.GetPath())) + 48
+		}
+		if len(list) >= contentsDirCap {
+			// The contents API stops at 1,000 entries; the trees API does not.
+			if out, err = s.listTree(ctx, ref, dir, what); err != nil {
+				return nil, err
+			}
+		}
+		var size int64
+		for _, e := range out {
+			size += int64(len(e.Name)+len(e.Path)) + 48
 		}
 		if immutable(ref) {
 			s.o.Cache.put(key, out, size)
@@ -182,6 +198,53 @@ func (s *Source) ListDir(ctx context.Context, ref, dir string) ([]checks.DirEntr
 		return nil, err
 	}
 	return append([]checks.DirEntry(nil), entries...), nil
+}
+
+// contentsDirCap is how many entries of a directory the contents API lists.
+const contentsDirCap = 1000
+
+// listTree lists dir at ref through the git trees API, one non-recursive
+// tree per path segment from the commit's root tree down, so no listing
+// cap applies.
+func (s *Source) listTree(ctx context.Context, ref, dir, what string) ([]checks.DirEntry, error) {
+	tree, resp, err := s.gh.Git.GetTree(ctx, s.owner, s.repo, ref, false)
+	if err != nil {
+		return nil, apiErr(what+" (git tree)", resp, err)
+	}
+	for _, seg := range strings.Split(dir, "/") {
+		if seg == "" {
+			break
+		}
+		var sha string
+		for _, e := range tree.Entries {
+			if e.GetPath() == seg && e.GetType() == "tree" {
+				sha = e.GetSHA()
+			}
+		}
+		if sha == "" {
+			return nil, fmt.Errorf("%s: no directory %s in the git tree: %w", what, seg, checks.ErrNotFound)
+		}
+		if tree, resp, err = s.gh.Git.GetTree(ctx, s.owner, s.repo, sha, false); err != nil {
+			return nil, apiErr(what+" (git tree)", resp, err)
+		}
+	}
+	if tree.GetTruncated() {
+		return nil, fmt.Errorf("%s: GitHub truncated the git tree: %w", what, checks.ErrTooLarge)
+	}
+	out := make([]checks.DirEntry, 0, len(tree.Entries))
+	for _, e := range tree.Entries {
+		typ := "file"
+		switch {
+		case e.GetType() == "tree":
+			typ = "dir"
+		case e.GetType() == "commit":
+			typ = "submodule"
+		case e.GetMode() == "120000":
+			typ = "symlink"
+		}
+		out = append(out, checks.DirEntry{Name: e.GetPath(), Path: strings.TrimPrefix(dir+"/"+e.GetPath(), "/"), Type: typ})
+	}
+	return out, nil
 }
 
 // CodeownersErrors returns GitHub's CODEOWNERS diagnostics at ref.

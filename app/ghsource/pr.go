@@ -3,6 +3,7 @@ package ghsource
 import (
 	"context"
 	"fmt"
+	"strconv"
 
 	"github.com/google/go-github/v62/github"
 
@@ -28,7 +29,13 @@ func (s *Source) pull(ctx context.Context) (*github.PullRequest, error) {
 	})
 }
 
-// Files lists the PR's changed files with patches.
+// PRFileCap is GitHub's limit on the PR files list: it lists the first
+// 3,000 changed files and no more.
+const PRFileCap = 3000
+
+// Files lists the PR's changed files with patches. A PR with more files
+// than GitHub lists is ErrTooLarge: no list short of the whole one can
+// answer what the callers ask (who owns every changed file, what changed).
 func (s *Source) Files(ctx context.Context) ([]checks.ChangedFile, error) {
 	return do(s, "files", func() ([]checks.ChangedFile, error) {
 		files, resp, err := paginate(ctx, 0, func(opt github.ListOptions) ([]*github.CommitFile, *github.Response, error) {
@@ -37,8 +44,36 @@ func (s *Source) Files(ctx context.Context) ([]checks.ChangedFile, error) {
 		if err != nil {
 			return nil, apiErr(s.what("listing changed files"), resp, err)
 		}
+		if len(files) >= PRFileCap {
+			pr, err := s.pull(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if n := pr.GetChangedFiles(); n > len(files) {
+				return nil, fmt.Errorf("%s%w", s.what(""), &FileCapError{Listed: len(files), Changed: n})
+			}
+		}
 		return convertFiles(files), nil
 	})
+}
+
+// FileCapError is a PR with more changed files than GitHub lists.
+type FileCapError struct{ Listed, Changed int }
+
+func (e *FileCapError) Error() string {
+	return fmt.Sprintf("GitHub lists at most %s files of a PR; this PR has %s", thousands(PRFileCap), thousands(e.Changed))
+}
+
+// Unwrap makes the cap a kind of ErrTooLarge for the checks.
+func (e *FileCapError) Unwrap() error { return checks.ErrTooLarge }
+
+// thousands writes n with comma separators (3000 -> 3,000).
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 func convertFiles(files []*github.CommitFile) []checks.ChangedFile {

@@ -53,7 +53,7 @@ func newSource(t testing.TB, s *githubtest.Server, o Options) *Source {
 	if o.TempDir == "" {
 		o.TempDir = t.TempDir()
 	}
-	return New(client(t, s, "inst-token"), ixOwner, ixRepo, 3412, o)
+	return New(client(t, s, "ghs_inst-token"), ixOwner, ixRepo, 3412, o)
 }
 
 func TestSourceReadsSample(t *testing.T) {
@@ -363,7 +363,7 @@ func TestExpiredArtifacts(t *testing.T) {
 
 func TestReadFileLimits(t *testing.T) {
 	fx := githubtest.NewFixture("verdict")
-	big := strings.Repeat("0123456789abcdef", 1<<17) // 2 MiB: served with encoding "none"
+	big := strings.Repeat("0123456789abcdef", 1<<17) // 2 MiB: 403 too_large unless asked for raw
 	fx.Tree("t").Put("big.txt", big).Put("small.txt", "ok\n")
 	r := fx.Repo(ixFull)
 	sha := r.Commit("c", "t")
@@ -372,8 +372,11 @@ func TestReadFileLimits(t *testing.T) {
 	ctx := context.Background()
 	src := newSource(t, s, Options{MaxFileBytes: 4 << 20})
 	data, err := src.ReadFile(ctx, sha, "big.txt")
-	if err != nil || len(data) != len(big) {
-		t.Errorf("big file via raw: %d, %v", len(data), err)
+	if err != nil || string(data) != big {
+		t.Errorf("big file via raw: %d bytes, %v", len(data), err)
+	}
+	if n := s.URICallCounts()["GET /repos/"+ixFull+"/contents/big.txt?ref="+sha]; n != 2 {
+		t.Errorf("%d requests for big.txt, want 2 (the default media type, then raw)", n)
 	}
 	small := newSource(t, s, Options{MaxFileBytes: 1 << 20})
 	if _, err := small.ReadFile(ctx, sha, "big.txt"); !errors.Is(err, checks.ErrTooLarge) {
@@ -388,7 +391,7 @@ func TestUpstreamFallback(t *testing.T) {
 	s, _ := sample(t)
 	ctx := context.Background()
 	// The installation cannot see upstream repositories.
-	s.AddFault(githubtest.Fault{Path: `^/repos/sgl-project/`, Auth: "inst-token", Status: 404})
+	s.AddFault(githubtest.Fault{Path: `^/repos/sgl-project/`, Auth: "ghs_inst-token", Status: 404})
 	src := newSource(t, s, Options{})
 	if _, err := src.UpstreamPR(ctx, "sgl-project", "sglang", 21873); !errors.Is(err, checks.ErrNotFound) {
 		t.Errorf("without fallback: %v", err)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -53,8 +54,17 @@ func (s *Server) listCheckRuns(w http.ResponseWriter, r *http.Request, p params)
 		return
 	}
 	q := r.URL.Query()
+	runs := rs.checkRuns[sha]
+	switch q.Get("filter") {
+	case "", "latest":
+		runs = latestCheckRuns(runs)
+	case "all":
+	default:
+		writeError(w, http.StatusUnprocessableEntity, "Validation Failed: filter must be latest or all")
+		return
+	}
 	all := []*github.CheckRun{}
-	for _, cr := range rs.checkRuns[sha] {
+	for _, cr := range runs {
 		if n := q.Get("check_name"); n != "" && cr.GetName() != n {
 			continue
 		}
@@ -63,8 +73,41 @@ func (s *Server) listCheckRuns(w http.ResponseWriter, r *http.Request, p params)
 		}
 		all = append(all, cr)
 	}
-	page := paginate(w, r, all)
-	writeJSON(w, http.StatusOK, &github.ListCheckRunsResults{Total: github.Int(len(all)), CheckRuns: page})
+	out := []map[string]any{}
+	for _, cr := range paginate(w, r, all) {
+		out = append(out, s.checkRunOut(rs, cr))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"total_count": len(all), "check_runs": out})
+}
+
+// jobRunRE finds the workflow run of an Actions job's details URL.
+var jobRunRE = regexp.MustCompile(`/actions/runs/([0-9]+)/job/`)
+
+// latestCheckRuns is GitHub's default filter=latest: of the runs of one
+// check in one check suite (for Actions, one workflow run, whose re-run
+// attempts replace their jobs' runs) only the newest is listed. Newer runs
+// have larger IDs.
+func latestCheckRuns(runs []*github.CheckRun) []*github.CheckRun {
+	key := func(cr *github.CheckRun) string {
+		suite := ""
+		if m := jobRunRE.FindStringSubmatch(cr.GetDetailsURL()); m != nil {
+			suite = m[1]
+		}
+		return cr.GetApp().GetSlug() + "\x00" + suite + "\x00" + cr.GetName()
+	}
+	newest := map[string]int64{}
+	for _, cr := range runs {
+		if k := key(cr); cr.GetID() > newest[k] {
+			newest[k] = cr.GetID()
+		}
+	}
+	var out []*github.CheckRun
+	for _, cr := range runs {
+		if newest[key(cr)] == cr.GetID() {
+			out = append(out, cr)
+		}
+	}
+	return out
 }
 
 type checkRunBody struct {
@@ -111,6 +154,9 @@ func (s *Server) applyCheckRun(cr *github.CheckRun, in checkRunBody) {
 }
 
 func (s *Server) createCheckRun(w http.ResponseWriter, r *http.Request, p params) {
+	if !requireApp(w, r) {
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rs := s.repo(w, p)
@@ -135,7 +181,7 @@ func (s *Server) createCheckRun(w http.ResponseWriter, r *http.Request, p params
 		App: &github.App{Slug: github.String(s.fx.App.Slug)}, HTMLURL: github.String(fmt.Sprintf("https://github.com/%s/runs/%d", rs.r.FullName, id))}
 	s.applyCheckRun(cr, in)
 	rs.checkRuns[*in.HeadSHA] = append(rs.checkRuns[*in.HeadSHA], cr)
-	writeJSON(w, http.StatusCreated, cr)
+	writeJSON(w, http.StatusCreated, s.checkRunOut(rs, cr))
 }
 
 func (s *Server) findCheckRun(rs *repoState, id int64) *github.CheckRun {
@@ -157,13 +203,16 @@ func (s *Server) getCheckRun(w http.ResponseWriter, r *http.Request, p params) {
 		return
 	}
 	if cr := s.findCheckRun(rs, p.int64("id")); cr != nil {
-		writeJSON(w, http.StatusOK, cr)
+		writeJSON(w, http.StatusOK, s.checkRunOut(rs, cr))
 		return
 	}
 	writeError(w, http.StatusNotFound, "Not Found")
 }
 
 func (s *Server) updateCheckRun(w http.ResponseWriter, r *http.Request, p params) {
+	if !requireApp(w, r) {
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rs := s.repo(w, p)
@@ -181,7 +230,7 @@ func (s *Server) updateCheckRun(w http.ResponseWriter, r *http.Request, p params
 	}
 	s.tick()
 	s.applyCheckRun(cr, in)
-	writeJSON(w, http.StatusOK, cr)
+	writeJSON(w, http.StatusOK, s.checkRunOut(rs, cr))
 }
 
 func (s *Server) createStatus(w http.ResponseWriter, r *http.Request, p params) {
@@ -220,9 +269,9 @@ func (s *Server) createStatus(w http.ResponseWriter, r *http.Request, p params) 
 	}
 	now := s.tick()
 	st := &github.RepoStatus{ID: github.Int64(s.newID("status")), State: github.String(in.State), TargetURL: in.TargetURL,
-		Description: in.Description, Context: github.String(ctx), CreatedAt: ts(now), UpdatedAt: ts(now), Creator: ghUser(s.actor(), "Bot")}
+		Description: in.Description, Context: github.String(ctx), CreatedAt: ts(now), UpdatedAt: ts(now), Creator: ghUser(actor(r))}
 	rs.statuses[p["sha"]] = append(rs.statuses[p["sha"]], st)
-	writeJSON(w, http.StatusCreated, st)
+	writeJSON(w, http.StatusCreated, s.statusOut(rs, p["sha"], st))
 }
 
 func (s *Server) listStatuses(w http.ResponseWriter, r *http.Request, p params) {
@@ -232,33 +281,13 @@ func (s *Server) listStatuses(w http.ResponseWriter, r *http.Request, p params) 
 	if rs == nil {
 		return
 	}
-	list := rs.statuses[s.resolveSHA(rs, p["ref"])]
-	out := []*github.RepoStatus{}
+	sha := s.resolveSHA(rs, p["ref"])
+	list := rs.statuses[sha]
+	out := []map[string]any{}
 	for i := len(list) - 1; i >= 0; i-- {
-		out = append(out, list[i])
+		out = append(out, s.statusOut(rs, sha, list[i]))
 	}
 	writeJSON(w, http.StatusOK, paginate(w, r, out))
-}
-
-// workflowRunJSON adds the fields GitHub sends that go-github v62 lacks.
-type workflowRunJSON struct {
-	*github.WorkflowRun
-	Path string `json:"path"`
-}
-
-func (s *Server) runJSON(rs *repoState, run *WorkflowRun) workflowRunJSON {
-	out := &github.WorkflowRun{ID: github.Int64(run.ID), Name: github.String(run.Name),
-		Event: github.String(run.Event), Status: github.String(run.Status), HeadSHA: github.String(s.resolveSHA(rs, run.HeadCommit)),
-		HeadBranch: github.String(run.HeadBranch), RunAttempt: github.Int(run.RunAttempt), CreatedAt: ts(run.CreatedAt),
-		UpdatedAt: ts(run.CreatedAt.Add(time.Hour)), RunStartedAt: ts(run.CreatedAt), WorkflowID: github.Int64(userID(run.Path)),
-		HTMLURL:      github.String(fmt.Sprintf("https://github.com/%s/actions/runs/%d", rs.r.FullName, run.ID)),
-		URL:          github.String(fmt.Sprintf("%s/repos/%s/actions/runs/%d", s.URL, rs.r.FullName, run.ID)),
-		ArtifactsURL: github.String(fmt.Sprintf("%s/repos/%s/actions/runs/%d/artifacts", s.URL, rs.r.FullName, run.ID)),
-	}
-	if run.Conclusion != "" {
-		out.Conclusion = github.String(run.Conclusion)
-	}
-	return workflowRunJSON{out, run.Path}
 }
 
 func (s *Server) getRun(w http.ResponseWriter, r *http.Request, p params) {
@@ -321,25 +350,12 @@ func (s *Server) listWorkflowRuns(w http.ResponseWriter, r *http.Request, p para
 		}
 		return runs[i].ID > runs[j].ID
 	})
-	out := []workflowRunJSON{}
+	out := []map[string]any{}
 	for _, run := range runs {
 		out = append(out, s.runJSON(rs, run))
 	}
 	page := paginate(w, r, out)
 	writeJSON(w, http.StatusOK, map[string]any{"total_count": len(out), "workflow_runs": page})
-}
-
-func (s *Server) artifactJSON(rs *repoState, a *Artifact) *github.Artifact {
-	run := rs.artRun[a.ID]
-	size := a.SizeBytes
-	if size == 0 {
-		size = s.artifactSize(rs, a)
-	}
-	return &github.Artifact{ID: github.Int64(a.ID), Name: github.String(a.Name), SizeInBytes: github.Int64(size),
-		Expired: github.Bool(a.Expired), CreatedAt: ts(run.CreatedAt), ExpiresAt: ts(run.CreatedAt.Add(90 * 24 * time.Hour)),
-		ArchiveDownloadURL: github.String(fmt.Sprintf("%s/repos/%s/actions/artifacts/%d/zip", s.URL, rs.r.FullName, a.ID)),
-		WorkflowRun: &github.ArtifactWorkflowRun{ID: github.Int64(run.ID), HeadSHA: github.String(s.resolveSHA(rs, run.HeadCommit)),
-			HeadBranch: github.String(run.HeadBranch)}}
 }
 
 func (s *Server) listArtifacts(w http.ResponseWriter, r *http.Request, p params) {
@@ -355,14 +371,14 @@ func (s *Server) listArtifacts(w http.ResponseWriter, r *http.Request, p params)
 		return
 	}
 	name := r.URL.Query().Get("name")
-	out := []*github.Artifact{}
+	out := []map[string]any{}
 	for _, a := range run.Artifacts {
 		if name == "" || a.Name == name {
 			out = append(out, s.artifactJSON(rs, a))
 		}
 	}
 	page := paginate(w, r, out)
-	writeJSON(w, http.StatusOK, &github.ArtifactList{TotalCount: github.Int64(int64(len(out))), Artifacts: page})
+	writeJSON(w, http.StatusOK, map[string]any{"total_count": len(out), "artifacts": page})
 }
 
 func (s *Server) getArtifact(w http.ResponseWriter, r *http.Request, p params) {

@@ -28,6 +28,11 @@ type Fixture struct {
 	// Pages are published documentation pages served by PageTransport,
 	// keyed by absolute URL.
 	Pages map[string]*Page `yaml:"pages"`
+	// Tokens are the personal access tokens the server accepts, each
+	// mapped to its user's login. Tokens starting with ghs_ are the App's
+	// installation tokens; any other token is refused (401 Bad
+	// credentials), as GitHub refuses a token it did not issue.
+	Tokens map[string]string `yaml:"tokens"`
 }
 
 // App describes the GitHub App the server pretends the client is.

@@ -39,7 +39,9 @@ func (s *Server) ClearFaults() {
 }
 
 // RateLimitFault returns a fault that answers like GitHub's primary rate
-// limit (403, X-RateLimit-Remaining: 0, reset after resetIn) for times requests.
+// limit (403, X-RateLimit-Remaining: 0, reset after resetIn by the wall
+// clock) for times requests. GitHub may answer a primary limit with 429
+// too: set Status.
 func RateLimitFault(path string, times int, resetIn time.Duration) Fault {
 	return Fault{Path: path, Times: times, Status: http.StatusForbidden,
 		Header: map[string]string{
@@ -50,11 +52,15 @@ func RateLimitFault(path string, times int, resetIn time.Duration) Fault {
 }
 
 // SecondaryLimitFault returns a fault that answers like GitHub's secondary
-// rate limit (status 403 or 429 with Retry-After seconds) for times requests.
+// rate limit (status 403 or 429, with Retry-After seconds, or without the
+// header when retryAfterSeconds is negative) for times requests.
 func SecondaryLimitFault(path string, times, status int, retryAfterSeconds int) Fault {
-	return Fault{Path: path, Times: times, Status: status,
-		Header: map[string]string{"Retry-After": strconv.Itoa(retryAfterSeconds)},
-		Body:   `{"message":"You have exceeded a secondary rate limit. Please wait a few minutes before you try again.","documentation_url":"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"}`}
+	f := Fault{Path: path, Times: times, Status: status, Header: map[string]string{},
+		Body: `{"message":"You have exceeded a secondary rate limit. Please wait a few minutes before you try again.","documentation_url":"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"}`}
+	if retryAfterSeconds >= 0 {
+		f.Header["Retry-After"] = strconv.Itoa(retryAfterSeconds)
+	}
+	return f
 }
 
 // Writes returns the recorded mutation requests in arrival order.

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-
-	"github.com/google/go-github/v62/github"
 )
 
 var reactionContents = map[string]bool{"+1": true, "-1": true, "laugh": true, "confused": true,
@@ -22,26 +20,28 @@ func init() {
 	handle("DELETE", "/repos/{owner}/{repo}/issues/comments/{id}/reactions/{rid}", (*Server).deleteReaction)
 }
 
-// actor is the login a write is attributed to: the App's bot.
-func (s *Server) actor() string { return s.fx.App.BotLogin }
-
-func (s *Server) commentJSON(cs *commentState) *github.IssueComment {
-	rs, c := cs.repo, cs.c
-	counts := &github.Reactions{TotalCount: github.Int(len(cs.reactions))}
-	for _, r := range cs.reactions {
-		switch r.Content {
-		case "+1":
-			counts.PlusOne = github.Int(counts.GetPlusOne() + 1)
-		case "-1":
-			counts.MinusOne = github.Int(counts.GetMinusOne() + 1)
+// association is how GitHub relates a comment's author to the repository.
+func association(rs *repoState, login string) string {
+	for l, perm := range rs.r.Collaborators {
+		if strings.EqualFold(l, login) {
+			if perm.Permission == "admin" {
+				return "MEMBER"
+			}
+			return "COLLABORATOR"
 		}
 	}
-	return &github.IssueComment{ID: github.Int64(c.ID), Body: github.String(c.Body), User: ghUser(c.User, c.UserType),
-		AuthorAssociation: github.String(c.Association), CreatedAt: ts(c.CreatedAt), UpdatedAt: ts(c.UpdatedAt),
-		HTMLURL:   github.String(fmt.Sprintf("https://github.com/%s/pull/%d#issuecomment-%d", rs.r.FullName, cs.issue, c.ID)),
-		URL:       github.String(fmt.Sprintf("%s/repos/%s/issues/comments/%d", s.URL, rs.r.FullName, c.ID)),
-		IssueURL:  github.String(fmt.Sprintf("%s/repos/%s/issues/%d", s.URL, rs.r.FullName, cs.issue)),
-		Reactions: counts}
+	return "NONE"
+}
+
+func (s *Server) commentJSON(cs *commentState) map[string]any {
+	rs, c := cs.repo, cs.c
+	api := fmt.Sprintf("%s/repos/%s/issues/comments/%d", s.URL, rs.r.FullName, c.ID)
+	return map[string]any{"id": c.ID, "node_id": nodeID("IC", c.ID), "body": c.Body, "user": s.userJSON(c.User, c.UserType),
+		"author_association": c.Association, "created_at": iso(c.CreatedAt), "updated_at": iso(c.UpdatedAt),
+		"html_url":  fmt.Sprintf("https://github.com/%s/pull/%d#issuecomment-%d", rs.r.FullName, cs.issue, c.ID),
+		"url":       api,
+		"issue_url": fmt.Sprintf("%s/repos/%s/issues/%d", s.URL, rs.r.FullName, cs.issue),
+		"reactions": s.reactionsJSON(cs)}
 }
 
 // comment finds a live comment of the repository in p.
@@ -65,7 +65,7 @@ func (s *Server) listComments(w http.ResponseWriter, r *http.Request, p params) 
 	if pr == nil {
 		return
 	}
-	out := []*github.IssueComment{}
+	out := []map[string]any{}
 	for _, cs := range rs.issueCs[pr.Number] {
 		if !cs.deleted {
 			out = append(out, s.commentJSON(cs))
@@ -94,8 +94,9 @@ func (s *Server) createComment(w http.ResponseWriter, r *http.Request, p params)
 		return
 	}
 	now := s.tick()
-	cs := &commentState{repo: rs, issue: pr.Number, c: Comment{ID: s.newID("comment"), User: s.actor(), UserType: "Bot",
-		Association: "NONE", Body: *in.Body, CreatedAt: now, UpdatedAt: now}}
+	login, typ := actor(r)
+	cs := &commentState{repo: rs, issue: pr.Number, c: Comment{ID: s.newID("comment"), User: login, UserType: typ,
+		Association: association(rs, login), Body: *in.Body, CreatedAt: now, UpdatedAt: now}}
 	s.comments[cs.c.ID] = cs
 	rs.issueCs[pr.Number] = append(rs.issueCs[pr.Number], cs)
 	writeJSON(w, http.StatusCreated, s.commentJSON(cs))
@@ -140,8 +141,9 @@ func (s *Server) deleteComment(w http.ResponseWriter, r *http.Request, p params)
 	w.WriteHeader(http.StatusNoContent)
 }
 
-func (s *Server) reactionJSON(rc Reaction) *github.Reaction {
-	return &github.Reaction{ID: github.Int64(rc.ID), User: ghUser(rc.User, ""), Content: github.String(rc.Content)}
+func (s *Server) reactionJSON(rc Reaction) map[string]any {
+	return map[string]any{"id": rc.ID, "node_id": nodeID("RE", rc.ID), "user": s.userJSON(rc.User, ""), "content": rc.Content,
+		"created_at": iso(s.clock)}
 }
 
 func (s *Server) listReactions(w http.ResponseWriter, r *http.Request, p params) {
@@ -152,7 +154,7 @@ func (s *Server) listReactions(w http.ResponseWriter, r *http.Request, p params)
 		return
 	}
 	want := r.URL.Query().Get("content")
-	out := []*github.Reaction{}
+	out := []map[string]any{}
 	for _, rc := range cs.reactions {
 		if want == "" || rc.Content == want {
 			out = append(out, s.reactionJSON(rc))
@@ -179,14 +181,15 @@ func (s *Server) createReaction(w http.ResponseWriter, r *http.Request, p params
 		return
 	}
 	// GitHub answers 200 with the existing reaction when it already exists.
+	login, _ := actor(r)
 	for _, rc := range cs.reactions {
-		if strings.EqualFold(rc.User, s.actor()) && rc.Content == in.Content {
+		if strings.EqualFold(rc.User, login) && rc.Content == in.Content {
 			writeJSON(w, http.StatusOK, s.reactionJSON(rc))
 			return
 		}
 	}
 	s.tick()
-	rc := Reaction{ID: s.newID("reaction"), User: s.actor(), Content: in.Content}
+	rc := Reaction{ID: s.newID("reaction"), User: login, Content: in.Content}
 	cs.reactions = append(cs.reactions, rc)
 	writeJSON(w, http.StatusCreated, s.reactionJSON(rc))
 }

@@ -4,12 +4,15 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-
-	"github.com/google/go-github/v62/github"
 )
 
-// prCommitCap is GitHub's limit on /pulls/{n}/commits.
-const prCommitCap = 250
+// GitHub lists at most 250 commits (/pulls/{n}/commits) and 3,000 files
+// (/pulls/{n}/files) of a pull request; changed_files and commits still
+// count them all.
+const (
+	prCommitCap = 250
+	prFileCap   = 3000
+)
 
 func init() {
 	handle("GET", "/repos/{owner}/{repo}/pulls/{number}", (*Server).getPull)
@@ -36,45 +39,6 @@ func (s *Server) pull(w http.ResponseWriter, p params) (*repoState, *Pull) {
 	return rs, pr
 }
 
-func (s *Server) pullJSON(rs *repoState, pr *Pull) *github.PullRequest {
-	add, del := 0, 0
-	for _, f := range pr.Files {
-		add += f.Additions
-		del += f.Deletions
-	}
-	var labels []*github.Label
-	for _, l := range pr.Labels {
-		labels = append(labels, &github.Label{Name: github.String(l)})
-	}
-	repoJSON := func(full string) *github.Repository {
-		owner, name, _ := strings.Cut(full, "/")
-		return &github.Repository{FullName: github.String(full), Name: github.String(name), Owner: ghUser(owner, "Organization"),
-			DefaultBranch: github.String(rs.r.DefaultBranch)}
-	}
-	headRepo := pr.Head.Repo
-	if headRepo == "" {
-		headRepo = rs.r.FullName
-	}
-	out := &github.PullRequest{
-		Number: github.Int(pr.Number), State: github.String(pr.State), Title: github.String(pr.Title), Body: github.String(pr.Body),
-		Draft: github.Bool(pr.Draft), Merged: github.Bool(pr.Merged), MergedAt: ts(pr.MergedAt),
-		User: ghUser(pr.User, pr.UserType), Labels: labels, CreatedAt: ts(pr.CreatedAt), UpdatedAt: ts(pr.UpdatedAt),
-		HTMLURL:      github.String(fmt.Sprintf("https://github.com/%s/pull/%d", rs.r.FullName, pr.Number)),
-		URL:          github.String(fmt.Sprintf("%s/repos/%s/pulls/%d", s.URL, rs.r.FullName, pr.Number)),
-		IssueURL:     github.String(fmt.Sprintf("%s/repos/%s/issues/%d", s.URL, rs.r.FullName, pr.Number)),
-		ChangedFiles: github.Int(len(pr.Files)), Additions: github.Int(add), Deletions: github.Int(del),
-		Commits: github.Int(len(pr.Commits)), Comments: github.Int(len(rs.issueCs[pr.Number])),
-		Head: &github.PullRequestBranch{Ref: github.String(pr.Head.Ref), SHA: github.String(s.resolveSHA(rs, pr.Head.Commit)),
-			Label: github.String(strings.Split(headRepo, "/")[0] + ":" + pr.Head.Ref), Repo: repoJSON(headRepo)},
-		Base: &github.PullRequestBranch{Ref: github.String(pr.Base.Ref), SHA: github.String(s.resolveSHA(rs, pr.Base.Commit)),
-			Label: github.String(strings.Split(rs.r.FullName, "/")[0] + ":" + pr.Base.Ref), Repo: repoJSON(rs.r.FullName)},
-	}
-	if pr.State == "closed" {
-		out.ClosedAt = ts(pr.UpdatedAt)
-	}
-	return out
-}
-
 func (s *Server) getPull(w http.ResponseWriter, r *http.Request, p params) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -99,10 +63,7 @@ func (s *Server) getIssue(w http.ResponseWriter, r *http.Request, p params) {
 	if pr == nil {
 		return
 	}
-	pj := s.pullJSON(rs, pr)
-	writeJSON(w, http.StatusOK, &github.Issue{Number: pj.Number, State: pj.State, Title: pj.Title, Body: pj.Body,
-		User: pj.User, Labels: pj.Labels, CreatedAt: pj.CreatedAt, UpdatedAt: pj.UpdatedAt, HTMLURL: pj.HTMLURL,
-		URL: pj.IssueURL, PullRequestLinks: &github.PullRequestLinks{URL: pj.URL, HTMLURL: pj.HTMLURL}})
+	writeJSON(w, http.StatusOK, s.issueJSON(rs, pr))
 }
 
 func (s *Server) listPullFiles(w http.ResponseWriter, r *http.Request, p params) {
@@ -112,20 +73,11 @@ func (s *Server) listPullFiles(w http.ResponseWriter, r *http.Request, p params)
 	if pr == nil {
 		return
 	}
-	var out []*github.CommitFile
+	out := []map[string]any{}
 	for _, f := range pr.Files {
-		cf := &github.CommitFile{Filename: github.String(f.Filename), Status: github.String(f.Status),
-			Additions: github.Int(f.Additions), Deletions: github.Int(f.Deletions), Changes: github.Int(f.Additions + f.Deletions),
-			BlobURL: github.String(fmt.Sprintf("https://github.com/%s/blob/%s/%s", rs.r.FullName, s.resolveSHA(rs, pr.Head.Commit), f.Filename))}
-		if f.PreviousFilename != "" {
-			cf.PreviousFilename = github.String(f.PreviousFilename)
-		}
-		if !f.NoPatch && f.Patch != "" {
-			cf.Patch = github.String(f.Patch)
-		}
-		out = append(out, cf)
+		out = append(out, s.fileJSON(rs, pr, f))
 	}
-	writeJSON(w, http.StatusOK, paginate(w, r, out))
+	writeJSON(w, http.StatusOK, paginate(w, r, out[:min(len(out), prFileCap)]))
 }
 
 func (s *Server) listPullCommits(w http.ResponseWriter, r *http.Request, p params) {
@@ -135,7 +87,7 @@ func (s *Server) listPullCommits(w http.ResponseWriter, r *http.Request, p param
 	if pr == nil {
 		return
 	}
-	var out []*github.RepositoryCommit
+	out := []map[string]any{}
 	for _, ref := range pr.Commits {
 		sha, msg, date, author := ref, "commit "+ref, s.fx.Now, pr.User
 		if c := rs.r.commit(ref); c != nil {
@@ -144,24 +96,13 @@ func (s *Server) listPullCommits(w http.ResponseWriter, r *http.Request, p param
 				author = c.Author
 			}
 		}
-		sig := &github.CommitAuthor{Name: github.String(author), Date: ts(date)}
-		out = append(out, &github.RepositoryCommit{SHA: github.String(sha), Author: ghUser(author, ""),
-			Commit:  &github.Commit{Message: github.String(msg), Author: sig, Committer: sig},
-			HTMLURL: github.String(fmt.Sprintf("https://github.com/%s/commit/%s", rs.r.FullName, sha))})
+		out = append(out, s.commitJSON(rs, sha, msg, date, author))
 	}
 	// GitHub lists at most 250 commits (the oldest ones).
 	if len(out) > prCommitCap {
 		out = out[:prCommitCap]
 	}
 	writeJSON(w, http.StatusOK, paginate(w, r, out))
-}
-
-func (s *Server) reviewJSON(rs *repoState, pr *Pull, rv *Review) *github.PullRequestReview {
-	return &github.PullRequestReview{ID: github.Int64(rv.ID), User: ghUser(rv.User, ""), Body: github.String(rv.Body),
-		State: github.String(rv.State), SubmittedAt: ts(rv.SubmittedAt), CommitID: github.String(s.resolveSHA(rs, rv.Commit)),
-		AuthorAssociation: github.String(rv.Association),
-		HTMLURL:           github.String(fmt.Sprintf("https://github.com/%s/pull/%d#pullrequestreview-%d", rs.r.FullName, pr.Number, rv.ID)),
-		PullRequestURL:    github.String(fmt.Sprintf("%s/repos/%s/pulls/%d", s.URL, rs.r.FullName, pr.Number))}
 }
 
 func (s *Server) listReviews(w http.ResponseWriter, r *http.Request, p params) {
@@ -171,7 +112,7 @@ func (s *Server) listReviews(w http.ResponseWriter, r *http.Request, p params) {
 	if pr == nil {
 		return
 	}
-	out := []*github.PullRequestReview{}
+	out := []map[string]any{}
 	for _, rv := range pr.Reviews {
 		out = append(out, s.reviewJSON(rs, pr, rv))
 	}
@@ -218,23 +159,11 @@ func (s *Server) listReviewComments(w http.ResponseWriter, r *http.Request, p pa
 	if pr == nil {
 		return
 	}
-	out := []*github.PullRequestComment{}
+	out := []map[string]any{}
 	for _, c := range pr.ReviewComments {
 		out = append(out, s.reviewCommentJSON(rs, pr, c))
 	}
 	writeJSON(w, http.StatusOK, paginate(w, r, out))
-}
-
-func (s *Server) reviewCommentJSON(rs *repoState, pull *Pull, c *ReviewComment) *github.PullRequestComment {
-	out := &github.PullRequestComment{ID: github.Int64(c.ID), User: ghUser(c.User, ""), Body: github.String(c.Body),
-		Path: github.String(c.Path), Line: github.Int(c.Line), CommitID: github.String(s.resolveSHA(rs, c.Commit)),
-		AuthorAssociation: github.String(c.Association), CreatedAt: ts(c.CreatedAt), UpdatedAt: ts(c.UpdatedAt),
-		HTMLURL:        github.String(fmt.Sprintf("https://github.com/%s/pull/%d#discussion_r%d", rs.r.FullName, pull.Number, c.ID)),
-		PullRequestURL: github.String(fmt.Sprintf("%s/repos/%s/pulls/%d", s.URL, rs.r.FullName, pull.Number))}
-	if c.ReviewID != 0 {
-		out.PullRequestReviewID = github.Int64(c.ReviewID)
-	}
-	return out
 }
 
 func (s *Server) getRaw(w http.ResponseWriter, r *http.Request, p params) {

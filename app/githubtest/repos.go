@@ -7,19 +7,20 @@ import (
 	"fmt"
 	"net/http"
 	"path"
-	"sort"
+	"strconv"
 	"strings"
 	"time"
-
-	"github.com/google/go-github/v62/github"
 )
 
-// GitHub's contents API inlines base64 content up to 1 MB; up to 100 MB it
-// returns the metadata with encoding "none" (raw media type still works);
-// beyond that it refuses.
+// GitHub's contents API inlines base64 content up to 1 MB. From 1 MB to
+// 100 MB it answers the default media type with 403 too_large and serves
+// the file only with the raw media type (or, as metadata with encoding
+// "none" and no content, the object media type); beyond 100 MB it refuses.
+// A directory lists at most 1,000 entries.
 const (
 	contentsInlineMax = 1 << 20
 	contentsRawMax    = 100 << 20
+	contentsDirMax    = 1000
 )
 
 func init() {
@@ -37,9 +38,7 @@ func init() {
 }
 
 func (s *Server) getApp(w http.ResponseWriter, r *http.Request, p params) {
-	a := s.fx.App
-	writeJSON(w, http.StatusOK, &github.App{ID: github.Int64(a.ID), Slug: github.String(a.Slug), Name: github.String(a.Slug),
-		HTMLURL: github.String("https://github.com/apps/" + a.Slug)})
+	writeJSON(w, http.StatusOK, s.appJSON())
 }
 
 func (s *Server) createToken(w http.ResponseWriter, r *http.Request, p params) {
@@ -71,12 +70,7 @@ func (s *Server) getRepo(w http.ResponseWriter, r *http.Request, p params) {
 	if rs == nil {
 		return
 	}
-	owner, name, _ := strings.Cut(rs.r.FullName, "/")
-	writeJSON(w, http.StatusOK, &github.Repository{
-		ID: github.Int64(userID(rs.r.FullName)), Name: github.String(name), FullName: github.String(rs.r.FullName),
-		Owner: ghUser(owner, "Organization"), DefaultBranch: github.String(rs.r.DefaultBranch),
-		Private: github.Bool(rs.r.Private), HTMLURL: github.String("https://github.com/" + rs.r.FullName),
-	})
+	writeJSON(w, http.StatusOK, s.fullRepoJSON(rs))
 }
 
 func (s *Server) getRepoInstallation(w http.ResponseWriter, r *http.Request, p params) {
@@ -85,8 +79,7 @@ func (s *Server) getRepoInstallation(w http.ResponseWriter, r *http.Request, p p
 	if s.repo(w, p) == nil {
 		return
 	}
-	writeJSON(w, http.StatusOK, &github.Installation{ID: github.Int64(s.fx.App.InstallationID),
-		AppID: github.Int64(s.fx.App.ID), AppSlug: github.String(s.fx.App.Slug)})
+	writeJSON(w, http.StatusOK, s.installationJSON())
 }
 
 func (s *Server) getBranch(w http.ResponseWriter, r *http.Request, p params) {
@@ -102,8 +95,11 @@ func (s *Server) getBranch(w http.ResponseWriter, r *http.Request, p params) {
 		return
 	}
 	c := rs.r.commit(ref)
-	writeJSON(w, http.StatusOK, &github.Branch{Name: github.String(p["branch"]), Protected: github.Bool(p["branch"] == rs.r.DefaultBranch),
-		Commit: &github.RepositoryCommit{SHA: github.String(c.SHA), Commit: &github.Commit{Message: github.String(c.Message)}}})
+	api := fmt.Sprintf("%s/repos/%s/branches/%s", s.URL, rs.r.FullName, p["branch"])
+	protected := p["branch"] == rs.r.DefaultBranch
+	writeJSON(w, http.StatusOK, map[string]any{"name": p["branch"], "commit": s.commitJSON(rs, c.SHA, c.Message, c.Date, c.Author),
+		"_links":    map[string]any{"self": api, "html": fmt.Sprintf("https://github.com/%s/tree/%s", rs.r.FullName, p["branch"])},
+		"protected": protected, "protection": map[string]any{"enabled": protected}, "protection_url": api + "/protection"})
 }
 
 // treeAt resolves ref ("" = default branch) to a commit's tree. ok is false
@@ -146,17 +142,17 @@ func (s *Server) getCodeownersErrors(w http.ResponseWriter, r *http.Request, p p
 		writeError(w, http.StatusNotFound, "Not Found")
 		return
 	}
-	out := &github.CodeownersErrors{Errors: []*github.CodeownersError{}}
-	for key, errs := range rs.r.CodeownersErrors {
+	out := []map[string]any{}
+	for _, key := range sortedKeys(rs.r.CodeownersErrors) {
 		if rs.r.commit(key) != c {
 			continue
 		}
-		for _, e := range errs {
-			out.Errors = append(out.Errors, &github.CodeownersError{Line: e.Line, Column: e.Column, Kind: e.Kind,
-				Source: e.Source, Message: e.Message, Path: e.Path})
+		for _, e := range rs.r.CodeownersErrors[key] {
+			out = append(out, map[string]any{"line": e.Line, "column": e.Column, "kind": e.Kind, "source": e.Source,
+				"message": e.Message, "path": e.Path})
 		}
 	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, map[string]any{"errors": out})
 }
 
 func blobSHA(data []byte) string {
@@ -192,33 +188,43 @@ func (s *Server) getContents(w http.ResponseWriter, r *http.Request, p params) {
 		return
 	}
 	fp := strings.Trim(p["path"], "/")
-	html := func(kind, p string) string {
-		return fmt.Sprintf("https://github.com/%s/%s/%s/%s", rs.r.FullName, kind, c.SHA, p)
-	}
-	apiURL := func(p string) string {
-		return fmt.Sprintf("%s/repos/%s/contents/%s?ref=%s", s.URL, rs.r.FullName, p, c.SHA)
+	// entry is one content object, a file or a directory.
+	entry := func(typ, p, sha string, size int) map[string]any {
+		kind, git := "blob", "blobs"
+		if typ == "dir" {
+			kind, git = "tree", "trees"
+		}
+		self := fmt.Sprintf("%s/repos/%s/contents/%s?ref=%s", s.URL, rs.r.FullName, p, c.SHA)
+		html := fmt.Sprintf("https://github.com/%s/%s/%s/%s", rs.r.FullName, kind, c.SHA, p)
+		gitURL := fmt.Sprintf("%s/repos/%s/git/%s/%s", s.URL, rs.r.FullName, git, sha)
+		return map[string]any{"type": typ, "name": path.Base(p), "path": p, "sha": sha, "size": size, "url": self,
+			"html_url": html, "git_url": gitURL, "download_url": nil,
+			"_links": map[string]any{"self": self, "git": gitURL, "html": html}}
 	}
 	if data, ok := files[fp]; ok {
-		if len(data) > contentsRawMax {
-			writeJSON(w, http.StatusForbidden, map[string]any{"message": "This API returns blobs up to 100 MB in size. The requested blob is too large to fetch via the API, but you can use the Git Data API to request blobs up to 100 MB in size.",
-				"errors": []map[string]string{{"resource": "Blob", "field": "data", "code": "too_large"}}})
+		accept := r.Header.Get("Accept")
+		raw := strings.Contains(accept, "application/vnd.github.raw") || strings.Contains(accept, "application/vnd.github.v3.raw")
+		object := strings.Contains(accept, "application/vnd.github.object")
+		switch {
+		case len(data) > contentsRawMax:
+			writeTooLarge(w, "This API returns blobs up to 100 MB in size. The requested blob is too large to fetch via the API.")
 			return
-		}
-		if strings.Contains(r.Header.Get("Accept"), "application/vnd.github.raw") {
-			w.Header().Set("Content-Type", "application/vnd.github.raw")
+		case raw:
+			w.Header().Set("Content-Type", "application/vnd.github.raw; charset=utf-8")
+			w.Header().Set("Content-Length", strconv.Itoa(len(data)))
 			w.WriteHeader(http.StatusOK)
 			w.Write(data)
 			return
+		case len(data) > contentsInlineMax && !object:
+			writeTooLarge(w, "This API returns blobs up to 1 MB in size. The requested blob is too large to fetch via the API, but you can use the Git Data API to request blobs up to 100 MB in size.")
+			return
 		}
-		rc := &github.RepositoryContent{Type: github.String("file"), Name: github.String(path.Base(fp)), Path: github.String(fp),
-			Size: github.Int(len(data)), SHA: github.String(blobSHA(data)), URL: github.String(apiURL(fp)),
-			HTMLURL: github.String(html("blob", fp)), DownloadURL: github.String(fmt.Sprintf("%s/repos/%s/_raw/%s/%s", s.URL, rs.r.FullName, c.SHA, fp))}
+		rc := entry("file", fp, blobSHA(data), len(data))
+		rc["download_url"] = fmt.Sprintf("%s/repos/%s/_raw/%s/%s", s.URL, rs.r.FullName, c.SHA, fp)
 		if len(data) <= contentsInlineMax {
-			rc.Encoding = github.String("base64")
-			rc.Content = github.String(wrap60(base64.StdEncoding.EncodeToString(data)))
+			rc["encoding"], rc["content"] = "base64", wrap60(base64.StdEncoding.EncodeToString(data))
 		} else {
-			rc.Encoding = github.String("none")
-			rc.Content = github.String("")
+			rc["encoding"], rc["content"] = "none", ""
 		}
 		writeJSON(w, http.StatusOK, rc)
 		return
@@ -228,7 +234,7 @@ func (s *Server) getContents(w http.ResponseWriter, r *http.Request, p params) {
 	if fp == "" {
 		prefix = ""
 	}
-	entries := map[string]*github.RepositoryContent{}
+	entries := map[string]map[string]any{}
 	for fpath, data := range files {
 		if !strings.HasPrefix(fpath, prefix) {
 			continue
@@ -237,24 +243,30 @@ func (s *Server) getContents(w http.ResponseWriter, r *http.Request, p params) {
 		name, _, isDir := strings.Cut(rest, "/")
 		child := prefix + name
 		if isDir {
-			entries[name] = &github.RepositoryContent{Type: github.String("dir"), Name: github.String(name), Path: github.String(child),
-				Size: github.Int(0), URL: github.String(apiURL(child)), HTMLURL: github.String(html("tree", child))}
+			if entries[name] == nil {
+				entries[name] = entry("dir", child, s.subtreeSHA(c.Tree, child), 0)
+			}
 			continue
 		}
-		entries[name] = &github.RepositoryContent{Type: github.String("file"), Name: github.String(name), Path: github.String(child),
-			Size: github.Int(len(data)), SHA: github.String(blobSHA(data)), URL: github.String(apiURL(child)),
-			HTMLURL: github.String(html("blob", child))}
+		e := entry("file", child, blobSHA(data), len(data))
+		e["download_url"] = fmt.Sprintf("%s/repos/%s/_raw/%s/%s", s.URL, rs.r.FullName, c.SHA, child)
+		entries[name] = e
 	}
 	if len(entries) == 0 {
 		writeError(w, http.StatusNotFound, "Not Found")
 		return
 	}
-	out := make([]*github.RepositoryContent, 0, len(entries))
+	out := make([]map[string]any, 0, len(entries))
 	for _, k := range sortedKeys(entries) {
 		out = append(out, entries[k])
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].GetName() < out[j].GetName() })
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, out[:min(len(out), contentsDirMax)])
+}
+
+func writeTooLarge(w http.ResponseWriter, msg string) {
+	writeJSON(w, http.StatusForbidden, map[string]any{"message": msg,
+		"errors":            []map[string]string{{"resource": "Blob", "field": "data", "code": "too_large"}},
+		"documentation_url": "https://docs.github.com/rest/repos/contents#get-repository-content"})
 }
 
 func (s *Server) getPermission(w http.ResponseWriter, r *http.Request, p params) {
@@ -268,7 +280,12 @@ func (s *Server) getPermission(w http.ResponseWriter, r *http.Request, p params)
 	for l, perm := range rs.r.Collaborators {
 		if strings.EqualFold(l, login) {
 			// role_name is real GitHub output that go-github v62 does not model.
-			writeJSON(w, http.StatusOK, map[string]any{"permission": perm.Permission, "role_name": perm.RoleName, "user": ghUser(l, "")})
+			u := s.userJSON(l, "")
+			u["role_name"] = perm.RoleName
+			u["permissions"] = map[string]bool{"admin": perm.Permission == "admin", "maintain": perm.RoleName == "maintain" || perm.Permission == "admin",
+				"push": perm.Permission == "admin" || perm.Permission == "write", "triage": perm.Permission != "read" && perm.Permission != "none",
+				"pull": perm.Permission != "none"}
+			writeJSON(w, http.StatusOK, map[string]any{"permission": perm.Permission, "role_name": perm.RoleName, "user": u})
 			return
 		}
 	}
@@ -286,8 +303,7 @@ func (s *Server) getTeam(w http.ResponseWriter, r *http.Request, p params) {
 			writeError(w, http.StatusForbidden, "Resource not accessible by integration")
 			return
 		}
-		writeJSON(w, http.StatusOK, &github.Team{ID: github.Int64(userID(t.Org + "/" + t.Slug)), Slug: github.String(t.Slug),
-			Name: github.String(t.Slug), MembersCount: github.Int(len(t.Members))})
+		writeJSON(w, http.StatusOK, s.teamJSON(t))
 		return
 	}
 	writeError(w, http.StatusNotFound, "Not Found")
@@ -306,8 +322,8 @@ func (s *Server) getMembership(w http.ResponseWriter, r *http.Request, p params)
 		}
 		for l, st := range t.Members {
 			if strings.EqualFold(l, p["login"]) {
-				writeJSON(w, http.StatusOK, &github.Membership{State: github.String(st), Role: github.String("member"),
-					URL: github.String(fmt.Sprintf("%s/orgs/%s/teams/%s/memberships/%s", s.URL, t.Org, t.Slug, l))})
+				writeJSON(w, http.StatusOK, map[string]any{"state": st, "role": "member",
+					"url": fmt.Sprintf("%s/orgs/%s/teams/%s/memberships/%s", s.URL, t.Org, t.Slug, l)})
 				return
 			}
 		}

@@ -89,6 +89,24 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if rt != nil {
 		name = rt.name
 	}
+	if obs := currentObserver(); obs != nil {
+		tee := &teeWriter{ResponseWriter: w}
+		ex := Exchange{Params: ps, Method: r.Method, Path: p, Query: r.URL.RawQuery, RequestHeader: r.Header.Clone()}
+		if rt != nil {
+			ex.Route = rt.name
+		}
+		if r.Body != nil && r.Method != http.MethodGet && r.Method != http.MethodHead {
+			body, _ := io.ReadAll(io.LimitReader(r.Body, 8<<20))
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			ex.RequestBody = body
+		}
+		defer func() {
+			ex.Status, ex.Header, ex.Body, ex.BodyTruncated = tee.status, tee.Header().Clone(), tee.body.Bytes(), tee.truncated
+			obs(ex)
+		}()
+		w = tee
+		defer func() { ex.Fault = tee.fault }()
+	}
 	s.mu.Lock()
 	s.calls[name]++
 	s.pathCalls[r.Method+" "+p]++
@@ -110,6 +128,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if fault != nil {
+		if tee, ok := w.(*teeWriter); ok {
+			tee.fault = true
+		}
 		for k, v := range fault.Header {
 			w.Header().Set(k, v)
 		}
@@ -123,6 +144,16 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.rateHeaders(w)
+	id, ok := s.authenticate(r)
+	if !ok {
+		writeError(w, http.StatusUnauthorized, "Bad credentials")
+		return
+	}
+	r = withIdentity(r, id)
+	if id.login == "" && !id.app && r.Method != http.MethodGet && r.Method != http.MethodHead && rt != nil && !anonymousWrite(p) {
+		writeError(w, http.StatusUnauthorized, "Requires authentication")
+		return
+	}
 	if rt == nil {
 		if allowed {
 			writeError(w, http.StatusMethodNotAllowed, "Method Not Allowed")
@@ -307,4 +338,23 @@ func withQuery(p, q string) string {
 		return p
 	}
 	return p + "?" + q
+}
+
+// Routes lists the fake's endpoints by their names ("GET /repos/{owner}/{repo}"),
+// which Exchange.Route and Calls use too.
+func Routes() []string {
+	out := make([]string, len(routes))
+	for i, r := range routes {
+		out[i] = r.name
+	}
+	return out
+}
+
+// anonymousWrite reports whether GitHub accepts a write to p without
+// credentials: the App's own JWT-authenticated routes (checked by their
+// handlers), the manifest conversion (the one-time code is the credential)
+// and the browser form of the manifest flow.
+func anonymousWrite(p string) bool {
+	return strings.HasPrefix(p, "/app/") || strings.HasPrefix(p, "/app-manifests/") ||
+		strings.HasSuffix(p, "/settings/apps/new")
 }

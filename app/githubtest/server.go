@@ -14,7 +14,6 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"testing"
 	"time"
 
 	"github.com/google/go-github/v62/github"
@@ -44,6 +43,11 @@ type Server struct {
 	latency   time.Duration
 	tokens    int
 	pages     map[string]int
+
+	// gitTrees are the git tree objects of every fixture tree, by SHA;
+	// rootTrees maps a fixture tree's name to its root tree's SHA.
+	gitTrees  map[string]*gitTree
+	rootTrees map[string]string
 
 	zipMu sync.Mutex // guards zips; never taken while waiting for mu
 	zips  map[int64][]byte
@@ -108,10 +112,19 @@ type reviewCommentRef struct {
 	c    *ReviewComment
 }
 
+// TB is the part of testing.TB that New uses. It is declared here so that
+// the fake, which `verdict check --fixture` runs too, does not link the
+// testing package into the binary.
+type TB interface {
+	Helper()
+	Fatalf(format string, args ...any)
+	Cleanup(func())
+}
+
 // New starts a fake GitHub serving fx (nil for an empty fixture) and stops it
 // when the test ends. Fixtures built in code are validated here; the test
 // fails on an invalid one.
-func New(t testing.TB, fx *Fixture) *Server {
+func New(t TB, fx *Fixture) *Server {
 	t.Helper()
 	s, err := Start(fx)
 	if err != nil {
@@ -121,7 +134,7 @@ func New(t testing.TB, fx *Fixture) *Server {
 	return s
 }
 
-// Start is New without a testing.TB (benchmarks, commands). Call Close.
+// Start is New without a test (benchmarks, commands). Call Close.
 func Start(fx *Fixture) (*Server, error) {
 	if fx == nil {
 		fx = NewFixture("verdict")
@@ -140,6 +153,8 @@ func Start(fx *Fixture) (*Server, error) {
 		uriCalls:  map[string]int{},
 		pages:     map[string]int{},
 		zips:      map[int64][]byte{},
+		gitTrees:  map[string]*gitTree{},
+		rootTrees: map[string]string{},
 		nextID: map[string]int64{
 			"comment": 1900000001, "reaction": 4900000001, "checkrun": 5900000001, "status": 8000000001,
 		},
@@ -161,15 +176,21 @@ func (s *Server) Fixture() *Fixture { return s.fx }
 // BaseURL is the REST base for clients, with trailing slash.
 func (s *Server) BaseURL() string { return s.URL + "/" }
 
-// Client returns an unauthenticated go-github client for this server.
+// Client returns a go-github client for this server that authenticates as
+// the App's installation (see InstallationToken).
 func (s *Server) Client() *github.Client {
-	c := github.NewClient(nil)
+	c := github.NewClient(nil).WithAuthToken(s.InstallationToken())
 	u, _ := url.Parse(s.BaseURL())
 	c.BaseURL, c.UploadURL = u, u
 	return c
 }
 
 func (s *Server) buildState() error {
+	for name, t := range s.fx.Trees {
+		s.rootTrees[name] = addGitTrees(t.resolved, s.gitTrees)
+	}
+	// A commit without a tree has the empty tree.
+	s.rootTrees[""] = addGitTrees(nil, s.gitTrees)
 	for _, r := range s.fx.Repos {
 		rs := &repoState{
 			r: r, pulls: map[int]*Pull{}, issueCs: map[int][]*commentState{},

@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-github/v62/github"
+
+	"github.com/verdict-bot/verdict/checks/format/signoff"
 )
 
 // Action says what an upsert did to the conversation.
@@ -106,10 +108,8 @@ func (p *Publisher) checkCommentArgs(owner, repo string, number int, marker, bod
 	if owner == "" || repo == "" || number <= 0 {
 		return fmt.Errorf("publish: invalid target %s/%s#%d", owner, repo, number)
 	}
-	if len(p.BotLogins) == 0 {
-		// Without identities no comment is ever "ours" and every run would
-		// post a duplicate.
-		return errors.New("publish: no bot identities configured")
+	if err := p.checkIdentity(""); err != nil {
+		return err
 	}
 	if !strings.HasPrefix(marker, "<!--") || !strings.HasSuffix(marker, "-->") || strings.Contains(marker, "\n") {
 		return fmt.Errorf("publish: invalid marker %q", marker)
@@ -119,6 +119,21 @@ func (p *Publisher) checkCommentArgs(owner, repo string, number int, marker, bod
 	}
 	if n := utf8.RuneCountInString(body); n > maxCommentChars {
 		return fmt.Errorf("publish: comment body has %d characters, GitHub accepts at most %d", n, maxCommentChars)
+	}
+	return nil
+}
+
+// checkIdentity refuses to publish without an identity to recognise our
+// comments by (every run would post a duplicate) or for an invalid key.
+func (p *Publisher) checkIdentity(key string) error {
+	if p.Client == nil {
+		return errors.New("publish: no GitHub client")
+	}
+	if len(p.BotLogins) == 0 {
+		return errors.New("publish: no bot identities configured")
+	}
+	if key != "" && !signoff.ValidKey(key) {
+		return fmt.Errorf("publish: invalid sign-off key %q", key)
 	}
 	return nil
 }

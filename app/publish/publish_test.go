@@ -328,7 +328,7 @@ func TestVerifierAdapter(t *testing.T) {
 	cfg.CheckRun.Enabled = &off
 	b, ov := e.body(keyA, e.head, map[int]checks.Status{15: checks.Warn})
 	pub := verify.Publication{Client: e.s.Client(), Config: cfg, Owner: owner, Repo: name, Number: prNum, Key: keyA, HeadSHA: e.head, Overall: ov, Body: b}
-	var v Verifier
+	v := Verifier{Pending: true}
 	started, err := v.Start(e.ctx, pub)
 	if err != nil {
 		t.Fatal(err)
@@ -356,7 +356,7 @@ func TestVerifierAdapterFailureHandling(t *testing.T) {
 	cfg.BotLogins = []string{bot}
 	b, ov := e.body(keyA, e.head, nil)
 	pub := verify.Publication{Client: e.s.Client(), Config: cfg, Owner: owner, Repo: name, Number: prNum, Key: keyA, HeadSHA: e.head, Overall: ov, Body: b}
-	var v Verifier
+	v := Verifier{Pending: true}
 
 	// No statuses permission: neither Start nor Finish fails the job.
 	e.s.AddFault(githubtest.Fault{Method: http.MethodPost, Path: `/statuses/`, Status: http.StatusForbidden})

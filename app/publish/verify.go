@@ -31,23 +31,46 @@ func FromConfig(client *github.Client, cfg repoconfig.Config) *Publisher {
 // with each publication, so one value serves every installation.
 type Verifier struct {
 	Logger *slog.Logger // nil means slog.Default()
+	// Pending marks the commit as being verified (pending status,
+	// in-progress check run) when a verification starts.
+	Pending bool
+	// SkipCheckRuns publishes without a check run: only GitHub Apps can
+	// create them, so a personal token cannot.
+	SkipCheckRuns bool
 }
 
 var _ verify.Publisher = Verifier{}
 
-// Start posts the pending status and opens the check run; the returned value
+func (v Verifier) publisher(p verify.Publication) *Publisher {
+	pub := FromConfig(p.Client, p.Config)
+	if v.SkipCheckRuns {
+		pub.CheckRunsEnabled = false
+	}
+	return pub
+}
+
+// Start checks that the verdict can be published at all (a client, the
+// commit, the sign-off key, an identity to recognise our comments by) and
+// returns an error, having written nothing, when it cannot. With Pending it
+// then posts the pending status and opens the check run; the returned value
 // is the Handle Finish needs. A failed write does not stop the verification
 // (the verdict comment matters more than the pending marks, and the status
 // permission is optional); it is logged and Finish tries again.
 func (v Verifier) Start(ctx context.Context, p verify.Publication) (any, error) {
-	pub := FromConfig(p.Client, p.Config)
+	pub := v.publisher(p)
 	h := Handle{Owner: p.Owner, Repo: p.Repo, SHA: p.HeadSHA}
 	if err := pub.checkHandle(h); err != nil {
 		return nil, err
 	}
+	if err := pub.checkIdentity(p.Key); err != nil {
+		return nil, err
+	}
+	if !v.Pending {
+		return h, nil
+	}
 	h, err := pub.Start(ctx, p.Owner, p.Repo, p.HeadSHA)
 	if err != nil {
-		v.logger().Warn("marking commit as being verified", "repo", p.Owner+"/"+p.Repo, "sha", p.HeadSHA, "err", err)
+		v.logger().Warn("marking commit as being verified", "repo", p.Owner+"/"+p.Repo, "head_sha", p.HeadSHA, "err", err)
 	}
 	return h, nil
 }
@@ -64,7 +87,7 @@ func (v Verifier) Finish(ctx context.Context, started any, p verify.Publication)
 		// Start was skipped: Finish creates the completed check run itself.
 		h = Handle{Owner: p.Owner, Repo: p.Repo, SHA: p.HeadSHA}
 	}
-	res, err := FromConfig(p.Client, p.Config).Finish(ctx, h, p.Number, p.Key, p.Body, p.Overall)
+	res, err := v.publisher(p).Finish(ctx, h, p.Number, p.Key, p.Body, p.Overall)
 	log := v.logger().With("repo", p.Owner+"/"+p.Repo, "pr", p.Number, "signoff", p.Key, "sha", p.HeadSHA)
 	if res.Guard != nil {
 		log.Error("verdict failed the publisher guard", "err", res.Guard)

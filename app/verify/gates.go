@@ -54,6 +54,12 @@ func ScopeOf(ctx context.Context, pr *checks.PR, layout repo.Layout) (Scope, err
 func scopeGate(ctx context.Context, pr *checks.PR, layout repo.Layout) (Scope, error) {
 	src := pr.Source
 	files, err := src.Files(ctx)
+	if errors.Is(err, checks.ErrTooLarge) {
+		// Past GitHub's listing cap the unlisted files could need any
+		// owner, so "no sign-off required" cannot be shown: verify, and
+		// let the rows that need the whole list fail closed.
+		return Scope{Required: true, Problems: []string{err.Error() + "; a sign-off is taken to be required"}}, nil
+	}
 	if err != nil {
 		return Scope{}, fmt.Errorf("listing PR files: %w", err)
 	}

@@ -77,8 +77,9 @@ type Outcome struct {
 
 // Publisher writes a verdict. The App's implementation lives in app/publish.
 type Publisher interface {
-	// Start marks the assessed commit as being verified (pending status,
-	// in-progress check run).
+	// Start checks that a verdict can be published, writing nothing when it
+	// cannot, and may mark the assessed commit as being verified (pending
+	// status, in-progress check run).
 	Start(ctx context.Context, p Publication) (any, error)
 	// Finish publishes the verdict comment, status and check run. It returns
 	// the verdict comment's URL.
@@ -146,10 +147,10 @@ func (v *Verifier) Verify(ctx context.Context, gh *github.Client, req Request) (
 	pub := Publication{Client: gh, Config: cfg, Owner: req.Owner, Repo: req.Repo, Number: req.Number, Key: pr.SignOff.Key, HeadSHA: pr.HeadSHA}
 	var started any
 	if req.Publish && v.Publisher != nil {
-		// A failed pending status is not worth losing the verification
-		// over: Finish writes the final state either way.
+		// Start refuses, having written nothing, when no verdict could be
+		// published; a failed pending mark it only logs.
 		if started, err = v.Publisher.Start(ctx, pub); err != nil {
-			log.Warn("marking commit as being verified", "err", err)
+			return out, fmt.Errorf("publishing verdict: %w", err)
 		}
 	}
 

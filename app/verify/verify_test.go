@@ -47,7 +47,7 @@ func newTestVerifier(srv *githubtest.Server, cache *ghsource.Cache) *verify.Veri
 
 func client(t testing.TB, srv *githubtest.Server) *github.Client {
 	t.Helper()
-	gh, err := ghclient.NewToken(srv.BaseURL(), "test-token")
+	gh, err := ghclient.NewToken(srv.BaseURL(), srv.InstallationToken())
 	if err != nil {
 		t.Fatal(err)
 	}

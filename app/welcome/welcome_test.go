@@ -20,7 +20,7 @@ func TestPostOnceOnBenchmarkPRs(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := githubtest.New(t, fx)
-	gh, err := ghclient.NewToken(srv.BaseURL(), "t")
+	gh, err := ghclient.NewToken(srv.BaseURL(), srv.InstallationToken())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/verdict-bot/verdict/app/config"
 	"github.com/verdict-bot/verdict/app/githubtest"
+	"github.com/verdict-bot/verdict/app/githubtest/contract"
 	"github.com/verdict-bot/verdict/app/webhook"
 )
 
@@ -96,6 +97,7 @@ func (a *app) deliver(event, delivery string, payload any, secret string) int {
 	if err != nil {
 		a.t.Fatal(err)
 	}
+	contract.Webhook(a.t, event, body)
 	req, _ := http.NewRequest(http.MethodPost, a.base+"/webhook", bytes.NewReader(body))
 	req.Header.Set("X-GitHub-Event", event)
 	req.Header.Set("X-GitHub-Delivery", delivery)
@@ -108,31 +110,16 @@ func (a *app) deliver(event, delivery string, payload any, secret string) int {
 	return resp.StatusCode
 }
 
-func repoPayload() map[string]any {
-	return map[string]any{"full_name": e2eRepo, "name": "InferenceX", "owner": map[string]any{"login": "SemiAnalysisAI"}}
-}
-
+// reviewEvent is a pull_request_review delivery for the sample PR, as the
+// fake GitHub builds it (every field GitHub sends).
 func (a *app) reviewEvent(action string, id int64, body, sender string) map[string]any {
-	return map[string]any{
-		"action":       action,
-		"installation": map[string]any{"id": 5150},
-		"repository":   repoPayload(),
-		"pull_request": map[string]any{"number": e2ePR, "state": "open", "head": map[string]any{"sha": a.head}},
-		"review":       map[string]any{"id": id, "body": body, "user": map[string]any{"login": sender, "type": "User"}},
-		"sender":       map[string]any{"login": sender, "type": "User"},
-	}
+	return a.gh.PullRequestReviewEvent(action, e2eRepo, e2ePR, githubtest.EventReview{ID: id, Body: body, User: sender}, sender)
 }
 
-func commentEvent(action string, id int64, body, sender, senderType string) map[string]any {
-	return map[string]any{
-		"action":       action,
-		"installation": map[string]any{"id": 5150},
-		"repository":   repoPayload(),
-		"issue":        map[string]any{"number": e2ePR, "pull_request": map[string]any{"url": "x"}},
-		"comment": map[string]any{"id": id, "body": body, "user": map[string]any{"login": sender, "type": senderType},
-			"author_association": "MEMBER", "updated_at": "2026-11-20T12:00:00Z"},
-		"sender": map[string]any{"login": sender, "type": senderType},
-	}
+// commentEvent is an issue_comment delivery for a comment by sender.
+func (a *app) commentEvent(action string, id int64, body, sender, senderType string) map[string]any {
+	return a.gh.IssueCommentEvent(action, e2eRepo, e2ePR, githubtest.EventComment{ID: id, Body: body, User: sender, UserType: senderType,
+		Association: "MEMBER", UpdatedAt: time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)}, sender, senderType)
 }
 
 // verdicts returns the bot's verdict comments, keyed by sign-off key.
@@ -252,7 +239,7 @@ func TestAppEndToEnd(t *testing.T) {
 	// A second reviewer's sign-off gets its own verdict comment.
 	body := "As a PR reviewer and CODEOWNER, I have reviewed this and have:\n- [x] Looked\nSigned: `amd-owner-b`\n"
 	id := a.gh.AddComment(e2eRepo, e2ePR, githubtest.Comment{User: "amd-owner-b", Association: "MEMBER", Body: body})
-	if code := a.deliver("issue_comment", a.delivery(), commentEvent("created", id, body, "amd-owner-b", "User"), e2eSecret); code != http.StatusAccepted {
+	if code := a.deliver("issue_comment", a.delivery(), a.commentEvent("created", id, body, "amd-owner-b", "User"), e2eSecret); code != http.StatusAccepted {
 		t.Fatalf("second sign-off: %d", code)
 	}
 	secondKey := fmt.Sprintf("issuecomment-%d", id)
@@ -263,7 +250,7 @@ func TestAppEndToEnd(t *testing.T) {
 	// The edit adds a template item, so the verdict's reason changes.
 	edited := body + "- [x] Confirmed at the time of writing that this checklist is the current version of PR_REVIEW_CHECKLIST.md\n"
 	a.gh.EditComment(id, edited)
-	if code := a.deliver("issue_comment", a.delivery(), commentEvent("edited", id, edited, "amd-owner-b", "User"), e2eSecret); code != http.StatusAccepted {
+	if code := a.deliver("issue_comment", a.delivery(), a.commentEvent("edited", id, edited, "amd-owner-b", "User"), e2eSecret); code != http.StatusAccepted {
 		t.Fatalf("edit: %d", code)
 	}
 	a.waitFor("the patched verdict", func() bool {
@@ -283,7 +270,7 @@ func TestAppEndToEnd(t *testing.T) {
 	writes := a.settle()
 	botBody := marker + secondKey + " -->\nAs a PR reviewer and CODEOWNER, quoted"
 	botID := a.gh.AddComment(e2eRepo, e2ePR, githubtest.Comment{User: "verdict[bot]", UserType: "Bot", Body: botBody})
-	if code := a.deliver("issue_comment", a.delivery(), commentEvent("created", botID, botBody, "verdict[bot]", "Bot"), e2eSecret); code >= 300 {
+	if code := a.deliver("issue_comment", a.delivery(), a.commentEvent("created", botID, botBody, "verdict[bot]", "Bot"), e2eSecret); code >= 300 {
 		t.Fatalf("bot comment: %d", code)
 	}
 	time.Sleep(1500 * time.Millisecond)
@@ -307,7 +294,7 @@ func TestAppReuseCommand(t *testing.T) {
 			updated = c.UpdatedAt
 		}
 	}
-	ev := commentEvent("created", id, body, "amd-owner-b", "User")
+	ev := a.commentEvent("created", id, body, "amd-owner-b", "User")
 	ev["comment"].(map[string]any)["updated_at"] = updated.Format(time.RFC3339)
 	if code := a.deliver("issue_comment", a.delivery(), ev, e2eSecret); code != http.StatusAccepted {
 		t.Fatalf("command delivery: %d", code)

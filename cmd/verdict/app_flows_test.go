@@ -18,23 +18,19 @@ import (
 const welcomeMarker = "<!-- recipe-reminder -->"
 
 // flowCommentEvent is commentEvent with a chosen author association.
-func flowCommentEvent(action string, id int64, body, sender, association string) map[string]any {
-	ev := commentEvent(action, id, body, sender, "User")
+func (a *app) flowCommentEvent(action string, id int64, body, sender, association string) map[string]any {
+	ev := a.commentEvent(action, id, body, sender, "User")
 	ev["comment"].(map[string]any)["author_association"] = association
 	return ev
 }
 
 // flowPREvent is a pull_request delivery for the sample PR.
 func (a *app) flowPREvent(action string) map[string]any {
-	return map[string]any{
-		"action":       action,
-		"number":       e2ePR,
-		"installation": map[string]any{"id": 5150},
-		"repository":   repoPayload(),
-		"pull_request": map[string]any{"number": e2ePR, "state": "open", "draft": false,
-			"user": map[string]any{"login": "amd-dev-x", "type": "User"}, "head": map[string]any{"sha": a.head}},
-		"sender": map[string]any{"login": "amd-dev-x", "type": "User"},
+	ev := a.gh.PullRequestEvent(action, e2eRepo, e2ePR, "amd-dev-x")
+	if action == "review_requested" {
+		ev["requested_reviewer"] = a.gh.User("amd-owner-a", "User")
 	}
+	return ev
 }
 
 func (a *app) flowDeliver(event string, payload any) {
@@ -192,7 +188,7 @@ func TestFlowRecheck(t *testing.T) {
 		cmd := "/verdict recheck\n"
 		id := a.gh.AddComment(e2eRepo, e2ePR, githubtest.Comment{User: c.login, Association: c.assoc, Body: cmd})
 		reads := a.gh.PathCalls("GET", flowPRPath)
-		a.flowDeliver("issue_comment", flowCommentEvent("created", id, cmd, c.login, c.assoc))
+		a.flowDeliver("issue_comment", a.flowCommentEvent("created", id, cmd, c.login, c.assoc))
 		readPath := flowPRPath
 		if c.assoc == "CONTRIBUTOR" {
 			readPath = "" // never queued: nothing to wait for
@@ -210,7 +206,7 @@ func TestFlowRecheck(t *testing.T) {
 	// A maintainer (admin, OWNER) asks: the newest sign-off is verified.
 	cmd := "/verdict recheck\n"
 	id := a.gh.AddComment(e2eRepo, e2ePR, githubtest.Comment{User: "maintainer-a", Association: "OWNER", Body: cmd})
-	a.flowDeliver("issue_comment", flowCommentEvent("created", id, cmd, "maintainer-a", "OWNER"))
+	a.flowDeliver("issue_comment", a.flowCommentEvent("created", id, cmd, "maintainer-a", "OWNER"))
 	a.waitFor("the recheck verdict", func() bool { return len(a.verdicts()) > 0 })
 	a.waitFor("the completed check run", a.completedCheckRun)
 	vs := a.verdicts()
@@ -241,12 +237,12 @@ func TestFlowRecheck(t *testing.T) {
 	writes := len(a.repoWrites())
 	other := "/verdict recheck https://github.com/SemiAnalysisAI/InferenceX/pull/3413#" + reviewKey + "\n"
 	id = a.gh.AddComment(e2eRepo, e2ePR, githubtest.Comment{User: "maintainer-a", Association: "OWNER", Body: other})
-	a.flowDeliver("issue_comment", flowCommentEvent("created", id, other, "maintainer-a", "OWNER"))
+	a.flowDeliver("issue_comment", a.flowCommentEvent("created", id, other, "maintainer-a", "OWNER"))
 	time.Sleep(500 * time.Millisecond)
 	a.quiet("a recheck naming another PR", writes, 0, "")
 	cmd = "/verdict recheck https://github.com/SemiAnalysisAI/InferenceX/pull/3412#" + reviewKey + "\n"
 	id = a.gh.AddComment(e2eRepo, e2ePR, githubtest.Comment{User: "maintainer-a", Association: "OWNER", Body: cmd})
-	a.flowDeliver("issue_comment", flowCommentEvent("created", id, cmd, "maintainer-a", "OWNER"))
+	a.flowDeliver("issue_comment", a.flowCommentEvent("created", id, cmd, "maintainer-a", "OWNER"))
 	a.waitFor("the named sign-off's verdict", func() bool { _, ok := a.verdicts()[reviewKey]; return ok })
 	if n := len(a.verdicts()); n != 2 {
 		t.Errorf("verdicts after the named recheck = %d, want 2", n)
@@ -273,7 +269,7 @@ func TestFlowDismissedAndDeleted(t *testing.T) {
 	a.flowDeliver("pull_request_review", a.reviewEvent("submitted", review, rbody, "amd-owner-a"))
 	body := "As a PR reviewer and CODEOWNER, I have reviewed this and have:\n- [x] Looked\nSigned: `amd-owner-b`\n"
 	id := a.gh.AddComment(e2eRepo, e2ePR, githubtest.Comment{User: "amd-owner-b", Association: "MEMBER", Body: body})
-	a.flowDeliver("issue_comment", flowCommentEvent("created", id, body, "amd-owner-b", "MEMBER"))
+	a.flowDeliver("issue_comment", a.flowCommentEvent("created", id, body, "amd-owner-b", "MEMBER"))
 	a.waitFor("both verdicts", func() bool { return len(a.verdicts()) == 2 })
 	a.waitFor("the check runs", func() bool {
 		n := 0
@@ -299,7 +295,7 @@ func TestFlowDismissedAndDeleted(t *testing.T) {
 	dismissed := a.reviewEvent("dismissed", review, rbody, "maintainer-a")
 	dismissed["review"].(map[string]any)["state"] = "dismissed"
 	a.flowDeliver("pull_request_review", dismissed)
-	a.flowDeliver("issue_comment", flowCommentEvent("deleted", id, body, "amd-owner-b", "MEMBER"))
+	a.flowDeliver("issue_comment", a.flowCommentEvent("deleted", id, body, "amd-owner-b", "MEMBER"))
 	time.Sleep(1500 * time.Millisecond)
 	a.quiet("dismissed/deleted", writes, 0, "")
 	if got := a.gh.PathCalls("GET", flowPRPath); got != reads {
@@ -332,15 +328,15 @@ func TestFlowEditByReadOnly(t *testing.T) {
 
 	// The read-only PR author edits the reviewer's sign-off.
 	reads := a.gh.PathCalls("GET", flowPRPath)
-	ev := flowCommentEvent("edited", id, edited, "amd-dev-x", "CONTRIBUTOR")
-	ev["comment"].(map[string]any)["user"] = map[string]any{"login": "amd-owner-b", "type": "User"}
+	ev := a.flowCommentEvent("edited", id, edited, "amd-dev-x", "CONTRIBUTOR")
+	ev["comment"].(map[string]any)["user"] = a.gh.User("amd-owner-b", "User")
 	a.flowDeliver("issue_comment", ev)
 	a.quiet("an edit by a read-only user", writes, reads, flowPRPath)
 
 	// A bot editing it: dropped before queueing.
-	bot := flowCommentEvent("edited", id, edited, "helper-bot", "NONE")
-	bot["comment"].(map[string]any)["user"] = map[string]any{"login": "amd-owner-b", "type": "User"}
-	bot["sender"] = map[string]any{"login": "helper-bot", "type": "Bot"}
+	bot := a.flowCommentEvent("edited", id, edited, "helper-bot", "NONE")
+	bot["comment"].(map[string]any)["user"] = a.gh.User("amd-owner-b", "User")
+	bot["sender"] = a.gh.User("helper-bot", "Bot")
 	if code := a.deliver("issue_comment", a.delivery(), bot, e2eSecret); code >= 300 {
 		t.Fatalf("bot edit delivery: %d", code)
 	}
@@ -351,7 +347,7 @@ func TestFlowEditByReadOnly(t *testing.T) {
 	}
 
 	// Control: the reviewer's own edit is verified.
-	a.flowDeliver("issue_comment", flowCommentEvent("edited", id, edited, "amd-owner-b", "MEMBER"))
+	a.flowDeliver("issue_comment", a.flowCommentEvent("edited", id, edited, "amd-owner-b", "MEMBER"))
 	a.waitFor("the reviewer's verdict", func() bool { return len(a.verdicts()) == 1 })
 	if _, ok := a.verdicts()[fmt.Sprintf("issuecomment-%d", id)]; !ok {
 		t.Errorf("verdict keyed %v", keys(a.verdicts()))
@@ -387,7 +383,7 @@ func TestFlowDraftPR(t *testing.T) {
 
 	cmd := "/verdict recheck\n"
 	id := a.gh.AddComment(e2eRepo, e2ePR, githubtest.Comment{User: "maintainer-a", Association: "OWNER", Body: cmd})
-	a.flowDeliver("issue_comment", flowCommentEvent("created", id, cmd, "maintainer-a", "OWNER"))
+	a.flowDeliver("issue_comment", a.flowCommentEvent("created", id, cmd, "maintainer-a", "OWNER"))
 	a.waitFor("the recheck verdict on the draft PR", func() bool { _, ok := a.verdicts()["pullrequestreview-3900000001"]; return ok })
 }
 

@@ -13,9 +13,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/go-github/v62/github"
+
 	"github.com/verdict-bot/verdict/app/ghclient"
 	"github.com/verdict-bot/verdict/app/ghsource"
 	"github.com/verdict-bot/verdict/app/githubtest"
+	"github.com/verdict-bot/verdict/app/publish"
 	"github.com/verdict-bot/verdict/app/render"
 	"github.com/verdict-bot/verdict/app/verify"
 	"github.com/verdict-bot/verdict/checks"
@@ -41,7 +44,8 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	token := fs.String("token", "", "GitHub token (default $GITHUB_TOKEN)")
 	date := fs.String("date", "", "review date YYYY-MM-DD (default today, UTC)")
 	format := fs.String("format", "markdown", "output format: markdown or json")
-	publish := fs.Bool("publish", false, "publish the verdict comment, status and check run")
+	publishFlag := fs.Bool("publish", false, "publish the verdict comment, status and check run")
+	appSlug := fs.String("app-slug", os.Getenv("VERDICT_APP_SLUG"), "with --publish and an installation token: the App's slug, whose <slug>[bot] comments are Verdict's")
 	fixture := fs.String("fixture", "", "serve a recorded PR from this fixture directory through the in-process fake GitHub")
 	verbose := fs.Bool("v", false, "log progress to stderr")
 	if err := fs.Parse(args); err != nil {
@@ -79,7 +83,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		tok = os.Getenv("GITHUB_TOKEN")
 	}
 	var srcOpts ghsource.Options
-	var bots []string
+	slug := strings.TrimSuffix(*appSlug, "[bot]")
 	if *fixture != "" {
 		fx, err := githubtest.LoadFixture(*fixture)
 		if err != nil {
@@ -90,10 +94,17 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return fail("starting the fake GitHub: %v", err)
 		}
 		defer srv.Close()
-		base, tok = srv.BaseURL(), "fixture-token"
+		// The fixture's App installation, unless --token names one of the
+		// fixture's personal tokens; $GITHUB_TOKEN belongs to real GitHub.
+		base, tok = srv.BaseURL(), *token
+		if tok == "" {
+			tok = srv.InstallationToken()
+		}
 		// Published pages come from the fixture too: nothing leaves the machine.
 		srcOpts.PageClient = &http.Client{Transport: srv.PageTransport(), Timeout: 20 * time.Second}
-		bots = append(bots, botLogin(fx))
+		if slug == "" {
+			slug = strings.TrimSuffix(botLogin(fx), "[bot]")
+		}
 		if *repoFlag == "" && *prFlag == 0 {
 			if r, n, ok := onlyPR(fx); ok {
 				*repoFlag, *prFlag = r, n
@@ -107,7 +118,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if *prFlag <= 0 {
 		return fail("--pr N is required")
 	}
-	if tok == "" && *publish {
+	if tok == "" && *publishFlag {
 		return fail("--publish needs a token (GITHUB_TOKEN or --token)")
 	}
 	// An interactive check should answer within a minute or say why, so
@@ -116,11 +127,24 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err != nil {
 		return fail("%v", err)
 	}
-	v := newVerifier(logger, srcOpts, nil, bots)
+	v := newVerifier(logger, srcOpts, nil, nil)
+	if *publishFlag {
+		id, err := publisherOf(ctx, gh, slug)
+		if err != nil {
+			return fail("--publish: %v", oneLine(err))
+		}
+		if id.note != "" {
+			fmt.Fprintln(stderr, "verdict check: "+id.note)
+		}
+		// Nothing is written before the verdict exists: no pending status
+		// or in-progress check run that an error could leave behind.
+		v.BotLogins = []string{id.login}
+		v.Publisher = publish.Verifier{Logger: logger, SkipCheckRuns: !id.app}
+	}
 	out, err := v.Verify(ctx, gh, verify.Request{
 		Owner: owner, Repo: name, Number: *prFlag,
 		SignOff: *signoff, Explicit: true, SkipActor: true,
-		ReviewDate: reviewDate, Publish: *publish,
+		ReviewDate: reviewDate, Publish: *publishFlag,
 	})
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
@@ -174,6 +198,37 @@ func onlyPR(fx *githubtest.Fixture) (string, int, bool) {
 		return "", 0, false
 	}
 	return fx.Repos[0].FullName, fx.Repos[0].Pulls[0].Number, true
+}
+
+// publisher is who --publish writes as.
+type publisher struct {
+	// login is the author of the verdict comments to update in place.
+	login string
+	// app is set for an installation token: only GitHub Apps can create
+	// check runs.
+	app bool
+	// note is the one line that tells the user what is skipped and why.
+	note string
+}
+
+// publisherOf asks GitHub whose token gh carries. A personal token reads
+// its own user; an installation token may not (403), and then its comments
+// are those of <slug>[bot].
+func publisherOf(ctx context.Context, gh *github.Client, slug string) (publisher, error) {
+	u, resp, err := gh.Users.Get(ctx, "")
+	switch {
+	case err == nil && u.GetLogin() != "":
+		return publisher{login: u.GetLogin(),
+			note: fmt.Sprintf("publishing the comment and status as %s; no check run: only GitHub Apps can create check runs, and this is a personal token", u.GetLogin())}, nil
+	case resp != nil && resp.StatusCode == http.StatusForbidden:
+		if slug == "" {
+			return publisher{}, errors.New("this is an installation token (GET /user is refused): set --app-slug or VERDICT_APP_SLUG so that the App's own comments can be recognised")
+		}
+		return publisher{login: slug + "[bot]", app: true}, nil
+	case err != nil:
+		return publisher{}, fmt.Errorf("reading the token's user: %w", err)
+	}
+	return publisher{}, errors.New("reading the token's user: GitHub returned no login")
 }
 
 func botLogin(fx *githubtest.Fixture) string {

@@ -33,7 +33,7 @@ func newVerifier(logger *slog.Logger, opts ghsource.Options, rec verify.Recorder
 	return &verify.Verifier{
 		Registry:      inferencex.Registry(),
 		SourceOptions: opts,
-		Publisher:     publish.Verifier{},
+		Publisher:     publish.Verifier{Logger: logger, Pending: true},
 		Recorder:      rec,
 		BotLogins:     botLogins,
 		Logger:        logger,

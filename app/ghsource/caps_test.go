@@ -1,0 +1,126 @@
+package ghsource
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/verdict-bot/verdict/app/githubtest"
+	"github.com/verdict-bot/verdict/checks"
+)
+
+func TestListDirPastTheContentsCap(t *testing.T) {
+	fx := githubtest.NewFixture("verdict")
+	tr := fx.Tree("t").Put("README.md", "r\n").Put("golden/sub/x.json", "{}\n")
+	for i := range 1203 {
+		tr.Put(fmt.Sprintf("golden/curve-%04d.json", i), "{}\n")
+	}
+	r := fx.Repo(ixFull)
+	sha := r.Commit("c", "t")
+	r.Branch("main", "c")
+	s := githubtest.New(t, fx)
+	src := newSource(t, s, Options{})
+	got, err := src.ListDir(context.Background(), sha, "golden")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1204 {
+		t.Fatalf("%d entries, want 1204 (1203 files and a directory)", len(got))
+	}
+	seen := map[string]checks.DirEntry{}
+	for _, e := range got {
+		seen[e.Path] = e
+	}
+	if e := seen["golden/curve-1202.json"]; e.Type != "file" || e.Name != "curve-1202.json" {
+		t.Errorf("last file = %+v", e)
+	}
+	if e := seen["golden/sub"]; e.Type != "dir" {
+		t.Errorf("sub-directory = %+v", e)
+	}
+	if n := s.Calls("GET /repos/{owner}/{repo}/git/trees/{sha}"); n != 2 {
+		t.Errorf("%d tree requests, want 2 (root, golden)", n)
+	}
+	// A short listing needs no trees.
+	if es, err := src.ListDir(context.Background(), sha, "golden/sub"); err != nil || len(es) != 1 {
+		t.Errorf("short listing: %v, %v", es, err)
+	}
+	if n := s.Calls("GET /repos/{owner}/{repo}/git/trees/{sha}"); n != 2 {
+		t.Errorf("%d tree requests after a short listing, want still 2", n)
+	}
+}
+
+func manyFiles(n int) []*githubtest.File {
+	files := make([]*githubtest.File, n)
+	for i := range files {
+		files[i] = &githubtest.File{Filename: fmt.Sprintf("docs/f%04d.md", i), Status: "added", Patch: "@@ -0,0 +1 @@\n+x"}
+	}
+	return files
+}
+
+func TestFilesOverGitHubsListingCap(t *testing.T) {
+	for _, n := range []int{3000, 3004} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			fx := githubtest.NewFixture("verdict")
+			fx.Tree("t").Put("a", "a\n")
+			r := fx.Repo(ixFull)
+			r.Commit("c", "t")
+			r.Branch("main", "c")
+			r.Pull(&githubtest.Pull{Number: 3412, Head: githubtest.Ref{Commit: "c"}, Files: manyFiles(n)})
+			s := githubtest.New(t, fx)
+			src := newSource(t, s, Options{})
+			files, err := src.Files(context.Background())
+			if pages := s.Calls("GET /repos/{owner}/{repo}/pulls/{number}/files"); pages != 30 {
+				t.Errorf("%d pages read, want 30", pages)
+			}
+			if n == 3000 {
+				if err != nil || len(files) != 3000 {
+					t.Fatalf("3,000 files: %d, %v", len(files), err)
+				}
+				return
+			}
+			var capErr *FileCapError
+			if !errors.As(err, &capErr) || !errors.Is(err, checks.ErrTooLarge) {
+				t.Fatalf("err = %v, want a FileCapError", err)
+			}
+			if want := "GitHub lists at most 3,000 files of a PR; this PR has 3,004"; !strings.Contains(err.Error(), want) {
+				t.Errorf("err = %q, want it to say %q", err, want)
+			}
+			// Memoized: asking again reads nothing.
+			if _, err2 := src.Files(context.Background()); err2 == nil || s.Calls("GET /repos/{owner}/{repo}/pulls/{number}/files") != 30 {
+				t.Errorf("second call: %v", err2)
+			}
+		})
+	}
+}
+
+func TestCheckRunsListsTheLatestAttempt(t *testing.T) {
+	fx := githubtest.NewFixture("verdict")
+	fx.Tree("t").Put("a", "a\n")
+	r := fx.Repo(ixFull)
+	sha := r.Commit("c", "t")
+	r.Branch("main", "c")
+	// Attempt 1 of the job failed; "re-run failed jobs" gave it a green run
+	// in the same workflow run. Another workflow run has a job of the same name.
+	r.AddCheckRuns("c",
+		&githubtest.CheckRun{ID: 10, Name: "bench c4", Conclusion: "failure", Run: 1, Job: 101},
+		&githubtest.CheckRun{ID: 11, Name: "bench c4", Conclusion: "success", Run: 1, Job: 102},
+		&githubtest.CheckRun{ID: 12, Name: "bench c4", Conclusion: "failure", Run: 2, Job: 201})
+	s := githubtest.New(t, fx)
+	runs, err := newSource(t, s, Options{}).CheckRuns(context.Background(), sha)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	for _, cr := range runs {
+		ids = append(ids, cr.ID)
+	}
+	if fmt.Sprint(ids) != "[11 12]" {
+		t.Errorf("check runs %v, want [11 12]: the newest attempt of each job of each workflow run", ids)
+	}
+	all, _, err := s.Client().Checks.ListCheckRunsForRef(context.Background(), ixOwner, ixRepo, sha, nil)
+	if err != nil || all.GetTotal() != 2 {
+		t.Errorf("default filter: %v, %v", all.GetTotal(), err)
+	}
+}
