@@ -32,9 +32,20 @@ func TestRealScripts(t *testing.T) {
 	}
 	sort.Strings(ids)
 	var failed []string
-	ok := 0
+	ok, mostSteps, maxSize := 0, 0, 0
+	nested := map[NestKind]int{}
 	catBlobs(t, repo, ids, func(id string, data []byte) {
-		if _, err := Parse(paths[id][0], data); err != nil {
+		sc, err := Parse(paths[id][0], data)
+		maxSize = max(maxSize, len(data))
+		if sc != nil {
+			mostSteps = max(mostSteps, sc.steps)
+			for _, c := range sc.Commands {
+				for _, n := range c.Nest {
+					nested[n.Kind]++
+				}
+			}
+		}
+		if err != nil {
 			failed = append(failed, fmt.Sprintf("%s %s (%d paths): %v | bash -n: %s", id[:12], paths[id][0], len(paths[id]), err, bashCheck(t, data)))
 			return
 		}
@@ -42,6 +53,8 @@ func TestRealScripts(t *testing.T) {
 	})
 	sort.Strings(failed)
 	t.Logf("%d distinct blobs of %d *.sh paths: %d parse, %d fail", len(ids), countPaths(paths), ok, len(failed))
+	t.Logf("largest blob %d bytes; most lookups in one script %d (limit %d); commands in shell -c strings %d, shell heredocs %d, eval %d",
+		maxSize, mostSteps, maxSteps, nested[InShellString], nested[InShellHeredoc], nested[InEval])
 	for _, f := range failed {
 		t.Log(f)
 		if strings.HasSuffix(f, "bash -n: accepts") {

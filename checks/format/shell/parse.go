@@ -12,7 +12,12 @@ import (
 
 const (
 	// MaxBytes bounds the script size Parse accepts.
-	MaxBytes = 8 << 20
+	MaxBytes = 1 << 20
+	// maxLevels bounds bracket nesting (the parser recurses on it) and the
+	// nesting of statements the walk follows.
+	maxLevels = 1000
+	// maxSteps bounds the assignments looked at while following variables.
+	maxSteps = 20_000_000
 	// maxNesting bounds how deep shell strings inside shell strings are
 	// parsed.
 	maxNesting = 4
@@ -33,7 +38,8 @@ func Parse(file string, src []byte) (*Script, error) {
 	if err != nil {
 		return nil, toError(file, err, 0, 0)
 	}
-	sc := &Script{File: file, byName: map[string][]*Assign{}, memo: map[memoKey]*expansion{}, chains: map[int]chain{}, index: map[*syntax.ParamExp]string{}}
+	sc := &Script{File: file, byName: map[string][]*Assign{}, groups: map[string]map[groupKey]*group{}, memo: map[memoKey]*expansion{}, chains: map[int]chain{}, index: map[*syntax.ParamExp]string{}}
+	sc.limit = maxSteps
 	sh := &shared{sc: sc}
 	w := newWalker(sh, string(src), 0, 0, 0)
 	w.stmts(f.Stmts)
@@ -41,12 +47,20 @@ func Parse(file string, src []byte) (*Script, error) {
 		return nil, sh.err
 	}
 	sc.finish()
+	if sc.over() {
+		return nil, &Error{File: file, Reason: fmt.Sprintf("too many variable assignments to follow statically (more than %d lookups)", maxSteps)}
+	}
+	sc.limit = 0
 	return sc, nil
 }
 
 // parseBash parses src as bash, retrying with associative-array subscripts
 // the parser cannot read as arithmetic replaced (see the package comment).
 func parseBash(name string, src []byte) (*syntax.File, error) {
+	if off := tooDeep(src); off >= 0 {
+		line, col := lineCol(src, off)
+		return nil, &Error{File: name, Line: line, Col: col, Reason: fmt.Sprintf("brackets nested more than %d deep", maxLevels)}
+	}
 	p := syntax.NewParser(syntax.Variant(syntax.LangBash))
 	f, err := p.Parse(bytes.NewReader(src), name)
 	if err == nil {
@@ -75,6 +89,26 @@ func parseBash(name string, src []byte) (*syntax.File, error) {
 		}
 	}
 	return nil, first
+}
+
+// tooDeep returns the offset where ( and { nest more than maxLevels deep,
+// counted on the raw bytes (quotes and comments included, so it can only
+// over-count), or -1.
+func tooDeep(src []byte) int {
+	d := 0
+	for i, c := range src {
+		switch c {
+		case '(', '{':
+			if d++; d > maxLevels {
+				return i
+			}
+		case ')', '}':
+			if d > 0 {
+				d--
+			}
+		}
+	}
+	return -1
 }
 
 // subscriptAt finds the [ … ] subscript on the line around offset off and
@@ -143,7 +177,7 @@ func associative(f *syntax.File, fixes []int) bool {
 	}
 	owner := map[int]string{}
 	assoc := map[string]bool{}
-	syntax.Walk(f, func(n syntax.Node) bool {
+	complete := walk(f, func(n syntax.Node) bool {
 		switch x := n.(type) {
 		case *syntax.DeclClause:
 			isA := false
@@ -180,6 +214,9 @@ func associative(f *syntax.File, fixes []int) bool {
 		}
 		return true
 	})
+	if !complete {
+		return false
+	}
 	for _, o := range fixes {
 		if n, ok := owner[o]; !ok || !assoc[n] {
 			return false
@@ -206,6 +243,15 @@ func errPos(err error) (syntax.Pos, bool) {
 func toError(file string, err error, line0, col0 int) *Error {
 	var pe syntax.ParseError
 	var le syntax.LangError
+	var own *Error
+	if errors.As(err, &own) {
+		e := *own
+		if e.Line == 1 {
+			e.Col += col0
+		}
+		e.Line += line0
+		return &e
+	}
 	e := &Error{File: file, Reason: err.Error()}
 	var p syntax.Pos
 	switch {
@@ -235,9 +281,6 @@ func lineCol(b []byte, off int) (int, int) {
 func (sc *Script) finish() {
 	sort.SliceStable(sc.Commands, func(i, j int) bool { return sc.Commands[i].start < sc.Commands[j].start })
 	sort.SliceStable(sc.Assigns, func(i, j int) bool { return sc.Assigns[i].off < sc.Assigns[j].off })
-	for _, as := range sc.byName {
-		sort.SliceStable(as, func(i, j int) bool { return as[i].off < as[j].off })
-	}
 	for _, c := range sc.Commands {
 		for i := range c.Args {
 			sc.fill(&c.Args[i], &c.Site)
@@ -263,7 +306,7 @@ func (sc *Script) fill(w *Word, at *Site) {
 	}
 	vals, env, ok := sc.expandWord(w.syn, at, 0)
 	w.FromEnv = env
-	if ok {
+	if ok && len(vals) > 0 {
 		w.Values = vals
 	}
 }

@@ -118,10 +118,32 @@ func (w *walker) siteAt(p syntax.Pos) *Site {
 	return &s
 }
 
+// addAssign records an assignment, keeping each name's list ordered by
+// where the assignments take effect (lookups during the walk rely on it).
 func (w *walker) addAssign(a *Assign) {
 	sc := w.sh.sc
 	sc.Assigns = append(sc.Assigns, a)
-	sc.byName[a.Name] = append(sc.byName[a.Name], a)
+	sc.byName[a.Name] = insertByOff(sc.byName[a.Name], a)
+	gs := sc.groups[a.Name]
+	if gs == nil {
+		gs = map[groupKey]*group{}
+		sc.groups[a.Name] = gs
+	}
+	k := groupKey{fn: a.fn, iso: a.isoK}
+	g := gs[k]
+	if g == nil {
+		g = &group{key: k, iso: a.iso}
+		gs[k] = g
+	}
+	g.list = insertByOff(g.list, a)
+}
+
+func insertByOff(as []*Assign, a *Assign) []*Assign {
+	as = append(as, a)
+	for i := len(as) - 1; i > 0 && as[i-1].off > as[i].off; i-- {
+		as[i-1], as[i] = as[i], as[i-1]
+	}
+	return as
 }
 
 // defaultAssign records ${X:=d}: X gets d when it is unset (or empty).

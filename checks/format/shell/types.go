@@ -16,10 +16,14 @@ type Script struct {
 	Functions []*Function
 
 	byName map[string][]*Assign
+	groups map[string]map[groupKey]*group
 	memo   map[memoKey]*expansion
 	made   []made
 	chains map[int]chain
 	index  map[*syntax.ParamExp]string // subscripts as written
+	// steps counts the assignments Parse looked at, bounded by limit so a
+	// hostile script cannot make following variables quadratic.
+	steps, limit int
 }
 
 // chain is one if chain or case: how many branches it has and whether one
@@ -44,7 +48,8 @@ type Site struct {
 	start, off int // start offset; offset where an assignment takes effect
 	fn         *Function
 	iso        []int // ids of the isolating nests (subshell-like) around it
-	group      int   // for-loop items share a group and never replace each other
+	isoK       string
+	group      int // for-loop items share a group and never replace each other
 }
 
 // Tests reports whether one of the enclosing conditions tests variable name.

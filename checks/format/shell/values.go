@@ -1,14 +1,21 @@
 package shell
 
 import (
+	"sort"
 	"strconv"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// maxValues bounds the combinations one word expands to.
-const maxValues = 32
+// maxValues bounds the combinations one word expands to, maxValueLen the
+// length of one value.
+const (
+	maxValues   = 32
+	maxValueLen = 16 << 10
+	// maxCandidates bounds the assignments one expansion follows.
+	maxCandidates = 256
+)
 
 // Values returns the assignments of name that may be in effect at site at,
 // in source order, and whether the environment (or the caller) may supply
@@ -22,27 +29,110 @@ const maxValues = 32
 // assignments (X=1 cmd) only reach their command's environment and are not
 // returned.
 func (sc *Script) Values(name string, at *Site) (as []*Assign, fromEnv bool) {
-	var vis []*Assign
-	for _, a := range sc.byName[name] {
-		if a.Kind != AssignPrefix && !a.Naked && visible(a, at) {
-			vis = append(vis, a)
-		}
+	if sc.over() {
+		return nil, true
 	}
 	sure := false
-	for i, a := range vis {
-		replaced := false
-		for _, b := range vis[i+1:] {
-			if replaces(b, a, at) {
-				replaced = true
-				break
+	for _, g := range sc.groups[name] {
+		sc.spend(1)
+		if !isPrefix(g.iso, g.key.iso, at.iso) {
+			continue
+		}
+		list := g.list
+		cut := sort.Search(len(list), func(i int) bool { return list[i].off > at.start })
+		if at.fn != nil && g.key.fn != at.fn {
+			// The function may be called after any of these ran.
+			for _, a := range list[cut:] {
+				sc.spend(1)
+				if candidate(a) && visible(a, at) {
+					as = append(as, a)
+				}
 			}
 		}
-		if !replaced {
-			as = append(as, a)
-			sure = sure || surely(a, at)
+		// Backwards, so each assignment meets the later ones that replace
+		// it, indexed by the innermost condition they run under (a
+		// condition stands for the whole stack up to it).
+		killers := map[*Cond][]int{}
+		for i := cut - 1; i >= 0; i-- {
+			sc.spend(1)
+			a := list[i]
+			if !candidate(a) || !visible(a, at) {
+				continue
+			}
+			if !replaced(killers, a) {
+				as = append(as, a)
+				sure = sure || surely(a, at)
+			}
+			if a.Kind == AssignDefault || a.Index != "" {
+				continue
+			}
+			c := lastCond(a.Conds)
+			if c == nil && a.group == 0 {
+				break // it replaces everything before it in this group
+			}
+			if gs := killers[c]; len(gs) < 2 && (len(gs) == 0 || gs[0] != a.group) {
+				killers[c] = append(gs, a.group)
+			}
 		}
 	}
+	sort.SliceStable(as, func(i, j int) bool { return as[i].off < as[j].off })
 	return as, !sure && !sc.covered(as, at)
+}
+
+func candidate(a *Assign) bool { return a.Kind != AssignPrefix && !a.Naked }
+
+// group holds the assignments of one name made in one function and process:
+// only they can replace one another.
+type group struct {
+	key  groupKey
+	iso  []int
+	list []*Assign // ordered by where they take effect
+}
+
+type groupKey struct {
+	fn  *Function
+	iso string
+}
+
+func (sc *Script) spend(n int) {
+	if sc.limit > 0 {
+		sc.steps += n
+	}
+}
+
+func (sc *Script) over() bool { return sc.limit > 0 && sc.steps > sc.limit }
+
+func isoKey(iso []int) string {
+	b := make([]byte, 0, len(iso)*4)
+	for _, x := range iso {
+		b = append(b, byte(x), byte(x>>8), byte(x>>16), byte(x>>24))
+	}
+	return string(b)
+}
+
+func lastCond(cs []*Cond) *Cond {
+	if len(cs) == 0 {
+		return nil
+	}
+	return cs[len(cs)-1]
+}
+
+// replaced reports whether a later assignment of the same group runs
+// whenever a ran: its conditions are a prefix of a's and it is not another
+// item of the same for loop.
+func replaced(killers map[*Cond][]int, a *Assign) bool {
+	for i := 0; i <= len(a.Conds); i++ {
+		var c *Cond
+		if i > 0 {
+			c = a.Conds[i-1]
+		}
+		for _, g := range killers[c] {
+			if g == 0 || g != a.group {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // covered reports whether the assignments cover every branch of a complete
@@ -51,7 +141,7 @@ func (sc *Script) covered(as []*Assign, at *Site) bool {
 	byChain := map[int]map[*Cond]bool{}
 	for _, a := range as {
 		n := len(a.Conds)
-		if n == 0 || a.off > at.start || a.Kind == AssignDefault || a.fn != at.fn && a.fn != nil || !isPrefix(a.iso, at.iso) {
+		if n == 0 || a.off > at.start || a.Kind == AssignDefault || a.fn != at.fn && a.fn != nil || !isPrefix(a.iso, a.isoK, at.iso) {
 			continue
 		}
 		c := a.Conds[n-1]
@@ -83,25 +173,13 @@ func (sc *Script) Exported(name string, at *Site) bool {
 }
 
 func visible(a *Assign, at *Site) bool {
-	if !isPrefix(a.iso, at.iso) || a.Local && a.fn != at.fn || exclusive(a.Conds, at.Conds) {
+	if !isPrefix(a.iso, a.isoK, at.iso) || a.Local && a.fn != at.fn || exclusive(a.Conds, at.Conds) {
 		return false
 	}
 	if a.off <= at.start {
 		return true
 	}
 	return at.fn != nil && a.fn != at.fn
-}
-
-// replaces reports whether b, coming after a, runs whenever a ran (its
-// conditions are a prefix of a's) in the same function and process.
-func replaces(b, a *Assign, at *Site) bool {
-	if b.off <= a.off || b.off > at.start || b.fn != a.fn || !sameInts(b.iso, a.iso) {
-		return false
-	}
-	if b.Kind == AssignDefault || b.group != 0 && b.group == a.group || b.Index != "" && b.Index != a.Index {
-		return false
-	}
-	return isPrefixConds(b.Conds, a.Conds)
 }
 
 // surely reports whether a certainly ran before at.
@@ -120,8 +198,8 @@ func exclusive(a, b []*Cond) bool {
 	return false
 }
 
-func isPrefix(a, b []int) bool {
-	return len(a) <= len(b) && sameInts(a, b[:len(a)])
+func isPrefix(a []int, aKey string, b []int) bool {
+	return aKey == "" || len(a) <= len(b) && sameInts(a, b[:len(a)])
 }
 
 func sameInts(a, b []int) bool {
@@ -192,22 +270,30 @@ func (sc *Script) expandParts(ps []syntax.WordPart, dq bool, at *Site, depth int
 			pv, penv, pok = sc.expandParam(x, at, depth)
 		}
 		env = env || penv
-		if !pok {
+		if !pok || len(pv) == 0 {
 			return nil, env, false
 		}
-		acc = product(acc, pv)
-		if len(acc) > maxValues {
+		acc = sc.product(acc, pv)
+		if acc == nil || len(acc) > maxValues {
 			return nil, env, false
 		}
 	}
 	return acc, env, true
 }
 
-func product(a, b []string) []string {
+// product concatenates every value of a with every value of b, once each,
+// charging the bytes made to the Parse budget. A value longer than
+// maxValueLen is not kept: the caller gets nil and reads the word as not
+// statically known.
+func (sc *Script) product(a, b []string) []string {
 	out := make([]string, 0, len(a)*len(b))
 	seen := map[string]bool{}
 	for _, x := range a {
 		for _, y := range b {
+			if len(x)+len(y) > maxValueLen {
+				return nil
+			}
+			sc.spend(len(x) + len(y))
 			if v := x + y; !seen[v] {
 				seen[v] = true
 				out = append(out, v)
@@ -243,7 +329,7 @@ func (sc *Script) expandParam(p *syntax.ParamExp, at *Site, depth int) ([]string
 	switch p.Exp.Op {
 	case syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AssignUnset, syntax.AssignUnsetOrNull:
 		dv, denv, dok := sc.expandWord(p.Exp.Word, at, depth+1)
-		if !dok {
+		if !dok || len(dv) == 0 {
 			return nil, env || denv, false
 		}
 		if none {
@@ -260,7 +346,7 @@ func (sc *Script) expandParam(p *syntax.ParamExp, at *Site, depth int) ([]string
 					kept = append(kept, v)
 				}
 			}
-			return product([]string{""}, append(kept, dv...)), env || denv, true
+			return sc.product([]string{""}, append(kept, dv...)), env || denv, true
 		}
 		return vals, false, true
 	case syntax.ErrorUnset, syntax.ErrorUnsetOrNull:
@@ -288,6 +374,10 @@ func (sc *Script) varValues(name, idx string, at *Site, depth int) (vals []strin
 	if len(as) == 0 {
 		return nil, true, false, true
 	}
+	if len(as) > maxCandidates {
+		return nil, env, false, false
+	}
+	sc.spend(len(as))
 	seen := map[string]bool{}
 	for _, a := range as {
 		av, aenv, aok := sc.assignValues(a, idx, depth+1)
@@ -320,6 +410,7 @@ func (sc *Script) assignValues(a *Assign, idx string, depth int) ([]string, bool
 	m := &expansion{inFlight: true}
 	sc.memo[key] = m
 	m.vals, m.env, m.ok = sc.computeAssign(a, idx, depth)
+	m.ok = m.ok && len(m.vals) > 0
 	m.inFlight = false
 	return m.vals, m.env, m.ok
 }
@@ -358,11 +449,11 @@ func (sc *Script) computeAssign(a *Assign, idx string, depth int) ([]string, boo
 	}
 	switch {
 	case !a.IsArray:
-		return product(prior, vals), env || penv, len(prior)*len(vals) <= maxValues
+		return sc.product(prior, vals), env || penv, len(prior)*len(vals) <= maxValues
 	case idx == "@" || idx == "*":
-		return product(product(prior, []string{" "}), vals), env || penv, len(prior)*len(vals) <= maxValues
+		return sc.product(sc.product(prior, []string{" "}), vals), env || penv, len(prior)*len(vals) <= maxValues
 	case idx == anyElem:
-		return product([]string{""}, append(append([]string(nil), prior...), vals...)), env || penv, true
+		return sc.product([]string{""}, append(append([]string(nil), prior...), vals...)), env || penv, true
 	case idx == "" || idx == "0":
 		return prior, penv, true // the first element comes from the array appended to
 	}
@@ -398,7 +489,7 @@ func (sc *Script) arrayValues(a *Assign, idx string, at *Site, depth int) ([]str
 			}
 			out = append(out, v...)
 		}
-		return product([]string{""}, out), env, len(out) <= maxValues
+		return sc.product([]string{""}, out), env, len(out) <= maxValues
 	case "@", "*":
 		acc, env := []string{""}, false
 		for i, e := range a.Elems {
@@ -408,9 +499,9 @@ func (sc *Script) arrayValues(a *Assign, idx string, at *Site, depth int) ([]str
 				return nil, env, false
 			}
 			if i > 0 {
-				acc = product(acc, []string{" "})
+				acc = sc.product(acc, []string{" "})
 			}
-			if acc = product(acc, v); len(acc) > maxValues {
+			if acc = sc.product(acc, v); len(acc) > maxValues {
 				return nil, env, false
 			}
 		}

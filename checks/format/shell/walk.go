@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"fmt"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -28,9 +29,11 @@ type walker struct {
 	base        int    // offset of src in the file
 	line0, col0 int    // shift of src's positions into the file
 	depth       int    // nesting of parsed shell strings
+	levels      int    // nesting of statements being walked
 	conds       []*Cond
 	nest        []Nest
 	iso         []int
+	isoK        string // iso as a map key
 	fn          *Function
 	locals      map[string]bool
 	allexport   bool
@@ -81,13 +84,29 @@ func (w *walker) site(start, effect syntax.Pos) Site {
 	s := Site{
 		Line: line, Col: col,
 		Conds: w.conds, Nest: w.nest, iso: w.iso,
-		start: w.off(start), off: w.off(effect), fn: w.fn,
+		start: w.off(start), off: w.off(effect), fn: w.fn, isoK: w.isoK,
 	}
 	if w.fn != nil {
 		s.Func = w.fn.Name
 	}
 	return s
 }
+
+// enter counts one more level of nesting; past maxLevels the script is
+// refused rather than followed.
+func (w *walker) enter(p syntax.Pos) bool {
+	w.levels++
+	if w.levels <= maxLevels {
+		return w.sh.err == nil
+	}
+	if w.sh.err == nil {
+		line, col := w.pos(p)
+		w.sh.err = &Error{File: w.sh.sc.File, Line: line, Col: col, Reason: fmt.Sprintf("statements nested more than %d deep", maxLevels)}
+	}
+	return false
+}
+
+func (w *walker) leave() { w.levels-- }
 
 // push and the nest helpers copy the slices so sites never share a
 // backing array that a later push would overwrite.
@@ -100,14 +119,15 @@ func (w *walker) push(c *Cond) func() {
 // isolated runs f as a child process would: what it assigns, exports and
 // where it cds stays inside; the directories it creates stay on disk.
 func (w *walker) isolated(kind NestKind, line int, f func()) {
-	savedNest, savedIso, savedState, savedAll, savedLocals := w.nest, w.iso, w.st, w.allexport, w.locals
+	savedNest, savedIso, savedIsoK, savedState, savedAll, savedLocals := w.nest, w.iso, w.isoK, w.st, w.allexport, w.locals
 	w.nest = append(append([]Nest(nil), w.nest...), Nest{Kind: kind, Line: line})
 	w.iso = append(append([]int(nil), w.iso...), w.sh.id())
+	w.isoK = isoKey(w.iso)
 	if w.locals != nil {
 		w.locals = copySet(w.locals)
 	}
 	f()
-	w.nest, w.iso, w.st, w.allexport, w.locals = savedNest, savedIso, savedState, savedAll, savedLocals
+	w.nest, w.iso, w.isoK, w.st, w.allexport, w.locals = savedNest, savedIso, savedIsoK, savedState, savedAll, savedLocals
 }
 
 func copySet(m map[string]bool) map[string]bool {
@@ -125,6 +145,10 @@ func (w *walker) stmts(list []*syntax.Stmt) {
 }
 
 func (w *walker) stmt(st *syntax.Stmt) {
+	if !w.enter(st.Pos()) {
+		return
+	}
+	defer w.leave()
 	if st.Background || st.Coprocess || st.Disown {
 		line, _ := w.pos(st.Pos())
 		w.isolated(InBackground, line, func() { w.command(st) })
@@ -189,7 +213,7 @@ func (w *walker) ifClause(c *syntax.IfClause) {
 		line, _ := w.pos(cl.Position)
 		if len(cl.Cond) == 0 {
 			hasElse = true
-			cond := &Cond{Kind: CondIf, Branch: "else", Prior: prior, Vars: nodeVars(priorNodes...), Line: line, chain: chain}
+			cond := &Cond{Kind: CondIf, Branch: "else", Prior: prior, Vars: w.vars(priorNodes...), Line: line, chain: chain}
 			ends = append(ends, w.branch(start, cond, cl.Then))
 			break
 		}
@@ -197,7 +221,7 @@ func (w *walker) ifClause(c *syntax.IfClause) {
 		if cl != c {
 			branch = "elif"
 			// An elif condition runs when the earlier ones failed.
-			pop := w.push(&Cond{Kind: CondIf, Branch: "else", Prior: prior, Vars: nodeVars(priorNodes...), Line: line, chain: chain})
+			pop := w.push(&Cond{Kind: CondIf, Branch: "else", Prior: prior, Vars: w.vars(priorNodes...), Line: line, chain: chain})
 			w.st = start
 			w.stmts(cl.Cond)
 			pop()
@@ -207,7 +231,7 @@ func (w *walker) ifClause(c *syntax.IfClause) {
 		}
 		text := w.stmtsText(cl.Cond)
 		nodes := append(append([]syntax.Node(nil), priorNodes...), stmtNodes(cl.Cond)...)
-		cond := &Cond{Kind: CondIf, Branch: branch, Text: text, Prior: append([]string(nil), prior...), Vars: nodeVars(nodes...), Line: line, chain: chain}
+		cond := &Cond{Kind: CondIf, Branch: branch, Text: text, Prior: append([]string(nil), prior...), Vars: w.vars(nodes...), Line: line, chain: chain}
 		ends = append(ends, w.branch(start, cond, cl.Then))
 		prior = append(prior, text)
 		priorNodes = nodes
@@ -242,7 +266,7 @@ func (w *walker) caseClause(c *syntax.CaseClause) {
 	chain := w.sh.id()
 	w.substs(c.Word)
 	text := w.text(c.Word)
-	vars := nodeVars(c.Word)
+	vars := w.vars(c.Word)
 	start := w.st
 	var ends []dirState
 	var prior []string
@@ -276,7 +300,7 @@ func (w *walker) whileClause(c *syntax.WhileClause) {
 	}
 	line, _ := w.pos(c.Pos())
 	start := w.st
-	cond := &Cond{Kind: kind, Branch: "do", Text: w.stmtsText(c.Cond), Vars: nodeVars(stmtNodes(c.Cond)...), Line: line}
+	cond := &Cond{Kind: kind, Branch: "do", Text: w.stmtsText(c.Cond), Vars: w.vars(stmtNodes(c.Cond)...), Line: line}
 	end := w.branch(start, cond, c.Do)
 	w.st = mergeStates(start, end)
 }
@@ -284,7 +308,7 @@ func (w *walker) whileClause(c *syntax.WhileClause) {
 func (w *walker) forClause(c *syntax.ForClause) {
 	line, _ := w.pos(c.Pos())
 	start := w.st
-	cond := &Cond{Kind: CondFor, Branch: "do", Text: w.text(c.Loop), Vars: nodeVars(c.Loop), Line: line}
+	cond := &Cond{Kind: CondFor, Branch: "do", Text: w.text(c.Loop), Vars: w.vars(c.Loop), Line: line}
 	switch l := c.Loop.(type) {
 	case *syntax.WordIter:
 		items := make([]Word, len(l.Items))
@@ -351,9 +375,16 @@ func (w *walker) list(st syntax.Node) (succ, fail dirState) {
 			return w.st, w.st
 		}
 	}
+	if !w.enter(c.Pos()) {
+		return w.st, w.st
+	}
+	defer w.leave()
 	sx, fx := w.list(c.X)
+	if w.sh.err != nil {
+		return w.st, w.st
+	}
 	line, _ := w.pos(c.OpPos)
-	cond := &Cond{Text: w.text(c.X), Vars: nodeVars(c.X), Line: line}
+	cond := &Cond{Text: w.text(c.X), Vars: w.vars(c.X), Line: line}
 	if c.Op == syntax.AndStmt {
 		cond.Kind, cond.Branch = CondAnd, "&&"
 		w.st = sx
@@ -370,14 +401,22 @@ func (w *walker) list(st syntax.Node) (succ, fail dirState) {
 	return mergeStates(sx, sy), fy
 }
 
+// pipeParts flattens a | b | c (parsed as (a | b) | c) into its parts.
 func pipeParts(c *syntax.BinaryCmd) []*syntax.Stmt {
-	var out []*syntax.Stmt
-	if b, ok := c.X.Cmd.(*syntax.BinaryCmd); ok && (b.Op == syntax.Pipe || b.Op == syntax.PipeAll) && len(c.X.Redirs) == 0 && !c.X.Negated {
-		out = pipeParts(b)
-	} else {
-		out = append(out, c.X)
+	var rev []*syntax.Stmt
+	for {
+		rev = append(rev, c.Y)
+		b, ok := c.X.Cmd.(*syntax.BinaryCmd)
+		if !ok || b.Op != syntax.Pipe && b.Op != syntax.PipeAll || len(c.X.Redirs) > 0 || c.X.Negated {
+			rev = append(rev, c.X)
+			break
+		}
+		c = b
 	}
-	return append(out, c.Y)
+	for i, j := 0, len(rev)-1; i < j; i, j = i+1, j-1 {
+		rev[i], rev[j] = rev[j], rev[i]
+	}
+	return rev
 }
 
 // tail is the command whose output a pipeline part produces last.

@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -31,7 +32,7 @@ func (w *walker) word(sw *syntax.Word) Word {
 // expansions inside a word or other node.
 func (w *walker) substs(n syntax.Node) []*Command {
 	var out []*Command
-	syntax.Walk(n, func(n syntax.Node) bool {
+	ok := walk(n, func(n syntax.Node) bool {
 		switch x := n.(type) {
 		case *syntax.CmdSubst:
 			out = append(out, w.nested(InCmdSubst, x.Pos(), x.Stmts)...)
@@ -49,7 +50,44 @@ func (w *walker) substs(n syntax.Node) []*Command {
 		}
 		return true
 	})
+	if !ok {
+		w.tooDeep(n.Pos())
+	}
 	return out
+}
+
+// maxNodeDepth bounds how deep a syntax tree is walked; the parser's tree
+// for a long a && b && … or [[ a && … ]] chain nests without brackets.
+const maxNodeDepth = 4 * maxLevels
+
+// walk is syntax.Walk with bounded depth. It reports false when the tree
+// nests deeper than maxNodeDepth; the caller then fails closed.
+func walk(n syntax.Node, f func(syntax.Node) bool) bool {
+	depth, ok := 0, true
+	syntax.Walk(n, func(x syntax.Node) bool {
+		switch {
+		case x == nil:
+			depth--
+			return false
+		case !ok:
+			return false
+		case depth >= maxNodeDepth:
+			ok = false
+			return false
+		case !f(x):
+			return false
+		}
+		depth++
+		return true
+	})
+	return ok
+}
+
+func (w *walker) tooDeep(p syntax.Pos) {
+	if w.sh.err == nil {
+		line, col := w.pos(p)
+		w.sh.err = &Error{File: w.sh.sc.File, Line: line, Col: col, Reason: fmt.Sprintf("expression nested more than %d deep", maxNodeDepth)}
+	}
 }
 
 // nested walks statements in an isolated context and returns the commands
@@ -203,15 +241,15 @@ func wordVars(parts []syntax.WordPart) []string {
 	return out
 }
 
-// nodeVars lists every variable a node expands or tests, substitutions
+// vars lists every variable the nodes expand or test, substitutions
 // included, sorted.
-func nodeVars(nodes ...syntax.Node) []string {
+func (w *walker) vars(nodes ...syntax.Node) []string {
 	seen := map[string]bool{}
 	for _, n := range nodes {
 		if n == nil {
 			continue
 		}
-		syntax.Walk(n, func(n syntax.Node) bool {
+		ok := walk(n, func(n syntax.Node) bool {
 			switch x := n.(type) {
 			case *syntax.ParamExp:
 				if x.Param != nil {
@@ -224,16 +262,20 @@ func nodeVars(nodes ...syntax.Node) []string {
 			}
 			return true
 		})
+		if !ok {
+			w.tooDeep(n.Pos())
+		}
 	}
 	return sortedKeys(seen)
 }
 
-// arithNames adds the bare variable names of an arithmetic expression.
+// arithNames adds the bare variable names of an arithmetic expression (the
+// caller's walk bounds the depth: this one only looks at its words).
 func arithNames(x syntax.ArithmExpr, seen map[string]bool) {
 	if x == nil {
 		return
 	}
-	syntax.Walk(x, func(n syntax.Node) bool {
+	walk(x, func(n syntax.Node) bool {
 		if wd, ok := n.(*syntax.Word); ok {
 			if l, ok := wd.Lit(), len(wd.Parts) == 1; ok && syntax.ValidName(l) {
 				seen[l] = true
