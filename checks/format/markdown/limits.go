@@ -1,0 +1,108 @@
+package markdown
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The parser's work grows with the square of container nesting (every line
+// walks the open block quotes and list items) and with the cells of a
+// table (missing cells are filled in). No real comment comes near these
+// bounds; a text past them is refused, not half read.
+const (
+	maxNesting    = 64
+	maxTableCells = 100_000
+)
+
+// checkLimits scans the normalized text line by line before parsing.
+func checkLimits(s string) error {
+	lines := strings.Split(s, "\n")
+	for i := 0; i < len(lines); i++ {
+		if d := nesting(lines[i]); d > maxNesting {
+			return &Error{Line: i + 1, Reason: fmt.Sprintf("block quotes and lists nested %d deep (at most %d)", d, maxNesting)}
+		}
+		cols := delimiterColumns(lines[i])
+		if cols == 0 {
+			continue
+		}
+		rows := 0
+		for j := i + 1; j < len(lines) && strings.TrimSpace(lines[j]) != ""; j++ {
+			rows++
+		}
+		if cols*(rows+2) > maxTableCells {
+			return &Error{Line: i + 1, Reason: fmt.Sprintf("table of %d columns and %d rows (at most %d cells)", cols, rows, maxTableCells)}
+		}
+	}
+	return nil
+}
+
+// nesting estimates how many containers a line opens or continues: one per
+// > and per list marker in its prefix, plus its indentation in steps of two
+// columns when the prefix holds a marker (an indented nested item). It can
+// only over-count.
+func nesting(l string) int {
+	col, i := 0, 0
+	for ; i < len(l) && (l[i] == ' ' || l[i] == '\t'); i++ {
+		if l[i] == '\t' {
+			col += 4 - col%4
+		} else {
+			col++
+		}
+	}
+	markers := 0
+	for i < len(l) {
+		c := l[i]
+		switch {
+		case c == '>':
+			markers++
+			i++
+		case c == ' ' || c == '\t':
+			i++
+		case (c == '-' || c == '*' || c == '+') && i+1 < len(l) && (l[i+1] == ' ' || l[i+1] == '\t'):
+			markers++
+			i += 2
+		case c >= '0' && c <= '9':
+			j := i
+			for j < len(l) && j-i < 9 && l[j] >= '0' && l[j] <= '9' {
+				j++
+			}
+			if j+1 < len(l) && (l[j] == '.' || l[j] == ')') && (l[j+1] == ' ' || l[j+1] == '\t') {
+				markers++
+				i = j + 2
+				continue
+			}
+			return nestScore(col, markers)
+		default:
+			return nestScore(col, markers)
+		}
+	}
+	return nestScore(col, markers)
+}
+
+func nestScore(col, markers int) int {
+	if markers == 0 {
+		return 0
+	}
+	return markers + col/2
+}
+
+// delimiterColumns is the column count of a GFM table delimiter row
+// (|---|:--:|), 0 for any other line.
+func delimiterColumns(l string) int {
+	t := strings.TrimSpace(strings.TrimLeft(l, " \t>"))
+	if !strings.Contains(t, "-") || !strings.Contains(t, "|") {
+		return 0
+	}
+	for _, c := range t {
+		if c != '|' && c != '-' && c != ':' && c != ' ' && c != '\t' {
+			return 0
+		}
+	}
+	cols := 0
+	for _, cell := range strings.Split(strings.Trim(t, "|"), "|") {
+		if strings.Contains(cell, "-") {
+			cols++
+		}
+	}
+	return cols
+}
