@@ -15,7 +15,7 @@ func hostile(div int) map[string]string {
 		"deep quotes":         strings.Repeat(">", n(1<<20)-4) + " x\n",
 		"deep list markers":   strings.Repeat("- ", n(500000)) + "x\n",
 		"deep indented list":  deepList(1000),
-		"lists at the bound":  strings.Repeat(deepList(60), n(600)),
+		"lists at the bound":  strings.Repeat(deepList(60), n(270)),
 		"quotes at the bound": strings.Repeat(strings.Repeat(">", 60)+" x\n", n(16000)),
 		"nested emphasis":     strings.Repeat("*", n(500000)) + "x" + strings.Repeat("*", n(500000)),
 		"open brackets":       strings.Repeat("[", n(1<<20)-1),
