@@ -12,12 +12,25 @@ import (
 const (
 	maxNesting    = 64
 	maxTableCells = 100_000
+	// The parser keeps a pending link label for every [ of a paragraph
+	// until the paragraph ends, and allocates one per [ in any case.
+	maxBrackets    = 20_000
+	maxDocBrackets = 100_000
 )
 
 // checkLimits scans the normalized text line by line before parsing.
 func checkLimits(s string) error {
 	lines := strings.Split(s, "\n")
+	if n := strings.Count(s, "["); n > maxDocBrackets {
+		return &Error{Reason: fmt.Sprintf("%d [ in the text (at most %d)", n, maxDocBrackets)}
+	}
+	brackets, first := 0, 0
 	for i := 0; i < len(lines); i++ {
+		if strings.TrimSpace(lines[i]) == "" {
+			brackets, first = 0, i+1
+		} else if brackets += strings.Count(lines[i], "["); brackets > maxBrackets {
+			return &Error{Line: first + 1, Reason: fmt.Sprintf("more than %d [ in one paragraph", maxBrackets)}
+		}
 		if d := nesting(lines[i]); d > maxNesting {
 			return &Error{Line: i + 1, Reason: fmt.Sprintf("block quotes and lists nested %d deep (at most %d)", d, maxNesting)}
 		}

@@ -257,6 +257,8 @@ func TestLimits(t *testing.T) {
 		{"deep indented list", deepList(80), 65, "nested 65 deep"},
 		{"big table", "|" + strings.Repeat("a|", 2000) + "\n|" + strings.Repeat("-|", 2000) + "\n" + strings.Repeat("|x\n", 60), 2, "table of 2000 columns"},
 		{"too large", strings.Repeat("a", MaxBytes+1), 0, "larger than 1 MiB"},
+		{"bracket soup", "ok\n\n" + strings.Repeat("[", 15000) + "\n" + strings.Repeat("[", 6000), 3, "more than 20000 ["},
+		{"bracket flood", strings.Repeat(strings.Repeat("[", 10000)+"\n\n", 11), 0, "110000 [ in the text"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -273,6 +275,9 @@ func TestLimits(t *testing.T) {
 	// Within the bounds nesting is read normally.
 	if d := mustParse(t, strings.Repeat(">", 10)+" x\n"+deepList(20)); len(d.Text) != 20 || d.Text[19].ListDepth != 20 {
 		t.Errorf("nesting within bounds: %d lines", len(d.Text))
+	}
+	if d := mustParse(t, strings.Repeat("[a](b) ", 15000)+"\n\n"+strings.Repeat("[c](d) ", 15000)); len(d.Links) != 30000 {
+		t.Errorf("links within bounds: %d", len(d.Links))
 	}
 }
 

@@ -248,8 +248,8 @@ func indexLit(x syntax.ArithmExpr) string {
 // varPath reads a variable as a path: every assignment that may be in
 // effect must name the same path (all in made directories keeps the mark).
 func (sc *Script) varPath(name string, at *Site, depth int) (sym, bool) {
-	as, _ := sc.Values(name, at)
-	if len(as) == 0 {
+	as, _ := sc.values(name, at, maxCandidates+1)
+	if len(as) == 0 || len(as) > maxCandidates {
 		return sym{}, false
 	}
 	var out Dir

@@ -64,7 +64,7 @@ func TestRealScripts(t *testing.T) {
 }
 
 // shellBlobs maps every blob that was ever a *.sh file to its paths.
-func shellBlobs(t *testing.T, repo string) map[string][]string {
+func shellBlobs(t testing.TB, repo string) map[string][]string {
 	out, err := exec.Command("git", "-C", repo, "log", "--all", "--raw", "--no-abbrev", "--no-renames", "--format=", "--root", "-m").Output()
 	if err != nil {
 		t.Fatalf("git log: %v", err)
@@ -96,7 +96,7 @@ func countPaths(m map[string][]string) int {
 }
 
 // catBlobs streams blobs through one git cat-file --batch.
-func catBlobs(t *testing.T, repo string, ids []string, f func(string, []byte)) {
+func catBlobs(t testing.TB, repo string, ids []string, f func(string, []byte)) {
 	cmd := exec.Command("git", "-C", repo, "cat-file", "--batch")
 	cmd.Stdin = strings.NewReader(strings.Join(ids, "\n") + "\n")
 	out, err := cmd.StdoutPipe()
@@ -130,7 +130,7 @@ func catBlobs(t *testing.T, repo string, ids []string, f func(string, []byte)) {
 
 // bashCheck asks bash -n (parse only, nothing runs) about a script bash
 // would reject; "accepts" when it reports nothing.
-func bashCheck(t *testing.T, data []byte) string {
+func bashCheck(t testing.TB, data []byte) string {
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		return "bash not installed"
@@ -158,4 +158,32 @@ func bashCheck(t *testing.T, data []byte) string {
 		return "reports (" + msg + ")"
 	}
 	return "accepts"
+}
+
+// BenchmarkRealScript parses the largest *.sh blob of the mirror's history.
+func BenchmarkRealScript(b *testing.B) {
+	repo := os.Getenv("VERDICT_INFERENCEX_MIRROR")
+	if repo == "" {
+		b.Skip("VERDICT_INFERENCEX_MIRROR (a bare clone of SemiAnalysisAI/InferenceX) is not set")
+	}
+	paths := shellBlobs(b, repo)
+	ids := make([]string, 0, len(paths))
+	for id := range paths {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	var largest []byte
+	name := ""
+	catBlobs(b, repo, ids, func(id string, data []byte) {
+		if len(data) > len(largest) {
+			largest, name = data, paths[id][0]
+		}
+	})
+	b.Logf("%s: %d bytes", name, len(largest))
+	b.SetBytes(int64(len(largest)))
+	for b.Loop() {
+		if _, err := Parse(name, largest); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

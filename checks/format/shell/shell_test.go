@@ -230,13 +230,29 @@ func TestHeredocsAndHereStrings(t *testing.T) {
 }
 
 func TestRedirectOutputs(t *testing.T) {
-	sc := mustParse(t, "run > out.log 2>&1 >> app.log &> all.log < in.txt 2>err.txt >&2\n")
-	var got []string
-	for _, w := range find(t, sc, "run").Outputs() {
-		got = append(got, w.Value)
+	sc := mustParse(t, "run > out.log 2>&1 >> app.log &> all.log < in.txt 2>err.txt >&2\n"+
+		"{ echo a; inner > own.txt; } > \"$SITE/x.pth\"\n"+
+		"while read -r l; do use_line; done < <(feed)\n")
+	tests := []struct {
+		prefix string
+		want   []string
+	}{
+		{"run", []string{"out.log", "app.log", "all.log", "err.txt"}},
+		{"echo a", []string{`"$SITE/x.pth"`}},
+		{"inner", []string{"own.txt", `"$SITE/x.pth"`}},
+		{"use_line", nil},
 	}
-	if want := []string{"out.log", "app.log", "all.log", "err.txt"}; !reflect.DeepEqual(got, want) {
-		t.Errorf("Outputs = %q, want %q", got, want)
+	for _, tt := range tests {
+		var got []string
+		for _, w := range find(t, sc, tt.prefix).Outputs() {
+			got = append(got, w.Text)
+		}
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: Outputs = %q, want %q", tt.prefix, got, tt.want)
+		}
+	}
+	if rs := find(t, sc, "use_line").Redirs; len(rs) != 1 || rs[0].Op != "<" || !rs[0].Inherited || rs[0].Target.Text != "<(feed)" {
+		t.Errorf("inherited input = %+v", rs)
 	}
 }
 

@@ -223,6 +223,9 @@ type Redirect struct {
 	Target  Word
 	Heredoc *Heredoc
 	Line    int
+	// Inherited is set for a redirection of an enclosing compound command
+	// ({ …; } > f) rather than of the command itself.
+	Inherited bool
 }
 
 // Writes reports whether the redirection writes to a file (descriptor

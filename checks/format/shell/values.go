@@ -29,6 +29,12 @@ const (
 // assignments (X=1 cmd) only reach their command's environment and are not
 // returned.
 func (sc *Script) Values(name string, at *Site) (as []*Assign, fromEnv bool) {
+	return sc.values(name, at, 0)
+}
+
+// values is Values collecting at most limit assignments when limit > 0
+// (the caller then gives up on more than limit-1).
+func (sc *Script) values(name string, at *Site, limit int) (as []*Assign, fromEnv bool) {
 	if sc.over() {
 		return nil, true
 	}
@@ -47,6 +53,9 @@ func (sc *Script) Values(name string, at *Site) (as []*Assign, fromEnv bool) {
 				if candidate(a) && visible(a, at) {
 					as = append(as, a)
 				}
+				if limit > 0 && len(as) >= limit {
+					break
+				}
 			}
 		}
 		// Backwards, so each assignment meets the later ones that replace
@@ -62,6 +71,9 @@ func (sc *Script) Values(name string, at *Site) (as []*Assign, fromEnv bool) {
 			if !replaced(killers, a) {
 				as = append(as, a)
 				sure = sure || surely(a, at)
+				if limit > 0 && len(as) >= limit {
+					break
+				}
 			}
 			if a.Kind == AssignDefault || a.Index != "" {
 				continue
@@ -370,7 +382,7 @@ func (sc *Script) varValues(name, idx string, at *Site, depth int) (vals []strin
 	if depth > maxDepth {
 		return nil, false, false, false
 	}
-	as, env := sc.Values(name, at)
+	as, env := sc.values(name, at, maxCandidates+1)
 	if len(as) == 0 {
 		return nil, true, false, true
 	}

@@ -171,6 +171,22 @@ func (w *walker) command(st *syntax.Stmt) {
 	case *syntax.LetClause:
 		w.let(st, c)
 		return
+	}
+	// The redirections of a compound command ({ …; } > f, done < <(…))
+	// apply to every command inside it that does not redirect itself.
+	rs := w.redirects(st.Redirs)
+	from := len(w.sh.sc.Commands)
+	w.compound(st)
+	for i := range rs {
+		rs[i].Inherited = true
+	}
+	for _, c := range w.sh.sc.Commands[from:] {
+		c.Redirs = append(c.Redirs, rs...)
+	}
+}
+
+func (w *walker) compound(st *syntax.Stmt) {
+	switch c := st.Cmd.(type) {
 	case *syntax.IfClause:
 		w.ifClause(c)
 	case *syntax.CaseClause:
@@ -196,9 +212,6 @@ func (w *walker) command(st *syntax.Stmt) {
 		w.isolated(InBackground, line, func() { w.stmt(c.Stmt) })
 	default:
 		w.substs(c)
-	}
-	for _, r := range st.Redirs {
-		w.substs(r.Word)
 	}
 }
 
