@@ -207,3 +207,48 @@ python3 -m sglang.launch_server --tp 8 --trust-remote-code --port=8000 "${ARGS[@
 		t.Errorf("Settings:\n got %q\nwant %q", got, want)
 	}
 }
+
+// Branches of one if or case exclude each other; a loop may not run.
+func TestBranchVisibility(t *testing.T) {
+	src := `if [ -n "$A" ]; then
+  X=then
+  use_then "$X"
+elif Y=$(probe); [ -n "$Y" ]; then
+  use_elif "$X" "$Y"
+else
+  use_else "$X"
+fi
+case "$M" in
+  a) Z=a ;&
+  b) use_fall "$Z" ;;
+esac
+for i in 1; do W=loop; done
+after "$W"
+`
+	sc := mustParse(t, src)
+	tests := []struct {
+		prefix string
+		arg    int
+		values []string
+		env    bool
+	}{
+		{"use_then", 1, []string{"then"}, false},
+		{"use_elif", 1, nil, true},
+		// Assigned in the elif condition: in effect in its branch, though
+		// not counted as sure (the reading stays conservative).
+		{"use_elif", 2, nil, true},
+		{"use_else", 1, nil, true},
+		{"use_fall", 1, []string{"a"}, true},
+		{"after", 1, []string{"loop"}, true},
+	}
+	for _, tt := range tests {
+		w := find(t, sc, tt.prefix).Args[tt.arg]
+		if !reflect.DeepEqual(w.Values, tt.values) || w.FromEnv != tt.env {
+			t.Errorf("%s %s: Values %q FromEnv %v, want %q %v", tt.prefix, w.Text, w.Values, w.FromEnv, tt.values, tt.env)
+		}
+	}
+	elif := find(t, sc, "use_elif")
+	if as, _ := sc.Values("Y", &elif.Site); len(as) != 1 || as[0].Line != 4 {
+		t.Errorf("the elif condition's assignment reaches its branch: %+v", as)
+	}
+}

@@ -233,8 +233,9 @@ func (w *walker) ifClause(c *syntax.IfClause) {
 		branch := "then"
 		if cl != c {
 			branch = "elif"
-			// An elif condition runs when the earlier ones failed.
-			pop := w.push(&Cond{Kind: CondIf, Branch: "else", Prior: prior, Vars: w.vars(priorNodes...), Line: line, chain: chain})
+			// An elif condition runs when the earlier ones failed (and
+			// before its own branch, which it does not exclude).
+			pop := w.push(&Cond{Kind: CondIf, Branch: "else", Prior: prior, Vars: w.vars(priorNodes...), Line: line})
 			w.st = start
 			w.stmts(cl.Cond)
 			pop()
@@ -277,6 +278,11 @@ func stmtNodes(list []*syntax.Stmt) []syntax.Node {
 
 func (w *walker) caseClause(c *syntax.CaseClause) {
 	chain := w.sh.id()
+	for _, it := range c.Items {
+		if it.Op == syntax.Fallthrough || it.Op == syntax.Resume {
+			chain = 0 // ;& and ;;& run more than one arm
+		}
+	}
 	w.substs(c.Word)
 	text := w.text(c.Word)
 	vars := w.vars(c.Word)
@@ -298,7 +304,9 @@ func (w *walker) caseClause(c *syntax.CaseClause) {
 		ends = append(ends, w.branch(start, cond, it.Stmts))
 		prior = append(prior, pat)
 	}
-	w.sh.sc.chains[chain] = chainInfo(len(ends), catchAll)
+	if chain != 0 {
+		w.sh.sc.chains[chain] = chainInfo(len(ends), catchAll)
+	}
 	if !catchAll {
 		ends = append(ends, start)
 	}
