@@ -25,6 +25,7 @@ func hostile(div int) map[string]string {
 		"inline html":           strings.Repeat("<!-- a --> ", n(90000)),
 		"unclosed comment":      "<!--" + strings.Repeat("x\n", n(500000)),
 		"table at the bound":    "|" + strings.Repeat("a|", 300) + "\n|" + strings.Repeat("-|", 300) + "\n" + strings.Repeat("|x\n", n(320)),
+		"delimiter rows":        strings.Repeat("|-|\n", n(260000)),
 		"wide table":            "|" + strings.Repeat("a|", n(200000)) + "\n|" + strings.Repeat("-|", n(200000)) + "\n" + strings.Repeat("|x\n", 10),
 		"many tasks":            strings.Repeat("- [x] item `c` [l](https://u)\n", n(34000)),
 		"backticks":             strings.Repeat("`a ", n(340000)),

@@ -24,24 +24,36 @@ func checkLimits(s string) error {
 	if n := strings.Count(s, "["); n > maxDocBrackets {
 		return &Error{Reason: fmt.Sprintf("%d [ in the text (at most %d)", n, maxDocBrackets)}
 	}
+	// blankAfter[i] is the first blank line at or after i.
+	blankAfter := make([]int, len(lines)+1)
+	blankAfter[len(lines)] = len(lines)
+	for i := len(lines) - 1; i >= 0; i-- {
+		blankAfter[i] = blankAfter[i+1]
+		if strings.TrimSpace(lines[i]) == "" {
+			blankAfter[i] = i
+		}
+	}
 	brackets, first := 0, 0
 	for i := 0; i < len(lines); i++ {
-		if strings.TrimSpace(lines[i]) == "" {
+		d := nesting(lines[i])
+		switch {
+		case strings.TrimSpace(lines[i]) == "":
 			brackets, first = 0, i+1
-		} else if brackets += strings.Count(lines[i], "["); brackets > maxBrackets {
+			continue
+		case d > 0: // a list item or quote line starts a new block
+			brackets, first = 0, i
+		}
+		if brackets += strings.Count(lines[i], "["); brackets > maxBrackets {
 			return &Error{Line: first + 1, Reason: fmt.Sprintf("more than %d [ in one paragraph", maxBrackets)}
 		}
-		if d := nesting(lines[i]); d > maxNesting {
+		if d > maxNesting {
 			return &Error{Line: i + 1, Reason: fmt.Sprintf("block quotes and lists nested %d deep (at most %d)", d, maxNesting)}
 		}
 		cols := delimiterColumns(lines[i])
 		if cols == 0 {
 			continue
 		}
-		rows := 0
-		for j := i + 1; j < len(lines) && strings.TrimSpace(lines[j]) != ""; j++ {
-			rows++
-		}
+		rows := blankAfter[i+1] - i - 1
 		if cols*(rows+2) > maxTableCells {
 			return &Error{Line: i + 1, Reason: fmt.Sprintf("table of %d columns and %d rows (at most %d cells)", cols, rows, maxTableCells)}
 		}
