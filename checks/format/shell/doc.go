@@ -20,13 +20,19 @@
 // guessed.
 //
 // A script that does not parse is an *Error with file:line:col and the
-// parser's reason, and no partial result: the caller fails closed on it.
-// One construct bash accepts and the parser rejects is handled: an
-// associative-array subscript that is not valid arithmetic (`[a:b]=1` in a
-// `declare -A` array, `${m[a:b]}`). The parser reads subscripts as
-// arithmetic, so the source is parsed again with such a subscript replaced by
-// a placeholder of the same length (offsets, lines and columns unchanged, and
-// every reported text is cut from the original source); the retry is kept
-// only when the array is declared associative (-A) in the script, otherwise
-// the original error stands.
+// parser's reason, and no partial result: the caller fails closed on it. So
+// is a literal shell string inside it that does not parse, and a script past
+// the bounds that keep the work linear (MaxBytes, brackets or statements
+// nested more than 1,000 deep, more variable lookups than any real script
+// needs).
+//
+// One construct bash accepts and the parser rejects is handled: a subscript
+// of an associative array that is not valid arithmetic (`[1024:8:4]=3` in a
+// `declare -A` literal, `${m[${A}:${B}]}`), which bash reads as a string and
+// the parser as arithmetic. The source is parsed again with the offending
+// bytes of such a subscript (outside its $-expansions) replaced by `_`, so
+// lengths, lines and columns stay the same, and every text reported is cut
+// from the original source. The retry is kept only when every rewritten
+// subscript belongs to an array the script declares with -A; otherwise the
+// original error stands.
 package shell
