@@ -203,6 +203,22 @@ func (r *Repo) RevList(ctx context.Context, args ...string) ([]string, error) {
 	return strings.Fields(string(out)), nil
 }
 
+var githubRemote = regexp.MustCompile(`^(?:https://|ssh://git@|git@)github\.com[:/]([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+?)(?:\.git)?/?$`)
+
+// GitHubName is the OWNER/NAME of the repository's origin remote when it
+// is on github.com ("", "" otherwise).
+func (r *Repo) GitHubName(ctx context.Context) (string, string) {
+	out, err := r.git.output(ctx, "config", "--get", "remote.origin.url")
+	if err != nil {
+		return "", ""
+	}
+	m := githubRemote.FindStringSubmatch(strings.TrimSpace(string(out)))
+	if m == nil {
+		return "", ""
+	}
+	return m[1], m[2]
+}
+
 // Commit is what a commit object says.
 type Commit struct {
 	SHA       string

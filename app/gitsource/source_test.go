@@ -277,3 +277,26 @@ func TestClosedRepoRefuses(t *testing.T) {
 		t.Error("Open of a directory without a repository succeeded")
 	}
 }
+
+func TestGitHubName(t *testing.T) {
+	g := gitsourcetest.New(t)
+	g.Write(map[string]string{"a": "1\n"})
+	g.Commit("c")
+	r := open(t, g.Dir, gitsource.Options{})
+	if o, n := r.GitHubName(context.Background()); o != "" || n != "" {
+		t.Errorf("no origin: %s/%s", o, n)
+	}
+	g.Git("remote", "add", "origin", "x")
+	for url, want := range map[string]string{
+		"https://github.com/SemiAnalysisAI/InferenceX.git": "SemiAnalysisAI/InferenceX",
+		"git@github.com:SemiAnalysisAI/InferenceX.git":     "SemiAnalysisAI/InferenceX",
+		"ssh://git@github.com/o/r":                         "o/r",
+		"https://gitlab.com/o/r.git":                       "/",
+		"/srv/mirror.git":                                  "/",
+	} {
+		g.Git("remote", "set-url", "origin", url)
+		if o, n := r.GitHubName(context.Background()); o+"/"+n != want {
+			t.Errorf("%s: %s/%s, want %s", url, o, n, want)
+		}
+	}
+}

@@ -36,7 +36,8 @@ type Request struct {
 	Default string
 	// Number is the pull request number (waiver file name); 0 when unknown.
 	Number int
-	// Owner and Repo only make evidence links; empty means no links.
+	// Owner and Repo name the repository in links and in claims about its
+	// runs; empty means the origin remote's when it is on github.com.
 	Owner, Repo string
 	// Title and Body stand for the PR's; empty means the head commit's
 	// subject and body.
@@ -69,6 +70,9 @@ func Prepare(ctx context.Context, repo *gitsource.Repo, req Request) (*Change, e
 	}
 	if req.Default == "" {
 		req.Default = req.Base
+	}
+	if req.Owner == "" || req.Repo == "" {
+		req.Owner, req.Repo = repo.GitHubName(ctx)
 	}
 	baseTip, err := repo.Resolve(ctx, req.Base)
 	if err != nil {

@@ -13,7 +13,8 @@ import (
 // FixturePR is the first pull request of a githubtest fixture rebuilt as a
 // git history: the base commit on main, the head on branch "pr" on top of
 // it, and (when the fixture's default branch is another commit) the
-// default branch's tree as a second commit on main.
+// default branch's tree as a second commit on main. The head commit's
+// message is the PR's title and body, as a squash merge would have it.
 type FixturePR struct {
 	Repo    *Repo
 	Fixture *githubtest.Fixture
@@ -50,7 +51,7 @@ func FromFixture(t testing.TB, dir, phrase string) FixturePR {
 	out.Base = r.Commit("base")
 	r.Git("checkout", "--quiet", "-b", "pr")
 	r.replaceTree(treeOf(pull.Head.Commit))
-	out.Head = r.Commit(pull.Title)
+	out.Head = r.Commit(strings.TrimSpace(pull.Title + "\n\n" + pull.Body))
 	r.Git("checkout", "--quiet", "main")
 	out.Default = out.Base
 	def := repo.DefaultBranch
