@@ -219,6 +219,16 @@ func (r *Repo) GitHubName(ctx context.Context) (string, string) {
 	return m[1], m[2]
 }
 
+// Archive returns a tar archive of paths (files or directories) at commit
+// rev, as `git archive` writes it.
+func (r *Repo) Archive(ctx context.Context, rev string, paths ...string) ([]byte, error) {
+	out, err := r.git.output(ctx, append([]string{"archive", "--format=tar", rev, "--"}, paths...)...)
+	if err != nil {
+		return nil, fmt.Errorf("archiving %s at %s: %w", strings.Join(paths, ", "), short(rev), err)
+	}
+	return out, nil
+}
+
 // Commit is what a commit object says.
 type Commit struct {
 	SHA       string

@@ -33,8 +33,19 @@ func TestReadFileAndListDir(t *testing.T) {
 		"configs/sub/x.yaml":    "x\n",
 		"big.bin":               strings.Repeat("z", 2048),
 	})
-	if err := os.Symlink("README.md", filepath.Join(g.Dir, "link")); err != nil {
-		t.Fatal(err)
+	for link, target := range map[string]string{
+		"link":            "README.md",
+		"configs/up":      "../README.md",
+		"configs/chain":   "up",
+		"outside":         "../../etc/passwd",
+		"absolute":        "/etc/passwd",
+		"to-dir":          "configs",
+		"loop":            "loop",
+		"configs/dangles": "nothing-here",
+	} {
+		if err := os.Symlink(target, filepath.Join(g.Dir, filepath.FromSlash(link))); err != nil {
+			t.Fatal(err)
+		}
 	}
 	c1 := g.Commit("first")
 	g.Write(map[string]string{"README.md": "hello again\n"})
@@ -54,7 +65,13 @@ func TestReadFileAndListDir(t *testing.T) {
 			{c2, "README.md/x", "", checks.ErrNotFound},
 			{c2, "configs", "", checks.ErrNotFound},
 			{c2, "big.bin", "", checks.ErrTooLarge},
-			{c2, "link", "", checks.ErrMalformed},
+			{c2, "link", "hello again\n", nil},
+			{c2, "configs/chain", "hello again\n", nil},
+			{c2, "outside", "", checks.ErrMalformed},
+			{c2, "absolute", "", checks.ErrMalformed},
+			{c2, "to-dir", "", checks.ErrMalformed},
+			{c2, "loop", "", checks.ErrMalformed},
+			{c2, "configs/dangles", "", checks.ErrMalformed},
 		} {
 			got, err := r.ReadFile(ctx, tc.rev, tc.path)
 			if tc.err != nil {
@@ -71,11 +88,11 @@ func TestReadFileAndListDir(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := fmt.Sprint(es); got != "[{a-master.yaml configs/a-master.yaml file} {sub configs/sub dir}]" {
+		if got := fmt.Sprint(es); got != "[{a-master.yaml configs/a-master.yaml file} {chain configs/chain symlink} {dangles configs/dangles symlink} {sub configs/sub dir} {up configs/up symlink}]" {
 			t.Errorf("ListDir(configs) = %s", got)
 		}
 		root, err := r.ListDir(ctx, c2, "")
-		if err != nil || len(root) != 4 || root[2].Name != "configs" || root[3].Type != "symlink" {
+		if err != nil || len(root) != 8 || root[2].Name != "big.bin" || root[3].Name != "configs" || root[3].Type != "dir" || root[4].Type != "symlink" {
 			t.Errorf("ListDir(root) = %v, %v", root, err)
 		}
 		for _, d := range []string{"nope", "README.md"} {

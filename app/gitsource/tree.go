@@ -13,6 +13,9 @@ import (
 	"github.com/verdict-bot/verdict/checks"
 )
 
+// maxSymlinkHops bounds symlink chains (and cycles).
+const maxSymlinkHops = 8
+
 // treeEntry is one entry of a tree object.
 type treeEntry struct {
 	Mode string
@@ -107,9 +110,10 @@ func (r *Repo) lookup(ctx context.Context, rev, p string) (treeEntry, bool, erro
 	return cur, true, nil
 }
 
-// ReadFile returns the bytes of path at commit rev. A missing path (or a
-// directory) wraps checks.ErrNotFound, a file over the cap checks.ErrTooLarge,
-// a symlink or submodule checks.ErrMalformed, as the GitHub-backed Source
+// ReadFile returns the bytes of path at commit rev, following symlinks to
+// files inside the repository. A missing path (or a directory) wraps
+// checks.ErrNotFound, a file over the cap checks.ErrTooLarge, any other
+// symlink or a submodule checks.ErrMalformed, as the GitHub-backed Source
 // answers.
 func (r *Repo) ReadFile(ctx context.Context, rev, p string) ([]byte, error) {
 	p = strings.Trim(p, "/")
@@ -117,6 +121,26 @@ func (r *Repo) ReadFile(ctx context.Context, rev, p string) ([]byte, error) {
 	e, ok, err := r.lookup(ctx, rev, p)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	// A symlink to a file of the repository reads as that file, as GitHub's
+	// contents API answers; any other symlink is refused below.
+	for hops, at := 0, p; ok && e.kind() == "symlink" && hops < maxSymlinkHops; hops++ {
+		target, err := r.blob(ctx, e.OID)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		next := path.Join(path.Dir(at), string(target))
+		if path.IsAbs(string(target)) || next == ".." || strings.HasPrefix(next, "../") {
+			break
+		}
+		t, found, err := r.lookup(ctx, rev, next)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		if !found || (t.kind() != "file" && t.kind() != "symlink") {
+			break
+		}
+		e, at = t, next
 	}
 	switch {
 	case !ok:
@@ -173,7 +197,11 @@ func (r *Repo) ListDir(ctx context.Context, rev, dir string) ([]checks.DirEntry,
 	}
 	out := make([]checks.DirEntry, 0, len(es))
 	for _, te := range es {
-		out = append(out, checks.DirEntry{Name: te.Name, Path: path.Join(dir, te.Name), Type: te.kind()})
+		kind := te.kind()
+		if kind == "submodule" {
+			kind = "file" // as GitHub's directory listings name submodules
+		}
+		out = append(out, checks.DirEntry{Name: te.Name, Path: path.Join(dir, te.Name), Type: kind})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil

@@ -191,6 +191,10 @@ type Outcome struct {
 	// Refused lists, per row, the GitHub-only evidence it asked for
 	// (Source method names, sorted).
 	Refused map[int][]string
+	// NeedsGitHub are the rows that could not decide without GitHub-only
+	// evidence (Check 0 decides without CODEOWNERS diagnostics and team
+	// membership).
+	NeedsGitHub map[int]bool
 	// PassedAnyway are the rows whose check passed although it was refused
 	// evidence; the verdict shows them as "could not be verified".
 	PassedAnyway []int
@@ -228,10 +232,14 @@ func (c *Change) Verify(ctx context.Context, force bool) (Outcome, error) {
 		Overall:    checks.Decide(rows),
 		Escalation: c.Config.EscalationHandles,
 	}
-	out.Refused = map[int][]string{}
+	out.Refused, out.NeedsGitHub = map[int][]string{}, map[int]bool{}
 	for _, r := range rows {
-		if ms, _ := c.track.refused(r.Number); len(ms) > 0 {
+		ms, errs := c.track.refused(r.Number)
+		if len(ms) > 0 {
 			out.Refused[r.Number] = ms
+		}
+		if len(blocking(r.Number, ms, errs)) > 0 {
+			out.NeedsGitHub[r.Number] = true
 		}
 		if c.track.passedAnyway[r.Number] {
 			out.PassedAnyway = append(out.PassedAnyway, r.Number)

@@ -58,15 +58,22 @@ func registry(t *tracker, signed bool) *checks.Registry {
 	return reg
 }
 
-func local(r checks.Result, n int, t *tracker) checks.Result {
-	methods, errs := t.refused(n)
-	var blocking []error
+// blocking are the refusals that keep row n from deciding: all of them
+// except the evidence-only ones of Check 0.
+func blocking(n int, methods []string, errs []error) []error {
+	var out []error
 	for i, m := range methods {
 		if n == 0 && evidenceOnly[m] {
 			continue
 		}
-		blocking = append(blocking, errs[i])
+		out = append(out, errs[i])
 	}
+	return out
+}
+
+func local(r checks.Result, n int, t *tracker) checks.Result {
+	methods, errs := t.refused(n)
+	blocking := blocking(n, methods, errs)
 	if len(blocking) == 0 || r.Status == checks.NA {
 		return r
 	}
