@@ -184,7 +184,7 @@ feed:
 		return nil, err
 	}
 	rep.PRs = results
-	rep.summarize()
+	rep.Summarize()
 	rep.Seconds = time.Since(start).Seconds()
 	return rep, nil
 }

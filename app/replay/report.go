@@ -62,6 +62,9 @@ type Totals struct {
 	// check, the non-passing rows that needed GitHub-only evidence.
 	Rows           map[int]map[string]int `json:"rows"`
 	RowsGitHubOnly map[int]int            `json:"rows_github_only"`
+	// RowReasons are, per check, the most frequent kinds of non-passing
+	// reason (normalized as causes are), most frequent first.
+	RowReasons map[int][]CauseCount `json:"row_reasons"`
 	PassedAnyway   map[int]int            `json:"passed_without_github_evidence"`
 	// Problems counts reader problems; ProblemPRs the PRs with any;
 	// ProblemsOnExisting those on files that exist at the assessed commit.
@@ -97,11 +100,14 @@ type FileCount struct {
 // maxExamples bounds the examples kept per cause and reasons per file.
 const maxExamples = 3
 
-func (r *Report) summarize() {
+// Summarize computes Totals from PRs (Run does; a report read back from
+// JSON can be summarized again after the counting rules change).
+func (r *Report) Summarize() {
 	t := Totals{
 		Verdicts: map[string]int{}, Rows: map[int]map[string]int{}, RowsGitHubOnly: map[int]int{},
 		PassedAnyway: map[int]int{}, Changelog: map[string]int{},
 	}
+	rowReasons := map[int]map[string]*CauseCount{}
 	causes := map[string]*CauseCount{}
 	causePRs := map[string]map[int]bool{}
 	files := map[string]*FileCount{}
@@ -128,6 +134,22 @@ func (r *Report) summarize() {
 			t.Rows[row.Number][row.Status]++
 			if row.GitHubOnly && row.Status != "PASS" {
 				t.RowsGitHubOnly[row.Number]++
+			}
+			if row.Status != "PASS" && row.Status != "N/A" {
+				k := row.Status + " " + cause("", row.Reason)
+				if rowReasons[row.Number] == nil {
+					rowReasons[row.Number] = map[string]*CauseCount{}
+				}
+				c := rowReasons[row.Number][k]
+				if c == nil {
+					c = &CauseCount{Cause: k}
+					rowReasons[row.Number][k] = c
+				}
+				c.Count++
+				c.PRs++
+				if len(c.Examples) < 1 {
+					c.Examples = append(c.Examples, fmt.Sprintf("#%d: %s", p.Number, row.Reason))
+				}
 			}
 		}
 		for _, n := range p.PassedAnyway {
@@ -174,15 +196,11 @@ func (r *Report) summarize() {
 			reasons[pb.Path][pb.Reason]++
 		}
 	}
-	for _, c := range causes {
-		t.Causes = append(t.Causes, *c)
+	t.Causes = byCount(causes, 0)
+	t.RowReasons = map[int][]CauseCount{}
+	for n, m := range rowReasons {
+		t.RowReasons[n] = byCount(m, maxRowReasons)
 	}
-	sort.Slice(t.Causes, func(i, j int) bool {
-		if t.Causes[i].Count != t.Causes[j].Count {
-			return t.Causes[i].Count > t.Causes[j].Count
-		}
-		return t.Causes[i].Cause < t.Causes[j].Cause
-	})
 	for p, f := range files {
 		f.Reasons = topReasons(reasons[p])
 		t.Files = append(t.Files, *f)
@@ -194,6 +212,27 @@ func (r *Report) summarize() {
 		return t.Files[i].Path < t.Files[j].Path
 	})
 	r.Totals = t
+}
+
+// maxRowReasons bounds the reasons kept per check.
+const maxRowReasons = 8
+
+// byCount sorts counts, most frequent first, keeping at most max (0: all).
+func byCount(m map[string]*CauseCount, max int) []CauseCount {
+	out := make([]CauseCount, 0, len(m))
+	for _, c := range m {
+		out = append(out, *c)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Count != out[j].Count {
+			return out[i].Count > out[j].Count
+		}
+		return out[i].Cause < out[j].Cause
+	})
+	if max > 0 && len(out) > max {
+		out = out[:max]
+	}
+	return out
 }
 
 func topReasons(m map[string]int) []string {
@@ -269,6 +308,16 @@ func (r *Report) Text(w io.Writer) {
 	sort.Ints(nums)
 	for _, n := range nums {
 		fmt.Fprintf(w, "  %-5d %6d %6d %6d %6d %12d %14d\n", n, t.Rows[n]["PASS"], t.Rows[n]["FAIL"], t.Rows[n]["WARN"], t.Rows[n]["N/A"], t.RowsGitHubOnly[n], t.PassedAnyway[n])
+	}
+
+	fmt.Fprintln(w, "\nMost frequent non-passing reasons per check (count, status and reason kind; one example):")
+	for _, n := range nums {
+		for _, c := range t.RowReasons[n] {
+			fmt.Fprintf(w, "  %2d %5d  %s\n", n, c.Count, c.Cause)
+			for _, e := range c.Examples {
+				fmt.Fprintf(w, "              e.g. %s\n", e)
+			}
+		}
 	}
 
 	fmt.Fprintf(w, "\nChangelog entries added, Verdict vs process_changelog.py: %s.\n",
