@@ -64,8 +64,8 @@ type Totals struct {
 	RowsGitHubOnly map[int]int            `json:"rows_github_only"`
 	// RowReasons are, per check, the most frequent kinds of non-passing
 	// reason (normalized as causes are), most frequent first.
-	RowReasons map[int][]CauseCount `json:"row_reasons"`
-	PassedAnyway   map[int]int            `json:"passed_without_github_evidence"`
+	RowReasons   map[int][]CauseCount `json:"row_reasons"`
+	PassedAnyway map[int]int          `json:"passed_without_github_evidence"`
 	// Problems counts reader problems; ProblemPRs the PRs with any;
 	// ProblemsOnExisting those on files that exist at the assessed commit.
 	Problems           int          `json:"reader_problems"`
