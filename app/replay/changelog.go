@@ -112,10 +112,16 @@ func newChangelogTool(ctx context.Context, repo *gitsource.Repo, python string, 
 	if python == "" {
 		python = "python3"
 	}
-	cmd := exec.CommandContext(ctx, python, "-c", "import yaml, pydantic")
+	// The interpreter's own path, so that each run skips launcher shims
+	// (pyenv's cost a bash process or two per start).
+	cmd := exec.CommandContext(ctx, python, "-c", "import sys, yaml, pydantic; print(sys.executable)")
 	cmd.Env = toolEnv(nil)
-	if out, err := cmd.CombinedOutput(); err != nil {
+	out, err := cmd.CombinedOutput()
+	if err != nil {
 		return nil, fmt.Sprintf("process_changelog.py was not run: %s cannot import PyYAML and pydantic (%s)", python, lastLine(string(out), err))
+	}
+	if exe := strings.TrimSpace(string(out)); filepath.IsAbs(exe) && !strings.Contains(exe, "\n") {
+		python = exe
 	}
 	return &changelogTool{repo: repo, python: python, full: full}, ""
 }
@@ -243,7 +249,16 @@ func (t *changelogTool) exec(ctx context.Context, dir, script string, p PR, f lo
 	}
 	cmd := exec.CommandContext(ctx, t.python, args...)
 	cmd.Dir = filepath.Join(dir, filepath.FromSlash(f.Root))
-	cmd.Env = toolEnv([]string{"GIT_DIR=" + t.repo.GitDir(), "GIT_WORK_TREE=" + dir})
+	// The tool starts "python3" itself: the same interpreter, first on PATH.
+	env := toolEnv([]string{"GIT_DIR=" + t.repo.GitDir(), "GIT_WORK_TREE=" + dir})
+	if filepath.IsAbs(t.python) {
+		for i, kv := range env {
+			if p, ok := strings.CutPrefix(kv, "PATH="); ok {
+				env[i] = "PATH=" + filepath.Dir(t.python) + string(os.PathListSeparator) + p
+			}
+		}
+	}
+	cmd.Env = env
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

@@ -44,7 +44,7 @@ const (
 // real merge commit of a PR branch and a PR that inserts a changelog entry
 // in the middle of the file. It returns the repository and the commit of
 // each PR by number.
-func history(t *testing.T, extra map[string]string) (*gitsourcetest.Repo, map[int]string) {
+func history(t testing.TB, extra map[string]string) (*gitsourcetest.Repo, map[int]string) {
 	g := gitsourcetest.New(t)
 	files := map[string]string{
 		".github/CODEOWNERS":          codeowners,
