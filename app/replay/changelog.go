@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -72,10 +73,12 @@ const (
 )
 
 // toolScript and toolInputs are the tool and what it reads, relative to
-// the layout's root.
+// the layout's root: its own package, and the master configs and runner
+// list wherever they were at the time (configs/, .github/configs/ before
+// July 2026).
 const toolScript = "utils/process_changelog.py"
 
-var toolInputs = []string{"utils", "configs"}
+var toolInputs = []string{"utils", "configs", ".github/configs"}
 
 // toolTimeout bounds one run of the tool (it generates sweep matrices).
 const toolTimeout = 5 * time.Minute
@@ -364,9 +367,25 @@ func toolEnv(extra []string) []string {
 	return append(append(env, "PYTHONDONTWRITEBYTECODE=1"), extra...)
 }
 
-// lastLine is the last non-empty line of a tool's output, or err.
+var exceptionRE = regexp.MustCompile(`^[A-Za-z_][\w.]*(Error|Exception|Exit)\b`)
+
+// lastLine says why a tool failed: the last Python exception line of its
+// output with up to two detail lines after it (YAML and pydantic errors
+// put the specifics there), else its last non-empty line, else err.
 func lastLine(s string, err error) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if !exceptionRE.MatchString(lines[i]) {
+			continue
+		}
+		parts := []string{strings.TrimSpace(lines[i])}
+		for _, l := range lines[i+1 : min(len(lines), i+3)] {
+			if l = strings.TrimSpace(l); l != "" && l != "^" && !strings.HasPrefix(l, "For further information") {
+				parts = append(parts, l)
+			}
+		}
+		return strings.Join(parts, " / ")
+	}
 	for i := len(lines) - 1; i >= 0; i-- {
 		if l := strings.TrimSpace(lines[i]); l != "" {
 			return l

@@ -21,8 +21,11 @@ type Problem struct {
 	Cause string `json:"cause"`
 	// Exists says whether Path is a file or directory at the assessed
 	// commit: a problem on an existing file is a reader failure, one on a
-	// missing file may be the change's own fault.
-	Exists bool `json:"exists"`
+	// missing file may be the change's own fault. A path with a ":selector"
+	// suffix exists when the file before the suffix does (Selector is the
+	// suffix then).
+	Exists   bool   `json:"exists"`
+	Selector string `json:"selector,omitempty"`
 }
 
 // Where is "path:line", or the path when no line is known.
@@ -55,17 +58,39 @@ func readerProblem(ctx context.Context, repo *gitsource.Repo, sha string, p loca
 	}
 	out.Cause = cause(p.Path, p.Err)
 	out.Exists, _ = repo.Exists(ctx, sha, p.Path)
+	if i := strings.LastIndexByte(p.Path, ':'); !out.Exists && i > 0 {
+		// "recipe.yaml:zip_override_x[0]" names a part of a file: the
+		// file is what exists or not.
+		if ok, _ := repo.Exists(ctx, sha, p.Path[:i]); ok {
+			out.Exists, out.Selector = true, p.Path[i+1:]
+		}
+	}
 	return out
 }
 
 // cause normalizes a reason into its kind.
 func cause(path, reason string) string {
-	c := strings.ReplaceAll(reason, path, "<file>")
+	c := reason
+	if path != "" {
+		c = strings.ReplaceAll(c, path, "<file>")
+	}
 	c = quotedRE.ReplaceAllString(c, "<q>")
 	c = entryRE.ReplaceAllString(c, "entry <key> at")
 	c = keyRE.ReplaceAllString(c, "key <key>")
 	c = pathRE.ReplaceAllString(c, "<path>")
 	c = shaRE.ReplaceAllString(c, "<sha>")
 	c = numberRE.ReplaceAllString(c, "N")
-	return c
+	return clip(c, maxCauseRunes)
+}
+
+// maxCauseRunes bounds a cause and an example in the report: some reasons
+// list every finding of a row.
+const maxCauseRunes = 240
+
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
 }

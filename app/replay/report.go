@@ -52,12 +52,14 @@ type Row struct {
 
 // Totals are the report's figures.
 type Totals struct {
-	PRs      int            `json:"prs"`
-	Squash   int            `json:"squash"`
-	Merge    int            `json:"merge_commits"`
-	Errors   int            `json:"not_verifiable"`
-	Required int            `json:"signoff_required"`
-	Verdicts map[string]int `json:"verdicts"`
+	PRs    int `json:"prs"`
+	Squash int `json:"squash"`
+	Merge  int `json:"merge_commits"`
+	Errors int `json:"not_verifiable"`
+	// ErrorCauses groups the not verifiable PRs by reason.
+	ErrorCauses []CauseCount   `json:"not_verifiable_causes"`
+	Required    int            `json:"signoff_required"`
+	Verdicts    map[string]int `json:"verdicts"`
 	// Rows counts statuses per check number; RowsGitHubOnly counts, per
 	// check, the non-passing rows that needed GitHub-only evidence.
 	Rows           map[int]map[string]int `json:"rows"`
@@ -108,6 +110,7 @@ func (r *Report) Summarize() {
 		PassedAnyway: map[int]int{}, Changelog: map[string]int{},
 	}
 	rowReasons := map[int]map[string]*CauseCount{}
+	errs := map[string]*CauseCount{}
 	causes := map[string]*CauseCount{}
 	causePRs := map[string]map[int]bool{}
 	files := map[string]*FileCount{}
@@ -121,6 +124,15 @@ func (r *Report) Summarize() {
 		}
 		if p.Error != "" {
 			t.Errors++
+			k := cause("", p.Error)
+			if errs[k] == nil {
+				errs[k] = &CauseCount{Cause: k}
+			}
+			errs[k].Count++
+			errs[k].PRs++
+			if len(errs[k].Examples) < maxExamples {
+				errs[k].Examples = append(errs[k].Examples, fmt.Sprintf("#%d", p.Number))
+			}
 			continue
 		}
 		if p.Required {
@@ -148,7 +160,7 @@ func (r *Report) Summarize() {
 				c.Count++
 				c.PRs++
 				if len(c.Examples) < 1 {
-					c.Examples = append(c.Examples, fmt.Sprintf("#%d: %s", p.Number, row.Reason))
+					c.Examples = append(c.Examples, clip(fmt.Sprintf("#%d: %s", p.Number, row.Reason), maxCauseRunes))
 				}
 			}
 		}
@@ -178,7 +190,7 @@ func (r *Report) Summarize() {
 				causePRs[pb.Cause][p.Number] = true
 				c.PRs++
 				if len(c.Examples) < maxExamples {
-					c.Examples = append(c.Examples, fmt.Sprintf("#%d %s: %s", p.Number, pb.Where(), pb.Reason))
+					c.Examples = append(c.Examples, clip(fmt.Sprintf("#%d %s: %s", p.Number, pb.Where(), pb.Reason), maxCauseRunes))
 				}
 			}
 			f := files[pb.Path]
@@ -197,6 +209,7 @@ func (r *Report) Summarize() {
 		}
 	}
 	t.Causes = byCount(causes, 0)
+	t.ErrorCauses = byCount(errs, 0)
 	t.RowReasons = map[int][]CauseCount{}
 	for n, m := range rowReasons {
 		t.RowReasons[n] = byCount(m, maxRowReasons)
@@ -274,10 +287,8 @@ func (r *Report) Text(w io.Writer) {
 	fmt.Fprintf(w, "Sign-off required (CODEOWNERS at the parent): %d; core team only: %d (checks run on all). Not verifiable: %d.\n",
 		t.Required, t.PRs-t.Errors-t.Required, t.Errors)
 	fmt.Fprintf(w, "Verdicts: %s.\n", countList(t.Verdicts, []string{"PASS", "WARN", "REJECTED"}))
-	for _, p := range r.PRs {
-		if p.Error != "" {
-			fmt.Fprintf(w, "  not verifiable: #%d %s: %s\n", p.Number, short(p.SHA), p.Error)
-		}
+	for _, c := range t.ErrorCauses {
+		fmt.Fprintf(w, "  not verifiable: %d× %s (%s)\n", c.Count, c.Cause, strings.Join(c.Examples, ", "))
 	}
 
 	fmt.Fprintf(w, "\nReader problems: %d in %d pull requests, %d on files that exist at the assessed commit, %d files.\n",
