@@ -4,8 +4,6 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -132,7 +130,7 @@ func newChangelogTool(ctx context.Context, repo *gitsource.Repo, python string, 
 func compareChangelog(ctx context.Context, t *changelogTool, p PR, f localverify.Facts) Changelog {
 	c := Changelog{VerdictProblems: f.ChangelogProblems}
 	for _, e := range f.ChangelogAdded {
-		c.Verdict = append(c.Verdict, entryKey(e.ConfigKeys, e.Description, e.PRLink))
+		c.Verdict = append(c.Verdict, entryKey(e.ConfigKeys, e.PRLink))
 	}
 	sort.Strings(c.Verdict)
 	switch {
@@ -153,7 +151,7 @@ func compareChangelog(ctx context.Context, t *changelogTool, p PR, f localverify
 		return c
 	}
 	for _, e := range entries {
-		c.Tool = append(c.Tool, entryKey(e.ConfigKeys, e.Description, e.PRLink))
+		c.Tool = append(c.Tool, entryKey(e.ConfigKeys, e.PRLink))
 	}
 	sort.Strings(c.Tool)
 	c.OnlyOurs, c.OnlyTool = multisetDiff(c.Verdict, c.Tool), multisetDiff(c.Tool, c.Verdict)
@@ -164,15 +162,12 @@ func compareChangelog(ctx context.Context, t *changelogTool, p PR, f localverify
 	return c
 }
 
-// entryKey identifies an entry by its config keys, PR link and a digest of
-// its description, printed as "keys → link [digest]".
-func entryKey(keys, desc []string, link string) string {
-	var d []string
-	for _, l := range desc {
-		d = append(d, strings.TrimSpace(l))
-	}
-	sum := sha256.Sum256([]byte(strings.Join(d, "\n")))
-	return fmt.Sprintf("%s → %s [%s]", strings.Join(keys, ","), link, hex.EncodeToString(sum[:4]))
+// entryKey identifies an entry by what selects configs, its config keys,
+// and by its PR link (one PR's entry for a config is not another's),
+// printed as "keys → link". The description is left out: it selects
+// nothing, and its schema changed over time (a string, later a list).
+func entryKey(keys []string, link string) string {
+	return fmt.Sprintf("%s → %s", strings.Join(keys, ","), link)
 }
 
 // multisetDiff is a minus b, both sorted, counting duplicates.
@@ -194,9 +189,8 @@ func multisetDiff(a, b []string) []string {
 
 // toolEntry is one entry of the tool's changelog_metadata.entries.
 type toolEntry struct {
-	ConfigKeys  []string
-	Description []string
-	PRLink      string
+	ConfigKeys []string
+	PRLink     string
 }
 
 func (t *changelogTool) run(ctx context.Context, p PR, f localverify.Facts) ([]toolEntry, string, string) {
@@ -293,7 +287,7 @@ func toolEntries(out []byte) ([]toolEntry, error) {
 		var out []toolEntry
 		for _, e := range doc.Meta.Entries {
 			link, _ := e["pr-link"].(string)
-			out = append(out, toolEntry{ConfigKeys: strs(e["config-keys"]), Description: strs(e["description"]), PRLink: link})
+			out = append(out, toolEntry{ConfigKeys: strs(e["config-keys"]), PRLink: link})
 		}
 		return out, nil
 	}

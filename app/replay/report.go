@@ -205,7 +205,8 @@ func (r *Report) Summarize() {
 					f.Missing++
 				}
 			}
-			reasons[pb.Path][pb.Reason]++
+			// Per file, reasons differ only by the commit they name.
+			reasons[pb.Path][shaRE.ReplaceAllString(pb.Reason, "<sha>")]++
 		}
 	}
 	t.Causes = byCount(causes, 0)
@@ -226,6 +227,9 @@ func (r *Report) Summarize() {
 	})
 	r.Totals = t
 }
+
+// maxTextFiles bounds the files the text report lists.
+const maxTextFiles = 40
 
 // maxRowReasons bounds the reasons kept per check.
 const maxRowReasons = 8
@@ -302,7 +306,11 @@ func (r *Report) Text(w io.Writer) {
 			}
 		}
 		fmt.Fprintln(w, "By file (pull requests, of which the file was missing):")
-		for _, f := range t.Files {
+		for i, f := range t.Files {
+			if i == maxTextFiles {
+				fmt.Fprintf(w, "  … %d more files (--format json lists them all)\n", len(t.Files)-maxTextFiles)
+				break
+			}
 			fmt.Fprintf(w, "  %5d %5d  %s\n", f.PRs, f.Missing, f.Path)
 			for _, rs := range f.Reasons {
 				fmt.Fprintf(w, "                %s\n", rs)
