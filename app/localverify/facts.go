@@ -25,8 +25,8 @@ type Facts struct {
 	// ChangelogProblems are the problems reported on the changelog itself:
 	// when there are any, ChangelogAdded may be incomplete.
 	ChangelogProblems []string
-	// Problems are all inputs the model could not use, in its order,
-	// without duplicates.
+	// Problems are all inputs the model could not use, without
+	// duplicates, sorted by path and reason.
 	Problems []Problem
 	// Affected are the config keys the model judged affected, sorted.
 	Affected []string
@@ -72,6 +72,15 @@ func (c *Change) Facts(ctx context.Context) (Facts, error) {
 			f.ChangelogProblems = append(f.ChangelogProblems, p.Err)
 		}
 	}
+	// The model's order depends on which reads finished first; a report
+	// must not.
+	sort.SliceStable(f.Problems, func(i, j int) bool {
+		if f.Problems[i].Path != f.Problems[j].Path {
+			return f.Problems[i].Path < f.Problems[j].Path
+		}
+		return f.Problems[i].Err < f.Problems[j].Err
+	})
+	sort.Strings(f.ChangelogProblems)
 	for _, e := range cs.Affected {
 		if e != nil {
 			f.Affected = append(f.Affected, e.Key)
