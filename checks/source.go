@@ -64,6 +64,9 @@ var (
 	ErrTooLarge  = errors.New("too large")
 	ErrForbidden = errors.New("forbidden")
 	ErrMalformed = errors.New("malformed")
+	// ErrUnavailable: this Source cannot supply this kind of evidence at
+	// all (a local git checkout has no CI runs, comments or teams).
+	ErrUnavailable = errors.New("not available from this source")
 )
 
 // ChangedFile is one entry of a PR's file list.

@@ -35,6 +35,9 @@ const (
 // cmdCheck verifies one PR and prints the verdict. It is read-only unless
 // --publish is given.
 func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if usesRepoDir(args) {
+		return cmdCheckLocal(ctx, args, stdout, stderr)
+	}
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	repoFlag := fs.String("repo", "", "repository as OWNER/NAME")

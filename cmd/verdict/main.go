@@ -1,7 +1,8 @@
 // Command verdict is the Verdict GitHub App and its tools.
 //
 //	verdict serve          run the App (webhook intake, queue, workers)
-//	verdict check          verify one PR and print the verdict
+//	verdict check          verify one PR and print the verdict (--repo-dir: a local change, offline)
+//	verdict replay         re-verify a local clone's merged pull requests
 //	verdict setup          register the GitHub App through the manifest flow
 //	verdict config check   validate a .github/verdict.yml
 //	verdict version        print the module version and VCS revision
@@ -37,6 +38,9 @@ var commands = map[string]command{
 	"serve": {"run the GitHub App (webhook intake, job queue, workers)", cmdServe},
 	"check": {"verify one PR and print the verdict (read-only unless --publish)", func(ctx context.Context, args []string, env Env) int {
 		return cmdCheck(ctx, args, env.Stdout, env.Stderr)
+	}},
+	"replay": {"re-verify a local clone's merged pull requests and report what Verdict could not read", func(ctx context.Context, args []string, env Env) int {
+		return cmdReplay(ctx, args, env.Stdout, env.Stderr)
 	}},
 	"setup":   {"register the GitHub App through GitHub's manifest flow", cmdSetup},
 	"config":  {"validate a .github/verdict.yml offline (verdict config check [FILE])", cmdConfig},

@@ -1,0 +1,248 @@
+// Package localverify verifies a change in a local git repository, offline:
+// the same checks, per-repository settings, layout detection, scope gate and
+// renderer as the App, reading files and the diff from git (app/gitsource)
+// instead of GitHub. Evidence only GitHub has is unavailable, and the rows
+// that need it say so; they are never PASS.
+//
+// This is the one place (with its sign-off rows in signoff.go) that wires
+// the checks package for local use, so the history replay and the CLI share
+// it.
+package localverify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/verdict-bot/verdict/app/gitsource"
+	"github.com/verdict-bot/verdict/app/render"
+	"github.com/verdict-bot/verdict/app/repoconfig"
+	"github.com/verdict-bot/verdict/app/verify"
+	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/format/signoff"
+	infxrepo "github.com/verdict-bot/verdict/checks/inferencex/repo"
+)
+
+// Request names a change in a local repository.
+type Request struct {
+	// Base is the branch (or commit) the change merges into; Head is the
+	// change ("HEAD" when empty). The change is compared with their merge
+	// base, as GitHub compares a pull request.
+	Base, Head string
+	// Default is the trusted revision read for the repository's rules
+	// (.github/verdict.yml, checklist template, MODELS.md, golden curves,
+	// waivers, CODEOWNERS); empty means Base, the branch the change targets.
+	Default string
+	// Number is the pull request number (waiver file name); 0 when unknown.
+	Number int
+	// Owner and Repo name the repository in links and in claims about its
+	// runs; empty means the origin remote's when it is on github.com.
+	Owner, Repo string
+	// Title and Body stand for the PR's; empty means the head commit's
+	// subject and body.
+	Title, Body string
+	// SignOff is the body of a sign-off; nil means none was given.
+	SignOff *string
+	// Signer is the sign-off's author; empty means its "Signed:" line.
+	Signer string
+	// ReviewDate fixes "today"; zero means now (UTC).
+	ReviewDate time.Time
+}
+
+// Change is a change ready to verify.
+type Change struct {
+	PR     *checks.PR
+	Config repoconfig.Config
+	Layout infxrepo.Layout
+	Source *gitsource.Change
+	track  *tracker
+	signed bool
+}
+
+// Prepare pins the change's commits, reads the repository's settings and
+// layout at the trusted revision and builds what the checks receive.
+func Prepare(ctx context.Context, repo *gitsource.Repo, req Request) (*Change, error) {
+	if req.Base == "" {
+		return nil, errors.New("a base revision is required")
+	}
+	if req.Head == "" {
+		req.Head = "HEAD"
+	}
+	if req.Default == "" {
+		req.Default = req.Base
+	}
+	if req.Owner == "" || req.Repo == "" {
+		req.Owner, req.Repo = repo.GitHubName(ctx)
+	}
+	baseTip, err := repo.Resolve(ctx, req.Base)
+	if err != nil {
+		return nil, fmt.Errorf("base: %w", err)
+	}
+	head, err := repo.Resolve(ctx, req.Head)
+	if err != nil {
+		return nil, fmt.Errorf("head: %w", err)
+	}
+	def, err := repo.Resolve(ctx, req.Default)
+	if err != nil {
+		return nil, fmt.Errorf("default revision: %w", err)
+	}
+	mergeBase, err := repo.MergeBase(ctx, baseTip, head)
+	if err != nil {
+		return nil, err
+	}
+	headCommit, err := repo.Commit(ctx, head)
+	if err != nil {
+		return nil, err
+	}
+	git := repo.Change(mergeBase, head)
+	src := newTracker(git)
+
+	cfg, err := repoconfig.Load(ctx, src, def)
+	if err != nil {
+		return nil, err
+	}
+	files, err := src.Files(ctx)
+	if err != nil {
+		return nil, err
+	}
+	title, body := req.Title, req.Body
+	if title == "" {
+		title = headCommit.Subject()
+	}
+	if body == "" {
+		body = headCommit.Body()
+	}
+	reviewDate := req.ReviewDate
+	if reviewDate.IsZero() {
+		reviewDate = time.Now().UTC()
+	}
+	settings := cfg.Settings
+	pr := &checks.PR{
+		Owner: req.Owner, Repo: req.Repo, Number: req.Number,
+		Title: title, Body: body, State: "open",
+		ChangedFiles: len(files),
+		HeadSHA:      head, HeadRef: branchName(req.Head),
+		BaseRef: branchName(req.Base), BaseSHA: mergeBase, BaseTip: baseTip,
+		DefaultBranch: branchName(req.Default), DefaultSHA: def,
+		ReviewDate: time.Date(reviewDate.Year(), reviewDate.Month(), reviewDate.Day(), 0, 0, 0, 0, time.UTC),
+		Source:     src,
+	}
+	infxrepo.SettingsParam.Set(pr, &settings)
+	layout, err := infxrepo.LayoutFact.Of(ctx, pr)
+	if err != nil {
+		return nil, err
+	}
+	c := &Change{PR: pr, Config: cfg, Layout: layout, Source: git, track: src}
+	if req.SignOff != nil {
+		c.SetSignOff(*req.SignOff, req.Signer)
+	}
+	return c, nil
+}
+
+var loginRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]{0,38}$`)
+
+// branchName is rev when it looks like a branch name rather than a commit
+// expression, else "".
+func branchName(rev string) string {
+	if strings.ContainsAny(rev, "~^:@{ ") || rev == "HEAD" || fullHex(rev) {
+		return ""
+	}
+	return strings.TrimPrefix(strings.TrimPrefix(rev, "refs/heads/"), "origin/")
+}
+
+func fullHex(s string) bool {
+	if len(s) < 7 {
+		return false
+	}
+	for _, r := range s {
+		if !strings.ContainsRune("0123456789abcdef", r) {
+			return false
+		}
+	}
+	return true
+}
+
+// SetSignOff makes body the assessed sign-off, written by signer (its
+// "Signed:" line when signer is empty).
+func (c *Change) SetSignOff(body, signer string) {
+	so := signoff.Parse(body)
+	so.Key, so.Kind = render.LocalKey, "local sign-off"
+	so.Author = strings.TrimPrefix(strings.TrimSpace(signer), "@")
+	if so.Author == "" {
+		so.Author = strings.TrimPrefix(so.Signed, "@")
+	}
+	c.PR.SignOff, c.signed = so, true
+}
+
+// Outcome is the result of one local verification.
+type Outcome struct {
+	Status  verify.Status // Verified or NotRequired
+	Scope   verify.Scope
+	Verdict render.Verdict
+	// Refused lists, per row, the GitHub-only evidence it asked for
+	// (Source method names, sorted).
+	Refused map[int][]string
+	// NeedsGitHub are the rows that could not decide without GitHub-only
+	// evidence (Check 0 decides without CODEOWNERS diagnostics and team
+	// membership).
+	NeedsGitHub map[int]bool
+	// PassedAnyway are the rows whose check passed although it was refused
+	// evidence; the verdict shows them as "could not be verified".
+	PassedAnyway []int
+}
+
+// Verify applies the scope gate and, when a sign-off is required, runs the
+// checks and decides. A change whose every path is owned by the core team
+// is NotRequired, as the App would leave it; force runs the checks anyway
+// (the history replay measures every change).
+func (c *Change) Verify(ctx context.Context, force bool) (Outcome, error) {
+	scope, err := verify.ScopeOf(ctx, c.PR, c.Layout)
+	if err != nil {
+		return Outcome{}, err
+	}
+	out := Outcome{Status: verify.Verified, Scope: scope}
+	if !scope.Required {
+		out.Status = verify.NotRequired
+		if !force {
+			return out, nil
+		}
+	}
+	rows := checks.Run(ctx, registry(c.track, c.signed), c.PR, c.Config.Settings.Enabled)
+	for i := range rows {
+		rows[i].Result.Reason.ZH = strings.ReplaceAll(rows[i].Result.Reason.ZH, gitsource.Unavailable, gitsource.UnavailableZH)
+	}
+	author := c.PR.SignOff.Author
+	if !loginRE.MatchString(author) {
+		author = "" // a placeholder Signed: line: nobody to mention
+	}
+	out.Verdict = render.Verdict{
+		Key:        render.LocalKey,
+		Author:     author,
+		HeadSHA:    c.PR.HeadSHA,
+		Rows:       rows,
+		Overall:    checks.Decide(rows),
+		Escalation: c.Config.EscalationHandles,
+	}
+	out.Refused, out.NeedsGitHub = map[int][]string{}, map[int]bool{}
+	for _, r := range rows {
+		ms, errs := c.track.refused(r.Number)
+		if len(ms) > 0 {
+			out.Refused[r.Number] = ms
+		}
+		if len(blocking(r.Number, ms, errs)) > 0 {
+			out.NeedsGitHub[r.Number] = true
+		}
+		if c.track.passedAnyway[r.Number] {
+			out.PassedAnyway = append(out.PassedAnyway, r.Number)
+		}
+	}
+	return out, nil
+}
+
+// ChangeSet is the change-set model the checks used (built on first use).
+func (c *Change) ChangeSet(ctx context.Context) (*infxrepo.ChangeSet, error) {
+	return infxrepo.ChangeSetFact.Of(ctx, c.PR)
+}
