@@ -171,15 +171,15 @@ func New(ctx context.Context, st *store.Store, opt Options) (*Queue, error) {
 	river.AddWorker(workers, &reuseWorker{q: q})
 	river.AddWorker(workers, &welcomeWorker{q: q})
 	cfg := &river.Config{
-		ID:                clientID(),
-		Workers:           workers,
-		MaxAttempts:       opt.MaxAttempts,
-		RetryPolicy:       opt.RetryPolicy,
+		ID:                   clientID(),
+		Workers:              workers,
+		MaxAttempts:          opt.MaxAttempts,
+		RetryPolicy:          opt.RetryPolicy,
 		JobTimeout:           opt.JobTimeout,
 		RescueStuckJobsAfter: opt.JobTimeout + 30*time.Second,
 		FetchPollInterval:    opt.FetchPollInterval,
-		FetchCooldown:     min(opt.FetchPollInterval, 100*time.Millisecond),
-		Logger:            opt.Logger.With("component", "river"),
+		FetchCooldown:        min(opt.FetchPollInterval, 100*time.Millisecond),
+		Logger:               opt.Logger.With("component", "river"),
 		// Verification outcomes live in the audit table; keep finished
 		// jobs a day for inspection.
 		CompletedJobRetentionPeriod: 24 * time.Hour,
