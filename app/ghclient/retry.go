@@ -214,7 +214,9 @@ func (t *Transport) exhaustedWait() time.Duration {
 func (t *Transport) decide(method string, attempt int, resp *http.Response, err error) (time.Duration, string) {
 	o := t.Opts
 	if err != nil {
-		if !idempotent(method) {
+		var dns *net.DNSError
+		if !idempotent(method) || (errors.As(err, &dns) && dns.IsNotFound) {
+			// A host that does not exist will not exist in a second.
 			return 0, ""
 		}
 		reason := "network"

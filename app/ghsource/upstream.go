@@ -2,8 +2,10 @@ package ghsource
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -140,6 +142,11 @@ func (s *Source) FetchPage(ctx context.Context, rawURL string) (checks.Page, err
 		}
 		req.Header.Set("User-Agent", "verdict")
 		resp, err := s.o.PageClient.Do(req)
+		var dns *net.DNSError
+		if errors.As(err, &dns) && dns.IsNotFound {
+			// No such host: the page is as absent as a 404.
+			return page, fmt.Errorf("fetching %s: %w: %w", rawURL, checks.ErrNotFound, err)
+		}
 		if err != nil {
 			return page, transient(nil, fmt.Errorf("fetching %s: %w", rawURL, err))
 		}

@@ -13,9 +13,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/verdict-bot/verdict/app/config"
 	"github.com/verdict-bot/verdict/app/ghclient"
 	"github.com/verdict-bot/verdict/app/ghsource"
 	"github.com/verdict-bot/verdict/app/githubtest"
+	"github.com/verdict-bot/verdict/app/jobs"
 	"github.com/verdict-bot/verdict/app/render"
 	"github.com/verdict-bot/verdict/app/verify"
 	"github.com/verdict-bot/verdict/checks"
@@ -87,6 +89,9 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return fail("starting the fake GitHub: %v", err)
 		}
 		defer srv.Close()
+		if fixtureHook != nil {
+			fixtureHook(srv)
+		}
 		base, tok = srv.BaseURL(), "fixture-token"
 		// Published pages come from the fixture too: nothing leaves the machine.
 		srcOpts.PageClient = &http.Client{Transport: srv.PageTransport(), Timeout: 20 * time.Second}
@@ -107,17 +112,29 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if tok == "" && *publish {
 		return fail("--publish needs a token (GITHUB_TOKEN or --token)")
 	}
+	timeout := config.DefaultGitHubTimeout
+	if v := os.Getenv("VERDICT_GITHUB_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return fail("VERDICT_GITHUB_TIMEOUT %q: want a positive duration such as 10s", v)
+		}
+		timeout = d
+	}
 	// An interactive check should answer within a minute or say why, so
 	// it waits less for a struggling API than the App's workers do.
-	gh, err := ghclient.NewToken(base, tok, ghclient.Options{Retry: ghclient.RetryOptions{MaxWait: 30 * time.Second}})
+	retry := ghclient.RetryOptions{MaxWait: 30 * time.Second, AttemptTimeout: timeout}
+	srcOpts.Retry = retry
+	gh, err := ghclient.NewToken(base, tok, ghclient.Options{Retry: retry})
 	if err != nil {
 		return fail("%v", err)
 	}
 	v := newVerifier(logger, srcOpts, nil, bots)
-	out, err := v.Verify(ctx, gh, verify.Request{
-		Owner: owner, Repo: name, Number: *prFlag,
-		SignOff: *signoff, Explicit: true, SkipActor: true,
-		ReviewDate: reviewDate, Publish: *publish,
+	out, err := verifyRetrying(ctx, logger, func(retry bool) (verify.Outcome, error) {
+		return v.Verify(ctx, gh, verify.Request{
+			Owner: owner, Repo: name, Number: *prFlag,
+			SignOff: *signoff, Explicit: true, SkipActor: true,
+			ReviewDate: reviewDate, Publish: *publish, Retry: retry,
+		})
 	})
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
@@ -153,6 +170,32 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitWarn
 	default:
 		return exitRejected
+	}
+}
+
+// fixtureHook, when set (tests), sees the fake GitHub --fixture starts
+// before anything is read from it, to inject faults or latency.
+var fixtureHook func(*githubtest.Server)
+
+// checkAttempts is how often verdict check verifies when GitHub keeps
+// failing past the client's retries, as the App's queue would retry a job.
+const checkAttempts = 3
+
+// verifyRetrying runs verify again after a transient failure: an answer
+// GitHub could not give is never a verdict, and usually comes on a retry.
+func verifyRetrying(ctx context.Context, log *slog.Logger, run func(retry bool) (verify.Outcome, error)) (verify.Outcome, error) {
+	for attempt := 1; ; attempt++ {
+		out, err := run(attempt > 1)
+		if err == nil || attempt == checkAttempts || ctx.Err() != nil || !jobs.IsTransient(ghclient.Classify(err)) {
+			return out, err
+		}
+		wait := time.Duration(attempt) * time.Second
+		log.Warn("GitHub failed transiently; verifying again", "attempt", attempt, "wait_ms", wait.Milliseconds(), "err", err)
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return out, ctx.Err()
+		}
 	}
 }
 
