@@ -40,6 +40,9 @@ type Server struct {
 	// GitHubTimeout bounds one GitHub request attempt: the wait for the
 	// response headers, and any stall of the body (VERDICT_GITHUB_TIMEOUT).
 	GitHubTimeout time.Duration
+	// GitHubBackoff is the first pause before a failed GitHub request is
+	// sent again, doubling per retry (VERDICT_GITHUB_BACKOFF).
+	GitHubBackoff time.Duration
 	// JobTimeout cancels a job running longer (VERDICT_JOB_TIMEOUT).
 	JobTimeout time.Duration
 	// RetryDelay is the unit of a failed job's backoff: the n-th retry
@@ -58,6 +61,7 @@ const (
 	DefaultPhrase      = "As a PR reviewer and CODEOWNER"
 
 	DefaultGitHubTimeout = 10 * time.Second
+	DefaultGitHubBackoff = 500 * time.Millisecond
 	DefaultJobTimeout    = 5 * time.Minute
 	DefaultRetryDelay    = time.Second
 	DefaultShutdownGrace = 25 * time.Second
@@ -108,6 +112,7 @@ func LoadServer(args []string, getenv func(string) string, out io.Writer) (Serve
 		usage        string
 	}{
 		{&s.GitHubTimeout, "github-timeout", "VERDICT_GITHUB_TIMEOUT", DefaultGitHubTimeout, "give up on a GitHub request attempt that sends nothing for this long"},
+		{&s.GitHubBackoff, "github-backoff", "VERDICT_GITHUB_BACKOFF", DefaultGitHubBackoff, "first pause before a failed GitHub request is sent again (doubles per retry)"},
 		{&s.JobTimeout, "job-timeout", "VERDICT_JOB_TIMEOUT", DefaultJobTimeout, "cancel a job running longer"},
 		{&s.RetryDelay, "retry-delay", "VERDICT_RETRY_DELAY", DefaultRetryDelay, "backoff unit: the n-th retry of a failed job waits n⁴ times this"},
 		{&s.ShutdownGrace, "shutdown-grace", "VERDICT_SHUTDOWN_GRACE", DefaultShutdownGrace, "how long running jobs may finish after SIGTERM"},

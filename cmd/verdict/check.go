@@ -112,24 +112,24 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if tok == "" && *publish {
 		return fail("--publish needs a token (GITHUB_TOKEN or --token)")
 	}
-	timeout := config.DefaultGitHubTimeout
-	if v := os.Getenv("VERDICT_GITHUB_TIMEOUT"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return fail("VERDICT_GITHUB_TIMEOUT %q: want a positive duration such as 10s", v)
-		}
-		timeout = d
+	timeout, err := envDuration("VERDICT_GITHUB_TIMEOUT", config.DefaultGitHubTimeout)
+	if err != nil {
+		return fail("%v", err)
+	}
+	backoff, err := envDuration("VERDICT_GITHUB_BACKOFF", config.DefaultGitHubBackoff)
+	if err != nil {
+		return fail("%v", err)
 	}
 	// An interactive check should answer within a minute or say why, so
 	// it waits less for a struggling API than the App's workers do.
-	retry := ghclient.RetryOptions{MaxWait: 30 * time.Second, AttemptTimeout: timeout}
+	retry := ghclient.RetryOptions{MaxWait: 30 * time.Second, AttemptTimeout: timeout, BaseDelay: backoff}
 	srcOpts.Retry = retry
 	gh, err := ghclient.NewToken(base, tok, ghclient.Options{Retry: retry})
 	if err != nil {
 		return fail("%v", err)
 	}
 	v := newVerifier(logger, srcOpts, nil, bots)
-	out, err := verifyRetrying(ctx, logger, func(retry bool) (verify.Outcome, error) {
+	out, err := verifyRetrying(ctx, logger, 2*backoff, func(retry bool) (verify.Outcome, error) {
 		return v.Verify(ctx, gh, verify.Request{
 			Owner: owner, Repo: name, Number: *prFlag,
 			SignOff: *signoff, Explicit: true, SkipActor: true,
@@ -183,13 +183,13 @@ const checkAttempts = 3
 
 // verifyRetrying runs verify again after a transient failure: an answer
 // GitHub could not give is never a verdict, and usually comes on a retry.
-func verifyRetrying(ctx context.Context, log *slog.Logger, run func(retry bool) (verify.Outcome, error)) (verify.Outcome, error) {
+func verifyRetrying(ctx context.Context, log *slog.Logger, pause time.Duration, run func(retry bool) (verify.Outcome, error)) (verify.Outcome, error) {
 	for attempt := 1; ; attempt++ {
 		out, err := run(attempt > 1)
 		if err == nil || attempt == checkAttempts || ctx.Err() != nil || !jobs.IsTransient(ghclient.Classify(err)) {
 			return out, err
 		}
-		wait := time.Duration(attempt) * time.Second
+		wait := time.Duration(attempt) * pause
 		log.Warn("GitHub failed transiently; verifying again", "attempt", attempt, "wait_ms", wait.Milliseconds(), "err", err)
 		select {
 		case <-time.After(wait):
@@ -197,6 +197,19 @@ func verifyRetrying(ctx context.Context, log *slog.Logger, run func(retry bool) 
 			return out, ctx.Err()
 		}
 	}
+}
+
+// envDuration reads one of serve's reliability settings that check shares.
+func envDuration(k string, def time.Duration) (time.Duration, error) {
+	v := os.Getenv(k)
+	if v == "" {
+		return def, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%s %q: want a positive duration such as %s", k, v, def)
+	}
+	return d, nil
 }
 
 func envOr(k, def string) string {

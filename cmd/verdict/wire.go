@@ -51,7 +51,7 @@ func init() { wireHandlers = wireApp }
 // needed (and in the background from the start), so serve starts and
 // stores deliveries while GitHub is unreachable.
 func wireApp(ctx context.Context, cfg config.Server, st *store.Store, log *slog.Logger) (handlers, error) {
-	retry := ghclient.RetryOptions{AttemptTimeout: cfg.GitHubTimeout}
+	retry := ghclient.RetryOptions{AttemptTimeout: cfg.GitHubTimeout, BaseDelay: cfg.GitHubBackoff}
 	apps, err := ghclient.NewApps(cfg.GitHubURL, cfg.AppID, cfg.PrivateKey, ghclient.Options{Retry: retry})
 	if err != nil {
 		return handlers{}, err
