@@ -147,9 +147,15 @@ func TestCrashRecovery(t *testing.T) {
 		t.Skip("runs verdict serve processes")
 	}
 	for _, db := range crashDatabases() {
-		for _, kp := range killPoints {
+		points := killPoints
+		if db.name == "postgres" {
+			// What differs on PostgreSQL is how a dead process is noticed
+			// and its lock freed: every other point is covered on SQLite.
+			points = []killPoint{killPoints[0], killPoints[2], killPoints[4], killPoints[6]}
+		}
+		for _, kp := range points {
 			t.Run(db.name+"/"+kp.name, func(t *testing.T) {
-				took := crashTrial(t, db.url(t), kp, 0, 10*time.Millisecond)
+				took := crashTrial(t, db.url(t), kp, 0, 0)
 				t.Logf("one verdict %d ms after the restart", took.Milliseconds())
 			})
 		}

@@ -3,11 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"crypto/rsa"
-	"crypto/x509"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
 	"io"
 	"log/slog"
@@ -33,14 +29,10 @@ type inProcess struct {
 
 func serveInProcess(t *testing.T, gh *githubtest.Server) *inProcess {
 	t.Helper()
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		t.Fatal(err)
-	}
 	env := map[string]string{
 		"VERDICT_APP_ID":         fmt.Sprint(gh.Fixture().App.ID),
 		"VERDICT_WEBHOOK_SECRET": e2eSecret,
-		"VERDICT_PRIVATE_KEY":    string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})),
+		"VERDICT_PRIVATE_KEY":    string(appKey(t)),
 		"VERDICT_GITHUB_URL":     gh.BaseURL(),
 		"VERDICT_GITHUB_TIMEOUT": "150ms",
 		"VERDICT_GITHUB_BACKOFF": "2ms",

@@ -75,12 +75,28 @@ type appEnv struct {
 	extra  map[string]string
 }
 
+var (
+	appKeyOnce sync.Once
+	appKeyPEM  []byte
+)
+
+// appKey is the test App's private key, made once: RSA key generation is
+// slow under the race detector.
+func appKey(t *testing.T) []byte {
+	t.Helper()
+	appKeyOnce.Do(func() {
+		if k, err := rsa.GenerateKey(rand.Reader, 2048); err == nil {
+			appKeyPEM = pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(k)})
+		}
+	})
+	if appKeyPEM == nil {
+		t.Fatal("generating the App key failed")
+	}
+	return appKeyPEM
+}
+
 func newAppEnv(t *testing.T, gh *githubtest.Server, db string) *appEnv {
 	t.Helper()
-	k, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		t.Fatal(err)
-	}
 	pages, err := gh.StartPageProxy()
 	if err != nil {
 		t.Fatal(err)
@@ -90,8 +106,7 @@ func newAppEnv(t *testing.T, gh *githubtest.Server, db string) *appEnv {
 	if err := os.WriteFile(ca, pages.CAPEM, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return &appEnv{gh: gh, pages: pages, caFile: ca, db: db, extra: map[string]string{},
-		key: pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(k)})}
+	return &appEnv{gh: gh, pages: pages, caFile: ca, db: db, extra: map[string]string{}, key: appKey(t)}
 }
 
 func (e *appEnv) environ() []string {
