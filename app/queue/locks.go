@@ -77,7 +77,6 @@ type pgLocks struct {
 	pool   *pgxpool.Pool
 	schema string
 	check  time.Duration // how often a held lock's connection is checked
-	log    *slog.Logger
 }
 
 type pgLock struct {

@@ -197,7 +197,7 @@ func New(ctx context.Context, st *store.Store, opt Options) (*Queue, error) {
 		if err == nil {
 			q.schema, err = currentSchema(ctx, st)
 		}
-		q.locks = &pgLocks{pool: st.Pgx(), schema: q.schema, check: opt.LockCheck, log: opt.Logger}
+		q.locks = &pgLocks{pool: st.Pgx(), schema: q.schema, check: opt.LockCheck}
 	default:
 		err = fmt.Errorf("unsupported database %q", st.Dialect())
 	}

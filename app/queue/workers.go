@@ -158,9 +158,7 @@ func outcomeOf(err error) string {
 func (q *Queue) exclusive(ctx context.Context, log *slog.Logger, job *rivertype.JobRow, key, kind string, f func(context.Context) error) error {
 	lock, ok, err := q.locks.tryLock(ctx, key)
 	if err != nil {
-		log.Warn("could not take the per-PR lock; will retry", "err", err)
-		metrics.Job(kind, "retry")
-		return jobs.Transient(err)
+		return q.classify(ctx, log, job, kind, jobs.Transient(fmt.Errorf("taking the per-PR lock: %w", err)))
 	}
 	if !ok {
 		metrics.Job(kind, "busy")
