@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-github/v62/github"
+
 	"github.com/verdict-bot/verdict/app/ghclient"
 	"github.com/verdict-bot/verdict/app/ghsource"
 	"github.com/verdict-bot/verdict/app/githubtest"
@@ -35,14 +37,7 @@ func TestTransientFailureIsNeverAVerdict(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := githubtest.New(t, loadSample(t))
-			ro := ghclient.RetryOptions{BaseDelay: time.Millisecond, MaxDelay: time.Millisecond, MaxRetries: 1, AttemptTimeout: 50 * time.Millisecond}
-			v := newTestVerifier(srv, nil)
-			v.SourceOptions.Retry = ro
-			v.SourceOptions.DownloadClient = ghsource.NewDownloadClient(ro)
-			gh, err := ghclient.NewToken(srv.BaseURL(), "test-token", ghclient.Options{Retry: ro})
-			if err != nil {
-				t.Fatal(err)
-			}
+			v, gh := fastVerifier(t, srv)
 			if tc.name == "final PR re-read" {
 				reads := 0
 				srv.SetHook(func(s githubtest.Served) {
@@ -75,6 +70,21 @@ func TestTransientFailureIsNeverAVerdict(t *testing.T) {
 	}
 }
 
+// fastVerifier is the test verifier and client with one quick retry and a
+// 500 ms per-attempt timeout.
+func fastVerifier(t *testing.T, srv *githubtest.Server) (*verify.Verifier, *github.Client) {
+	t.Helper()
+	ro := ghclient.RetryOptions{BaseDelay: time.Millisecond, MaxDelay: time.Millisecond, MaxRetries: 1, AttemptTimeout: 500 * time.Millisecond}
+	v := newTestVerifier(srv, nil)
+	v.SourceOptions.Retry = ro
+	v.SourceOptions.DownloadClient = ghsource.NewDownloadClient(ro)
+	gh, err := ghclient.NewToken(srv.BaseURL(), "test-token", ghclient.Options{Retry: ro})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v, gh
+}
+
 // TestCancelledVerificationPublishesNothing: a verification whose context
 // ends (shutdown, job timeout) reports the interruption, not a verdict
 // computed from cancelled reads.
@@ -96,5 +106,47 @@ func TestCancelledVerificationPublishesNothing(t *testing.T) {
 	}
 	if n := len(srv.Writes()); n > 2 {
 		t.Errorf("%d writes after cancellation", n)
+	}
+}
+
+// TestAbandonSettlesTheMarks: a verification given up for good leaves no
+// pending status or running check run: both fail closed, saying why, on
+// the commit the last attempt pinned (or the head, when none was pinned).
+func TestAbandonSettlesTheMarks(t *testing.T) {
+	for _, pinned := range []bool{true, false} {
+		srv := githubtest.New(t, loadSample(t))
+		v, gh := fastVerifier(t, srv)
+		head := srv.Fixture().SHA(sampleRepo, "head")
+		req := sampleRequest()
+		req.Publish = true
+		// The first attempt marked the commit, then GitHub failed for good.
+		srv.AddFault(githubtest.Fault{Path: `/_blob/`, Status: 503})
+		_, cause := v.Verify(context.Background(), gh, req)
+		if cause == nil {
+			t.Fatal("the verification did not fail")
+		}
+		srv.ClearFaults()
+		if !pinned {
+			cause = errors.New("sign-off comment could not be read")
+		}
+		if err := v.Abandon(context.Background(), gh, req, cause, "GitHub kept failing"); err != nil {
+			t.Fatal(err)
+		}
+		sts := srv.Statuses(sampleRepo, head)
+		if len(sts) == 0 || sts[0].GetState() != "failure" || sts[0].GetDescription() != "Sign-off could not be verified: GitHub kept failing" {
+			t.Errorf("pinned=%v: statuses %+v", pinned, sts)
+		}
+		var runs int
+		for _, cr := range srv.CheckRuns(sampleRepo, head) {
+			if cr.GetExternalID() == sampleKey+"@"+head {
+				runs++
+				if cr.GetStatus() != "completed" || cr.GetConclusion() != "failure" {
+					t.Errorf("pinned=%v: check run %s/%s", pinned, cr.GetStatus(), cr.GetConclusion())
+				}
+			}
+		}
+		if runs != 1 {
+			t.Errorf("pinned=%v: %d check runs for the sign-off, want the one Start opened", pinned, runs)
+		}
 	}
 }
