@@ -28,7 +28,7 @@ func TestStalledAttemptsRetried(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := githubtest.New(t, fixture())
-			c := tokenClient(t, srv, srv.URL, &sleeps{}, func(o *RetryOptions) { o.AttemptTimeout = 100 * time.Millisecond })
+			c := tokenClient(t, srv, srv.URL, &sleeps{}, func(o *RetryOptions) { o.AttemptTimeout = 300 * time.Millisecond })
 			srv.AddFault(tc.fault)
 			start := time.Now()
 			pr, _, err := c.PullRequests.Get(context.Background(), "acme", "bench", 5)

@@ -152,7 +152,7 @@ func TestAbsenceIsNotTransient(t *testing.T) {
 func TestArchiveStreamBrokenMidwayIsRestarted(t *testing.T) {
 	s, _ := sample(t)
 	src := newSource(t, s, Options{Retry: ghclient.RetryOptions{BaseDelay: time.Millisecond, MaxDelay: time.Millisecond,
-		AttemptTimeout: 100 * time.Millisecond, BufferLimit: -1}})
+		AttemptTimeout: 300 * time.Millisecond, BufferLimit: -1}})
 	s.AddFault(githubtest.Fault{Path: `/_blob/`, StallBody: 5 * time.Second, Times: 1})
 	if err := readArtifact(context.Background(), src, nil); err != nil {
 		t.Fatalf("after a stalled stream: %v", err)

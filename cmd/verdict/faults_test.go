@@ -29,7 +29,7 @@ func faultMix(seed uint64) githubtest.FaultMix {
 // fastGitHub shortens the per-attempt timeout and retry pauses of the
 // GitHub clients `verdict check` builds.
 func fastGitHub(t *testing.T) {
-	t.Setenv("VERDICT_GITHUB_TIMEOUT", "150ms")
+	t.Setenv("VERDICT_GITHUB_TIMEOUT", "300ms")
 	t.Setenv("VERDICT_GITHUB_BACKOFF", "2ms")
 }
 

@@ -34,7 +34,7 @@ func serveInProcess(t *testing.T, gh *githubtest.Server) *inProcess {
 		"VERDICT_WEBHOOK_SECRET": e2eSecret,
 		"VERDICT_PRIVATE_KEY":    string(appKey(t)),
 		"VERDICT_GITHUB_URL":     gh.BaseURL(),
-		"VERDICT_GITHUB_TIMEOUT": "150ms",
+		"VERDICT_GITHUB_TIMEOUT": "300ms",
 		"VERDICT_GITHUB_BACKOFF": "2ms",
 		"VERDICT_RETRY_DELAY":    "10ms",
 	}
