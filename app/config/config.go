@@ -12,6 +12,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Server is what `verdict serve` needs to run.
@@ -34,6 +35,22 @@ type Server struct {
 	// narrow it but intake must see the candidates first.
 	Phrase   string
 	LogLevel string
+
+	// Reliability tuning; the defaults suit GitHub, tests shorten them.
+	// GitHubTimeout bounds one GitHub request attempt: the wait for the
+	// response headers, and any stall of the body (VERDICT_GITHUB_TIMEOUT).
+	GitHubTimeout time.Duration
+	// GitHubBackoff is the first pause before a failed GitHub request is
+	// sent again, doubling per retry (VERDICT_GITHUB_BACKOFF).
+	GitHubBackoff time.Duration
+	// JobTimeout cancels a job running longer (VERDICT_JOB_TIMEOUT).
+	JobTimeout time.Duration
+	// RetryDelay is the unit of a failed job's backoff: the n-th retry
+	// waits n⁴ times it (VERDICT_RETRY_DELAY).
+	RetryDelay time.Duration
+	// ShutdownGrace is how long running jobs may finish after SIGTERM
+	// (VERDICT_SHUTDOWN_GRACE).
+	ShutdownGrace time.Duration
 }
 
 // Defaults.
@@ -42,6 +59,12 @@ const (
 	DefaultDatabaseURL = "sqlite://verdict.db"
 	DefaultGitHubURL   = "https://api.github.com/"
 	DefaultPhrase      = "As a PR reviewer and CODEOWNER"
+
+	DefaultGitHubTimeout = 10 * time.Second
+	DefaultGitHubBackoff = 500 * time.Millisecond
+	DefaultJobTimeout    = 5 * time.Minute
+	DefaultRetryDelay    = time.Second
+	DefaultShutdownGrace = 25 * time.Second
 )
 
 // MissingError names a required setting that was not given.
@@ -82,8 +105,31 @@ func LoadServer(args []string, getenv func(string) string, out io.Writer) (Serve
 	fs.StringVar(&s.AppSlug, "app-slug", env("VERDICT_APP_SLUG", ""), "App slug, to ignore the App's own events (VERDICT_APP_SLUG)")
 	fs.StringVar(&s.Phrase, "signoff-phrase", env("VERDICT_SIGNOFF_PHRASE", DefaultPhrase), "sign-off phrase (VERDICT_SIGNOFF_PHRASE)")
 	fs.StringVar(&s.LogLevel, "log-level", env("VERDICT_LOG_LEVEL", "info"), "debug, info, warn or error (VERDICT_LOG_LEVEL)")
+	durations := []struct {
+		dst          *time.Duration
+		flag, envKey string
+		def          time.Duration
+		usage        string
+	}{
+		{&s.GitHubTimeout, "github-timeout", "VERDICT_GITHUB_TIMEOUT", DefaultGitHubTimeout, "give up on a GitHub request attempt that sends nothing for this long"},
+		{&s.GitHubBackoff, "github-backoff", "VERDICT_GITHUB_BACKOFF", DefaultGitHubBackoff, "first pause before a failed GitHub request is sent again (doubles per retry)"},
+		{&s.JobTimeout, "job-timeout", "VERDICT_JOB_TIMEOUT", DefaultJobTimeout, "cancel a job running longer"},
+		{&s.RetryDelay, "retry-delay", "VERDICT_RETRY_DELAY", DefaultRetryDelay, "backoff unit: the n-th retry of a failed job waits n⁴ times this"},
+		{&s.ShutdownGrace, "shutdown-grace", "VERDICT_SHUTDOWN_GRACE", DefaultShutdownGrace, "how long running jobs may finish after SIGTERM"},
+	}
+	raw := make([]*string, len(durations))
+	for i, d := range durations {
+		raw[i] = fs.String(d.flag, env(d.envKey, d.def.String()), d.usage+" ("+d.envKey+")")
+	}
 	if err := fs.Parse(args); err != nil {
 		return Server{}, err
+	}
+	for i, d := range durations {
+		v, err := time.ParseDuration(*raw[i])
+		if err != nil || v <= 0 {
+			return Server{}, fmt.Errorf("invalid setting %s %q: want a positive duration such as %s", d.envKey, *raw[i], d.def)
+		}
+		*d.dst = v
 	}
 	if fs.NArg() > 0 {
 		return Server{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))

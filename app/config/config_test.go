@@ -54,6 +54,18 @@ func TestLoadServer(t *testing.T) {
 				t.Fatal("key not read")
 			}
 		}},
+		{"reliability defaults", base, nil, "", func(t *testing.T, s Server) {
+			if s.GitHubTimeout != DefaultGitHubTimeout || s.JobTimeout != DefaultJobTimeout || s.RetryDelay != DefaultRetryDelay || s.ShutdownGrace != DefaultShutdownGrace {
+				t.Fatalf("tuning: %+v", s)
+			}
+		}},
+		{"reliability tuning", with("VERDICT_GITHUB_TIMEOUT", "250ms", "VERDICT_SHUTDOWN_GRACE", "3s"), []string{"-job-timeout", "1m", "-retry-delay", "10ms"}, "", func(t *testing.T, s Server) {
+			if s.GitHubTimeout.Milliseconds() != 250 || s.ShutdownGrace.Seconds() != 3 || s.JobTimeout.Minutes() != 1 || s.RetryDelay.Milliseconds() != 10 {
+				t.Fatalf("tuning: %+v", s)
+			}
+		}},
+		{"bad duration", with("VERDICT_GITHUB_TIMEOUT", "10"), nil, "VERDICT_GITHUB_TIMEOUT", nil},
+		{"zero duration", with("VERDICT_SHUTDOWN_GRACE", "0s"), nil, "VERDICT_SHUTDOWN_GRACE", nil},
 		{"no secret", with("VERDICT_WEBHOOK_SECRET", ""), nil, "VERDICT_WEBHOOK_SECRET", nil},
 		{"only commas", with("VERDICT_WEBHOOK_SECRET", " , "), nil, "VERDICT_WEBHOOK_SECRET", nil},
 		{"no app id", with("VERDICT_APP_ID", ""), nil, "VERDICT_APP_ID", nil},

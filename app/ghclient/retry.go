@@ -27,9 +27,18 @@ type RetryOptions struct {
 	// attempts, rate-limit waits included (default 2m). A wait that would
 	// exceed it is not taken: the last response is returned instead.
 	MaxWait time.Duration
-	// AttemptTimeout bounds one attempt, reading the body included
-	// (default 60s; negative disables).
+	// AttemptTimeout bounds the wait for one attempt's response headers
+	// (default 10s, GitHub's own request timeout; negative disables).
 	AttemptTimeout time.Duration
+	// IdleTimeout bounds how long a response body may make no progress
+	// (default AttemptTimeout; negative disables). It is not a total: a
+	// large artifact download may take minutes while it keeps moving.
+	IdleTimeout time.Duration
+	// BufferLimit is the largest body read in full inside the attempt
+	// (default 8 MiB; negative disables), so that a body cut short or
+	// stalled is retried like any other failed attempt. Larger bodies,
+	// artifact archives among them, are streamed.
+	BufferLimit int64
 	// Sleep waits between attempts; tests may replace it.
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Now is the clock used for X-RateLimit-Reset; default time.Now.
@@ -53,7 +62,13 @@ func (o RetryOptions) withDefaults() RetryOptions {
 		o.MaxWait = 2 * time.Minute
 	}
 	if o.AttemptTimeout == 0 {
-		o.AttemptTimeout = 60 * time.Second
+		o.AttemptTimeout = 10 * time.Second
+	}
+	if o.IdleTimeout == 0 {
+		o.IdleTimeout = o.AttemptTimeout
+	}
+	if o.BufferLimit == 0 {
+		o.BufferLimit = 8 << 20
 	}
 	if o.Sleep == nil {
 		o.Sleep = sleepCtx
@@ -85,6 +100,10 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 type Transport struct {
 	Base http.RoundTripper
 	Opts RetryOptions
+	// Name, when set, labels every request's metrics instead of its path
+	// template (for artifact storage and documentation hosts, whose paths
+	// are unbounded).
+	Name string
 
 	mu sync.Mutex
 	// exhaustedUntil is the reset time of a budget a successful response
@@ -141,7 +160,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 			return nil, ctx.Err()
 		}
-		wait, reason := t.decide(req.Method, attempt, resp, err)
+		wait, reason := t.decide(retryMethod(req), attempt, resp, err)
 		if reason == "" || !canReplay || attempt >= o.MaxRetries || waited+wait > o.MaxWait {
 			return resp, err
 		}
@@ -155,36 +174,6 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		waited += wait
 	}
-}
-
-// attempt sends one request with the per-attempt timeout, which stays armed
-// until the response body is closed.
-func (t *Transport) attempt(req *http.Request, endpoint string) (*http.Response, error) {
-	start := t.Opts.Now()
-	var cancel context.CancelFunc = func() {}
-	if t.Opts.AttemptTimeout > 0 {
-		var ctx context.Context
-		ctx, cancel = context.WithTimeout(req.Context(), t.Opts.AttemptTimeout)
-		req = req.WithContext(ctx)
-	}
-	resp, err := t.Base.RoundTrip(req)
-	status := 0
-	if resp != nil {
-		status = resp.StatusCode
-		if v := resp.Header.Get("X-RateLimit-Remaining"); v != "" {
-			if n, perr := strconv.Atoi(v); perr == nil {
-				metrics.RateLimitRemaining(resp.Header.Get("X-RateLimit-Resource"), n)
-			}
-		}
-		t.noteExhausted(resp)
-	}
-	metrics.APICall(req.Method, endpoint, status, t.Opts.Now().Sub(start))
-	if err != nil {
-		cancel()
-		return nil, err
-	}
-	resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
-	return resp, nil
 }
 
 // noteExhausted remembers a used-up budget reported by a successful
@@ -219,23 +208,14 @@ func (t *Transport) exhaustedWait() time.Duration {
 	return d
 }
 
-type cancelBody struct {
-	io.ReadCloser
-	cancel context.CancelFunc
-}
-
-func (b *cancelBody) Close() error {
-	err := b.ReadCloser.Close()
-	b.cancel()
-	return err
-}
-
 // decide returns how long to wait before the next attempt and why, or an
 // empty reason when the outcome is final.
 func (t *Transport) decide(method string, attempt int, resp *http.Response, err error) (time.Duration, string) {
 	o := t.Opts
 	if err != nil {
-		if !idempotent(method) {
+		var dns *net.DNSError
+		if !idempotent(method) || (errors.As(err, &dns) && dns.IsNotFound) {
+			// A host that does not exist will not exist in a second.
 			return 0, ""
 		}
 		reason := "network"

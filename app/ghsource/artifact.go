@@ -9,6 +9,7 @@ import (
 	"os"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/verdict-bot/verdict/checks"
 )
@@ -46,7 +47,9 @@ func (s *Source) ArtifactFiles(ctx context.Context, a checks.Artifact, want func
 	}
 	names, files, err := s.fetchArtifact(ctx, a, want)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
+		err = fmt.Errorf("%s: %w", what, err)
+		s.noteTransient(err)
+		return nil, err
 	}
 	c := s.cache()
 	var size int64
@@ -126,7 +129,41 @@ func (s *Source) fetchArtifact(ctx context.Context, a checks.Artifact, want func
 	return ReadZip(f, size, s.o.Artifact, want)
 }
 
+// downloadAttempts bounds how often an archive download that broke off
+// mid-stream is started again. Failures before the body are retried by the
+// clients' transport; this covers a body too large to buffer there.
+const downloadAttempts = 3
+
 func (s *Source) download(ctx context.Context, id int64) (*os.File, int64, error) {
+	for attempt := 1; ; attempt++ {
+		f, n, err := s.downloadOnce(ctx, id)
+		var broke *brokenStream
+		if !errors.As(err, &broke) || attempt == downloadAttempts || ctx.Err() != nil {
+			return f, n, err
+		}
+		select {
+		case <-time.After(time.Duration(attempt) * s.o.downloadBackoff()):
+		case <-ctx.Done():
+			return nil, 0, transient(nil, ctx.Err())
+		}
+	}
+}
+
+// brokenStream is an archive body that stopped before its end.
+type brokenStream struct{ err error }
+
+func (e *brokenStream) Error() string { return e.err.Error() }
+func (e *brokenStream) Unwrap() error { return e.err }
+func (o Options) downloadBackoff() time.Duration {
+	if o.Retry.BaseDelay > 0 {
+		return o.Retry.BaseDelay
+	}
+	return time.Second
+}
+
+// downloadOnce asks GitHub for the archive's short-lived URL (a fresh one
+// each time: it expires within a minute) and streams the archive from it.
+func (s *Source) downloadOnce(ctx context.Context, id int64) (*os.File, int64, error) {
 	u, resp, err := s.gh.Actions.DownloadArtifact(ctx, s.owner, s.repo, id, 1)
 	if err != nil {
 		switch statusOf(resp) {
@@ -143,7 +180,7 @@ func (s *Source) download(ctx context.Context, id int64) (*os.File, int64, error
 	}
 	hresp, err := s.o.DownloadClient.Do(req)
 	if err != nil {
-		return nil, 0, fmt.Errorf("downloading: %w", err)
+		return nil, 0, transient(nil, fmt.Errorf("downloading: %w", err))
 	}
 	defer hresp.Body.Close()
 	switch {
@@ -152,7 +189,7 @@ func (s *Source) download(ctx context.Context, id int64) (*os.File, int64, error
 	case hresp.StatusCode == http.StatusNotFound:
 		return nil, 0, fmt.Errorf("downloading: %w", checks.ErrNotFound)
 	case hresp.StatusCode != http.StatusOK:
-		return nil, 0, fmt.Errorf("downloading: status %s", hresp.Status)
+		return nil, 0, transient(hresp, fmt.Errorf("downloading: status %s", hresp.Status))
 	}
 	max := s.o.Artifact.MaxArchiveBytes
 	if hresp.ContentLength > max {
@@ -165,11 +202,12 @@ func (s *Source) download(ctx context.Context, id int64) (*os.File, int64, error
 	n, err := io.Copy(f, io.LimitReader(hresp.Body, max+1))
 	if err == nil && n > max {
 		err = fmt.Errorf("archive is over the %d-byte limit: %w", max, checks.ErrTooLarge)
+	} else if err == nil && hresp.ContentLength >= 0 && n != hresp.ContentLength {
+		err = &brokenStream{transient(nil, fmt.Errorf("downloading: got %d of %d bytes: %w", n, hresp.ContentLength, io.ErrUnexpectedEOF))}
+	} else if err != nil && ctx.Err() != nil {
+		err = transient(nil, fmt.Errorf("downloading: %w", ctx.Err()))
 	} else if err != nil {
-		if ctx.Err() != nil {
-			err = ctx.Err()
-		}
-		err = fmt.Errorf("downloading: %w", err)
+		err = &brokenStream{transient(nil, fmt.Errorf("downloading: %w", err))}
 	}
 	if err != nil {
 		f.Close()

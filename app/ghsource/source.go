@@ -16,6 +16,8 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
+	"github.com/verdict-bot/verdict/app/ghclient"
+	"github.com/verdict-bot/verdict/app/jobs"
 	"github.com/verdict-bot/verdict/checks"
 )
 
@@ -24,12 +26,16 @@ type Options struct {
 	// UpstreamClient reads upstream pull requests when the installation
 	// client is refused (401, 403, 404): a token or unauthenticated client.
 	UpstreamClient *github.Client
-	// PageClient fetches published documentation pages (20 s timeout,
-	// at most 5 redirects).
+	// PageClient fetches published documentation pages (retried like
+	// GitHub reads, 20 s in all, at most 5 redirects).
 	PageClient *http.Client
 	// DownloadClient downloads artifact archives from the short-lived URL
-	// GitHub redirects to; it must not add a GitHub token (10 min timeout).
+	// GitHub redirects to; it must not add a GitHub token. The default
+	// retries like the GitHub client and gives up on a download that stops
+	// moving, not on a slow one (see ghclient.RetryOptions).
 	DownloadClient *http.Client
+	// Retry tunes the default PageClient and DownloadClient.
+	Retry ghclient.RetryOptions
 	// Cache holds immutable evidence across verifications; share one
 	// between Sources. Nil disables cross-verification caching.
 	Cache *Cache
@@ -53,10 +59,12 @@ type ArtifactLimits struct {
 
 func (o Options) withDefaults() Options {
 	if o.PageClient == nil {
-		o.PageClient = &http.Client{Timeout: 20 * time.Second, CheckRedirect: limitRedirects}
+		t := ghclient.NewTransport(nil, o.Retry)
+		t.Name = "(documentation page)"
+		o.PageClient = &http.Client{Transport: t, Timeout: 20 * time.Second, CheckRedirect: limitRedirects}
 	}
 	if o.DownloadClient == nil {
-		o.DownloadClient = &http.Client{Timeout: 10 * time.Minute}
+		o.DownloadClient = NewDownloadClient(o.Retry)
 	}
 	if o.MaxFileBytes <= 0 {
 		o.MaxFileBytes = 8 << 20
@@ -83,6 +91,15 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
+// NewDownloadClient returns the client for artifact archives: the
+// retrying transport without a token, metered under one endpoint name
+// (storage URLs are unique per download).
+func NewDownloadClient(o ghclient.RetryOptions) *http.Client {
+	t := ghclient.NewTransport(nil, o)
+	t.Name = "(artifact storage)"
+	return &http.Client{Transport: t}
+}
+
 func limitRedirects(req *http.Request, via []*http.Request) error {
 	if len(via) >= 5 {
 		return errors.New("stopped after 5 redirects")
@@ -102,6 +119,7 @@ type Source struct {
 	o           Options
 
 	mu       sync.Mutex
+	failed   error // the first transient failure (see Transient)
 	flights  map[string]*flight
 	artLocks map[int64]*sync.Mutex
 	// local caches artifact entries for this verification when no shared
@@ -157,23 +175,25 @@ func do[T any](s *Source, key string, f func() (T, error)) (T, error) {
 			s.mu.Unlock()
 		}
 	}
+	s.noteTransient(fl.err)
 	v, _ := fl.val.(T)
 	return v, fl.err
 }
 
-// apiErr wraps err from a GitHub call with the sentinel its status means.
+// apiErr wraps err from a GitHub call with the sentinel its status means,
+// or marks it transient (see transient).
 func apiErr(what string, resp *github.Response, err error) error {
 	if err == nil {
 		return nil
 	}
+	status := statusOf(resp)
 	var rle *github.RateLimitError
 	var arle *github.AbuseRateLimitError
 	if errors.As(err, &rle) || errors.As(err, &arle) {
-		return fmt.Errorf("%s: GitHub rate limit: %w", what, err)
+		return transient(rawResp(resp), fmt.Errorf("%s: GitHub rate limit: %w", what, err))
 	}
-	status := 0
-	if resp != nil {
-		status = resp.StatusCode
+	if t := transient(rawResp(resp), err); jobs.IsTransient(t) {
+		return fmt.Errorf("%s: %w", what, t)
 	}
 	var sentinel error
 	switch status {
@@ -188,6 +208,13 @@ func apiErr(what string, resp *github.Response, err error) error {
 		return fmt.Errorf("%s: %w: %w", what, sentinel, err)
 	}
 	return fmt.Errorf("%s: %w", what, err)
+}
+
+func rawResp(resp *github.Response) *http.Response {
+	if resp == nil {
+		return nil
+	}
+	return resp.Response
 }
 
 func statusOf(resp *github.Response) int {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/verdict-bot/verdict/app/ghclient"
 	"github.com/verdict-bot/verdict/app/githubtest"
+	"github.com/verdict-bot/verdict/app/jobs"
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
 )
@@ -47,13 +48,20 @@ func client(t testing.TB, s *githubtest.Server, token string) *github.Client {
 }
 
 func newSource(t testing.TB, s *githubtest.Server, o Options) *Source {
+	if o.Retry.BaseDelay == 0 {
+		o.Retry = ghclient.RetryOptions{BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond, MaxWait: time.Second}
+	}
 	if o.PageClient == nil {
 		o.PageClient = &http.Client{Transport: s.PageTransport()}
 	}
 	if o.TempDir == "" {
 		o.TempDir = t.TempDir()
 	}
-	return New(client(t, s, "ghs_inst-token"), ixOwner, ixRepo, 3412, o)
+	c, err := ghclient.NewToken(s.URL, "ghs_inst-token", ghclient.Options{Retry: o.Retry})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return New(c, ixOwner, ixRepo, 3412, o)
 }
 
 func TestSourceReadsSample(t *testing.T) {
@@ -321,18 +329,18 @@ func TestFaultsAreRetried(t *testing.T) {
 	if _, err := src.CheckRuns(ctx, fx.SHA(ixFull, "head")); err != nil {
 		t.Errorf("check runs: %v", err)
 	}
-	// The blob download is not a GitHub API call: a failure surfaces as an
-	// error (the job retries), never as an empty result.
+	// The archive download (the redirect and the storage URL it names)
+	// is retried like any GitHub read.
 	arts, _ := src.Artifacts(ctx, 30123456789)
-	if _, err := src.ArtifactFiles(ctx, arts[0], nil); err == nil || !strings.Contains(err.Error(), "503") {
+	if _, err := src.ArtifactFiles(ctx, arts[0], nil); err != nil {
 		t.Errorf("blob failure: %v", err)
 	}
-	if _, err := src.ArtifactFiles(ctx, arts[0], nil); err != nil {
-		t.Errorf("second attempt: %v", err)
+	if err := src.Transient(); err != nil {
+		t.Errorf("retried faults left a transient failure: %v", err)
 	}
 	s.AddFault(githubtest.Fault{Path: `/pulls/3412/commits$`, Status: 500})
-	if _, err := src.Commits(ctx); err == nil {
-		t.Error("persistent 500 must surface as an error")
+	if _, err := src.Commits(ctx); !jobs.IsTransient(err) || src.Transient() == nil {
+		t.Errorf("persistent 500 must surface as a transient error, got %v", err)
 	}
 }
 

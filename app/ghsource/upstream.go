@@ -2,14 +2,17 @@ package ghsource
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
 
 	"github.com/google/go-github/v62/github"
 
+	"github.com/verdict-bot/verdict/app/jobs"
 	"github.com/verdict-bot/verdict/checks"
 )
 
@@ -42,6 +45,9 @@ func (s *Source) TeamMember(ctx context.Context, org, slug, login string) (check
 		what := fmt.Sprintf("reading @%s's membership of @%s/%s", login, org, slug)
 		m, resp, err := s.gh.Teams.GetTeamMembershipBySlug(ctx, org, slug, login)
 		switch {
+		case jobs.IsTransient(transient(rawResp(resp), err)):
+			// A rate-limited 403 says nothing about visibility.
+			return checks.MembershipUnknown, apiErr(what, resp, err)
 		case err == nil && m.GetState() == "active":
 			return checks.Member, nil
 		case err == nil:
@@ -53,7 +59,8 @@ func (s *Source) TeamMember(ctx context.Context, org, slug, login string) (check
 		}
 		if _, tresp, terr := s.gh.Teams.GetTeamBySlug(ctx, org, slug); terr == nil {
 			return checks.NotMember, nil
-		} else if st := statusOf(tresp); st != http.StatusNotFound && st != http.StatusForbidden && st != http.StatusUnauthorized {
+		} else if st := statusOf(tresp); jobs.IsTransient(transient(rawResp(tresp), terr)) ||
+			(st != http.StatusNotFound && st != http.StatusForbidden && st != http.StatusUnauthorized) {
 			return checks.MembershipUnknown, apiErr("reading team @"+org+"/"+slug, tresp, terr)
 		}
 		return checks.MembershipUnknown, nil
@@ -61,8 +68,11 @@ func (s *Source) TeamMember(ctx context.Context, org, slug, login string) (check
 }
 
 // refused reports whether an upstream read should be retried with the
-// fallback client.
-func refused(resp *github.Response) bool {
+// fallback client: the installation was refused, not rate limited.
+func refused(resp *github.Response, err error) bool {
+	if jobs.IsTransient(transient(rawResp(resp), err)) {
+		return false
+	}
 	switch statusOf(resp) {
 	case http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound:
 		return true
@@ -74,7 +84,7 @@ func refused(resp *github.Response) bool {
 // client when the first was refused.
 func upstream[T any](s *Source, what string, f func(c *github.Client) (T, *github.Response, error)) (T, error) {
 	v, resp, err := f(s.gh)
-	if err != nil && refused(resp) && s.o.UpstreamClient != nil {
+	if err != nil && refused(resp, err) && s.o.UpstreamClient != nil {
 		var resp2 *github.Response
 		v, resp2, err = f(s.o.UpstreamClient)
 		if err != nil {
@@ -132,14 +142,19 @@ func (s *Source) FetchPage(ctx context.Context, rawURL string) (checks.Page, err
 		}
 		req.Header.Set("User-Agent", "verdict")
 		resp, err := s.o.PageClient.Do(req)
+		var dns *net.DNSError
+		if errors.As(err, &dns) && dns.IsNotFound {
+			// No such host: the page is as absent as a 404.
+			return page, fmt.Errorf("fetching %s: %w: %w", rawURL, checks.ErrNotFound, err)
+		}
 		if err != nil {
-			return page, fmt.Errorf("fetching %s: %w", rawURL, err)
+			return page, transient(nil, fmt.Errorf("fetching %s: %w", rawURL, err))
 		}
 		defer resp.Body.Close()
 		page.StatusCode = resp.StatusCode
 		body, err := io.ReadAll(io.LimitReader(resp.Body, s.o.MaxPageBytes+1))
 		if err != nil {
-			return page, fmt.Errorf("fetching %s: reading the body: %w", rawURL, err)
+			return page, transient(nil, fmt.Errorf("fetching %s: reading the body: %w", rawURL, err))
 		}
 		if int64(len(body)) > s.o.MaxPageBytes {
 			return page, fmt.Errorf("fetching %s: body over the %d-byte limit: %w", rawURL, s.o.MaxPageBytes, checks.ErrTooLarge)
@@ -149,7 +164,7 @@ func (s *Source) FetchPage(ctx context.Context, rawURL string) (checks.Page, err
 		case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone:
 			return page, fmt.Errorf("fetching %s: status %d: %w", rawURL, resp.StatusCode, checks.ErrNotFound)
 		case resp.StatusCode < 200 || resp.StatusCode > 299:
-			return page, fmt.Errorf("fetching %s: status %d", rawURL, resp.StatusCode)
+			return page, transient(resp, fmt.Errorf("fetching %s: status %d", rawURL, resp.StatusCode))
 		}
 		return page, nil
 	})

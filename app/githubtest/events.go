@@ -29,6 +29,8 @@ type EventReview struct {
 	State       string // default commented
 	Association string
 	SubmittedAt time.Time
+	// PreviousBody is, for "edited", changes.body.from.
+	PreviousBody string
 }
 
 // User is GitHub's user object for login (typ "User", "Bot" or
@@ -120,5 +122,9 @@ func (s *Server) PullRequestReviewEvent(action, repo string, number int, rv Even
 	review := s.reviewJSON(rs, pr, &Review{ID: rv.ID, User: rv.User, Body: rv.Body, State: rv.State, Association: rv.Association,
 		Commit: pr.Head.Commit, SubmittedAt: rv.SubmittedAt})
 	ev["review"] = review
+	if action == "edited" {
+		// GitHub sends what the edit changed; a body edit names the old body.
+		ev["changes"] = map[string]any{"body": map[string]any{"from": rv.PreviousBody}}
+	}
 	return ev
 }

@@ -188,5 +188,28 @@ func (s *Server) convertManifest(w http.ResponseWriter, r *http.Request, p param
 	manifests.mu.Lock()
 	st.apps = append(st.apps, RegisteredApp{Org: pa.org, Manifest: pa.m, Config: cfg})
 	manifests.mu.Unlock()
-	writeJSON(w, http.StatusCreated, cfg)
+	// GitHub answers with the whole App: its owner as a full account and
+	// the events and permissions it was registered with.
+	raw, err := json.Marshal(cfg)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	var out map[string]any
+	if err := json.Unmarshal(raw, &out); err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	ownerType := "User"
+	if pa.org != "" {
+		ownerType = "Organization"
+	}
+	out["owner"] = s.userJSON(owner, ownerType)
+	out["events"] = append([]string{}, pa.m.DefaultEvents...)
+	perms := map[string]string{}
+	for k, v := range pa.m.DefaultPermissions {
+		perms[k] = v
+	}
+	out["permissions"] = perms
+	writeJSON(w, http.StatusCreated, out)
 }

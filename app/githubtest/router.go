@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"sort"
 	"strconv"
@@ -110,10 +111,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.calls[name]++
 	s.pathCalls[r.Method+" "+p]++
-	s.uriCalls[r.Method+" "+withQuery(p, r.URL.RawQuery)]++
+	uri := r.Method + " " + withQuery(p, r.URL.RawQuery)
+	s.uriCalls[uri]++
 	s.total++
 	latency := s.latency
 	fault := s.matchFault(r, p)
+	if fault == nil {
+		fault = s.mixFault(uri, p, s.uriCalls[uri])
+	}
+	hook := s.hook
 	s.mu.Unlock()
 
 	delay := latency
@@ -131,6 +137,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		if tee, ok := w.(*teeWriter); ok {
 			tee.fault = true
 		}
+	}
+	if fault != nil && fault.StallBody > 0 {
+		rec := httptest.NewRecorder()
+		s.answer(rec, r, rt, ps, allowed, p, hook)
+		stallBody(w, r, rec, fault.StallBody)
+		return
+	}
+	if fault != nil && fault.Status != 0 {
 		for k, v := range fault.Header {
 			w.Header().Set(k, v)
 		}
@@ -143,6 +157,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, body)
 		return
 	}
+	s.answer(w, r, rt, ps, allowed, p, hook)
+}
+
+// answer serves r by its route (404 or 405 without one) and reports it to
+// the hook before returning.
+func (s *Server) answer(w http.ResponseWriter, r *http.Request, rt *route, ps params, allowed bool, p string, hook func(Served)) {
 	s.rateHeaders(w)
 	id, ok := s.authenticate(r)
 	if !ok {
@@ -174,9 +194,36 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.writes = append(s.writes, Write{Method: r.Method, Path: p, Query: r.URL.RawQuery, Body: body, Status: rec.status})
 		s.mu.Unlock()
+		if hook != nil {
+			hook(Served{Method: r.Method, Path: p, Query: r.URL.RawQuery, Status: rec.status, Body: body})
+		}
 		return
 	}
-	rt.h(s, w, r, ps)
+	rec := &statusRecorder{ResponseWriter: w}
+	rt.h(s, rec, r, ps)
+	if hook != nil {
+		hook(Served{Method: r.Method, Path: p, Query: r.URL.RawQuery, Status: rec.status})
+	}
+}
+
+// stallBody sends rec's answer with a pause of d in the middle of its body.
+func stallBody(w http.ResponseWriter, r *http.Request, rec *httptest.ResponseRecorder, d time.Duration) {
+	for k, v := range rec.Header() {
+		w.Header()[k] = v
+	}
+	body := rec.Body.Bytes()
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(rec.Code)
+	w.Write(body[:len(body)/2])
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+	select {
+	case <-time.After(d):
+	case <-r.Context().Done():
+		return
+	}
+	w.Write(body[len(body)/2:])
 }
 
 type statusRecorder struct {

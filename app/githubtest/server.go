@@ -40,6 +40,9 @@ type Server struct {
 	uriCalls  map[string]int // path and query
 	total     int
 	faults    []*Fault
+	mix       *FaultMix
+	injected  map[string]int
+	hook      func(Served)
 	latency   time.Duration
 	tokens    int
 	pages     map[string]int
@@ -81,7 +84,12 @@ type Fault struct {
 	// Times is how many matching requests fail; 0 means every one.
 	Times int
 	// Delay stalls the matching request before answering (for timeouts).
+	// With Status 0 the request is then answered normally: a slow GitHub.
 	Delay time.Duration
+	// StallBody sends the real answer's status, headers and first half of
+	// its body, then stalls this long before the rest: a connection that
+	// stops moving mid-response.
+	StallBody time.Duration
 
 	re   *regexp.Regexp
 	used int
@@ -152,6 +160,7 @@ func Start(fx *Fixture) (*Server, error) {
 		pathCalls: map[string]int{},
 		uriCalls:  map[string]int{},
 		pages:     map[string]int{},
+		injected:  map[string]int{},
 		zips:      map[int64][]byte{},
 		gitTrees:  map[string]*gitTree{},
 		rootTrees: map[string]string{},

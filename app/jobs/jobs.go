@@ -174,3 +174,15 @@ func RetryAfter(err error) (time.Duration, bool) {
 	}
 	return 0, false
 }
+
+// Attempt says which try of a job is running. The queue counts an attempt
+// when it starts one; waiting for a busy PR, a rate limit or a restart
+// spends none.
+type Attempt struct {
+	Number int // 1 for the first try
+	Max    int
+}
+
+// Retry reports whether an earlier attempt ran and failed or died, so its
+// effects on GitHub may be there already.
+func (a Attempt) Retry() bool { return a.Number > 1 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
+	"github.com/verdict-bot/verdict/app/ghclient"
 	"github.com/verdict-bot/verdict/checks/format/signoff"
 )
 
@@ -68,7 +69,8 @@ func (p *Publisher) Upsert(ctx context.Context, owner, repo string, number int, 
 	if mine.GetBody() == body {
 		return Published{CommentID: mine.GetID(), CommentURL: mine.GetHTMLURL(), Action: Unchanged}, nil
 	}
-	edited, _, err := p.Client.Issues.EditComment(ctx, owner, repo, mine.GetID(), &github.IssueComment{Body: github.String(body)})
+	// Setting a comment to a given body twice changes nothing: retryable.
+	edited, _, err := p.Client.Issues.EditComment(ghclient.Repeatable(ctx), owner, repo, mine.GetID(), &github.IssueComment{Body: github.String(body)})
 	if isNotFound(err) {
 		return p.create(ctx, owner, repo, number, body, Recreated)
 	}

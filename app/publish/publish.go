@@ -21,6 +21,7 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
+	"github.com/verdict-bot/verdict/app/ghclient"
 	"github.com/verdict-bot/verdict/app/render"
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/format/signoff"
@@ -40,6 +41,8 @@ const (
 	descWarn     = "CODEOWNER sign-off verified with advisory warnings"
 	descRejected = "Sign-off verification rejected - see verdict comment"
 	descNone     = "No verification verdict was posted for this commit"
+	// descUnverified starts the status of a verification given up for good.
+	descUnverified = "Sign-off could not be verified: "
 )
 
 // maxOutputChars is GitHub's limit for a check run's output summary and text.
@@ -68,25 +71,33 @@ type Publisher struct {
 type Handle struct {
 	Owner, Repo string
 	SHA         string // the pinned head being assessed
-	CheckRunID  int64  // 0 when check runs are off or creation failed
+	Key         string // the sign-off being verified
+	CheckRunID  int64  // 0 when check runs are off or not found yet
 }
 
-// Start posts the pending status and opens the in-progress check run on sha.
-// It returns a usable Handle even when a write fails (Finish then creates the
+// externalID names the check run of one sign-off's verification of one
+// commit, so every attempt of it finds the same run again.
+func (h Handle) externalID() string { return h.Key + "@" + h.SHA }
+
+// Start posts the pending status and opens the in-progress check run of
+// sign-off key on sha. retry says an earlier attempt of this verification
+// ran: it may have written the final status already, which pending must not
+// cover, and its check run (in progress or completed) is reused. It returns
+// a usable Handle even when a write fails (Finish then finds or creates the
 // check run it needs), together with the failures.
-func (p *Publisher) Start(ctx context.Context, owner, repo, sha string) (Handle, error) {
-	h := Handle{Owner: owner, Repo: repo, SHA: sha}
+func (p *Publisher) Start(ctx context.Context, owner, repo, sha, key string, retry bool) (Handle, error) {
+	h := Handle{Owner: owner, Repo: repo, SHA: sha, Key: key}
 	if err := p.checkHandle(h); err != nil {
 		return h, err
 	}
 	var errs []error
-	if p.StatusEnabled {
+	if p.StatusEnabled && !retry {
 		if err := p.status(ctx, h, "pending", descPending, ""); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	if p.CheckRunsEnabled {
-		id, err := p.openCheckRun(ctx, h)
+		id, err := p.openCheckRun(ctx, h, retry)
 		if err != nil {
 			errs = append(errs, err)
 		}
@@ -95,38 +106,54 @@ func (p *Publisher) Start(ctx context.Context, owner, repo, sha string) (Handle,
 	return h, errors.Join(errs...)
 }
 
-// openCheckRun returns the in-progress check run of ours on h.SHA, creating
-// it when there is none. Reusing one means a retried job (whose first attempt
-// died between Start and Finish) leaves no run spinning for ever. Sign-offs
-// verified concurrently on one commit share the run, as they share the
-// commit status: the last verdict published is the one both show.
-func (p *Publisher) openCheckRun(ctx context.Context, h Handle) (int64, error) {
-	name := p.checkRunName()
-	list, _, err := p.Client.Checks.ListCheckRunsForRef(ctx, h.Owner, h.Repo, h.SHA, &github.ListCheckRunsOptions{
-		CheckName: github.String(name), Status: github.String("in_progress"), ListOptions: github.ListOptions{PerPage: 100},
-	})
-	if err == nil {
-		var id int64
-		for _, cr := range list.CheckRuns {
-			if cr.GetName() == name && p.isBot(cr.GetApp().GetSlug()+"[bot]") && cr.GetID() > id {
-				id = cr.GetID()
-			}
-		}
-		if id != 0 {
-			return id, nil
-		}
+// openCheckRun returns the check run of ours for h's sign-off and commit,
+// creating an in-progress one when there is none, or when the one there is
+// completed and this is a new verification rather than a retry. A failed
+// look-up creates nothing (Finish looks again), so no retry can leave a
+// second run behind.
+func (p *Publisher) openCheckRun(ctx context.Context, h Handle, retry bool) (int64, error) {
+	cr, err := p.findCheckRun(ctx, h)
+	if err != nil {
+		return 0, err
 	}
-	// A failed listing only costs the reuse: create a run either way.
-	cr, _, err := p.Client.Checks.CreateCheckRun(ctx, h.Owner, h.Repo, github.CreateCheckRunOptions{
-		Name:    name,
-		HeadSHA: h.SHA,
-		Status:  github.String("in_progress"),
-		Output:  &github.CheckRunOutput{Title: github.String(descPending), Summary: github.String(descPending + ".")},
+	if cr != nil && (retry || cr.GetStatus() != "completed") {
+		return cr.GetID(), nil
+	}
+	created, _, err := p.Client.Checks.CreateCheckRun(ctx, h.Owner, h.Repo, github.CreateCheckRunOptions{
+		Name:       p.checkRunName(),
+		HeadSHA:    h.SHA,
+		ExternalID: github.String(h.externalID()),
+		Status:     github.String("in_progress"),
+		Output:     &github.CheckRunOutput{Title: github.String(descPending), Summary: github.String(descPending + ".")},
 	})
 	if err != nil {
 		return 0, fmt.Errorf("creating check run on %s/%s@%s: %w", h.Owner, h.Repo, h.SHA, err)
 	}
-	return cr.GetID(), nil
+	return created.GetID(), nil
+}
+
+// findCheckRun returns the newest check run of ours on h.SHA whose external
+// ID names h's sign-off and commit, nil when there is none.
+func (p *Publisher) findCheckRun(ctx context.Context, h Handle) (*github.CheckRun, error) {
+	name := p.checkRunName()
+	opt := &github.ListCheckRunsOptions{CheckName: github.String(name), Filter: github.String("all"), ListOptions: github.ListOptions{PerPage: 100}}
+	var found *github.CheckRun
+	for {
+		list, resp, err := p.Client.Checks.ListCheckRunsForRef(ctx, h.Owner, h.Repo, h.SHA, opt)
+		if err != nil {
+			return nil, fmt.Errorf("looking up the check run of %s on %s/%s@%s: %w", h.Key, h.Owner, h.Repo, h.SHA, err)
+		}
+		for _, cr := range list.CheckRuns {
+			if cr.GetName() == name && cr.GetExternalID() == h.externalID() && p.isBot(cr.GetApp().GetSlug()+"[bot]") &&
+				(found == nil || cr.GetID() > found.GetID()) {
+				found = cr
+			}
+		}
+		if resp.NextPage == 0 {
+			return found, nil
+		}
+		opt.Page = resp.NextPage
+	}
 }
 
 // Finish publishes the verdict body rendered for sign-off key on PR pr and
@@ -135,11 +162,14 @@ func (p *Publisher) openCheckRun(ctx context.Context, h Handle) (int64, error) {
 // can never be greener than the comment it links to. Nothing is written when
 // the key, the body's marker or its assessed commit do not match.
 func (p *Publisher) Finish(ctx context.Context, h Handle, pr int, key, body string, overall checks.Overall) (Published, error) {
+	if h.Key == "" {
+		h.Key = key
+	}
 	if err := p.checkHandle(h); err != nil {
 		return Published{}, err
 	}
-	if !signoff.ValidKey(key) {
-		return Published{}, fmt.Errorf("publish: invalid sign-off key %q", key)
+	if h.Key != key {
+		return Published{}, fmt.Errorf("publish: handle of %s used for %s", h.Key, key)
 	}
 	prefix, footer := render.Marker(key)+"\n", "\n\nAssessed commit: `"+h.SHA+"`.\n"
 	english := render.EnglishPart(body)
@@ -188,7 +218,7 @@ func (p *Publisher) Finish(ctx context.Context, h Handle, pr int, key, body stri
 		if zh := strings.TrimPrefix(body, english); strings.TrimSpace(zh) != "" {
 			out.Text = github.String(truncate(strings.TrimLeft(zh, "\n"), maxOutputChars))
 		}
-		if err := p.completeCheckRun(ctx, h, conclusion(state), pub.CommentURL, key, out); err != nil {
+		if err := p.completeCheckRun(ctx, h, conclusion(state), pub.CommentURL, out); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -196,26 +226,39 @@ func (p *Publisher) Finish(ctx context.Context, h Handle, pr int, key, body stri
 }
 
 // Abort settles a verification that produced no verdict and will not be
-// retried: failure status "No verification verdict was posted for this
-// commit" and a failed check run, so the commit never stays pending.
-// detailsURL (may be "") points at whatever explains the failure.
-func (p *Publisher) Abort(ctx context.Context, h Handle, detailsURL string) error {
+// retried, so that the commit never stays pending: a failure status and a
+// failed check run, both saying the sign-off could not be verified and why.
+func (p *Publisher) Abort(ctx context.Context, h Handle, why string) error {
 	if err := p.checkHandle(h); err != nil {
 		return err
 	}
+	why = strings.Join(strings.Fields(why), " ")
 	var errs []error
 	if p.StatusEnabled {
-		if err := p.status(ctx, h, "failure", descNone, detailsURL); err != nil {
+		if err := p.status(ctx, h, "failure", clip(descUnverified+why, 140), ""); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	if p.CheckRunsEnabled {
-		out := &github.CheckRunOutput{Title: github.String("No verdict"), Summary: github.String(descNone + ".")}
-		if err := p.completeCheckRun(ctx, h, "failure", detailsURL, "", out); err != nil {
+		out := &github.CheckRunOutput{Title: github.String("Could not be verified"),
+			Summary: github.String(truncate(descNone+". "+descUnverified+why, maxOutputChars))}
+		if err := p.completeCheckRun(ctx, h, "failure", "", out); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// clip cuts s to at most n bytes on a rune boundary, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 func (p *Publisher) checkHandle(h Handle) error {
@@ -227,6 +270,9 @@ func (p *Publisher) checkHandle(h Handle) error {
 	}
 	if !shaRE.MatchString(h.SHA) {
 		return fmt.Errorf("publish: invalid commit %q: want 40 lowercase hex digits", h.SHA)
+	}
+	if !signoff.ValidKey(h.Key) {
+		return fmt.Errorf("publish: invalid sign-off key %q", h.Key)
 	}
 	switch p.WarnAs {
 	case "", "success", "failure":
@@ -241,27 +287,33 @@ func (p *Publisher) status(ctx context.Context, h Handle, state, desc, target st
 	if target != "" {
 		st.TargetURL = github.String(target)
 	}
-	if _, _, err := p.Client.Repositories.CreateStatus(ctx, h.Owner, h.Repo, h.SHA, st); err != nil {
+	// Setting a status twice changes nothing, so it may be retried.
+	if _, _, err := p.Client.Repositories.CreateStatus(ghclient.Repeatable(ctx), h.Owner, h.Repo, h.SHA, st); err != nil {
 		return fmt.Errorf("setting %s status on %s/%s@%s: %w", state, h.Owner, h.Repo, h.SHA, err)
 	}
 	return nil
 }
 
-// completeCheckRun completes h's check run, or creates a completed one when
-// Start could not open it or it has disappeared.
-func (p *Publisher) completeCheckRun(ctx context.Context, h Handle, concl, detailsURL, key string, out *github.CheckRunOutput) error {
-	var details, external *string
+// completeCheckRun completes h's check run (found again by its external ID
+// when Start could not open it), or creates a completed one when there is
+// none or it has disappeared.
+func (p *Publisher) completeCheckRun(ctx context.Context, h Handle, concl, detailsURL string, out *github.CheckRunOutput) error {
+	var details *string
 	if detailsURL != "" {
 		details = github.String(detailsURL)
 	}
-	if key != "" {
-		// The sign-off whose verdict the run shows, for integrators.
-		external = github.String(key)
+	ext := github.String(h.externalID())
+	if h.CheckRunID == 0 {
+		cr, err := p.findCheckRun(ctx, h)
+		if err != nil {
+			return err
+		}
+		h.CheckRunID = cr.GetID()
 	}
 	if h.CheckRunID != 0 {
-		_, _, err := p.Client.Checks.UpdateCheckRun(ctx, h.Owner, h.Repo, h.CheckRunID, github.UpdateCheckRunOptions{
+		_, _, err := p.Client.Checks.UpdateCheckRun(ghclient.Repeatable(ctx), h.Owner, h.Repo, h.CheckRunID, github.UpdateCheckRunOptions{
 			Name: p.checkRunName(), Status: github.String("completed"), Conclusion: github.String(concl),
-			DetailsURL: details, ExternalID: external, Output: out,
+			DetailsURL: details, ExternalID: ext, Output: out,
 		})
 		if err == nil {
 			return nil
@@ -272,7 +324,7 @@ func (p *Publisher) completeCheckRun(ctx context.Context, h Handle, concl, detai
 	}
 	_, _, err := p.Client.Checks.CreateCheckRun(ctx, h.Owner, h.Repo, github.CreateCheckRunOptions{
 		Name: p.checkRunName(), HeadSHA: h.SHA, Status: github.String("completed"), Conclusion: github.String(concl),
-		DetailsURL: details, ExternalID: external, Output: out,
+		DetailsURL: details, ExternalID: ext, Output: out,
 	})
 	if err != nil {
 		return fmt.Errorf("creating completed check run on %s/%s@%s: %w", h.Owner, h.Repo, h.SHA, err)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-github/v62/github"
+
 	"github.com/verdict-bot/verdict/app/githubtest"
 	"github.com/verdict-bot/verdict/app/render"
 	"github.com/verdict-bot/verdict/app/repoconfig"
@@ -80,7 +82,7 @@ func (e *env) body(key, sha string, over map[int]checks.Status) (string, checks.
 
 func (e *env) publish(key, sha string, over map[int]checks.Status) (Published, error) {
 	e.t.Helper()
-	h, err := e.p.Start(e.ctx, owner, name, sha)
+	h, err := e.p.Start(e.ctx, owner, name, sha, key, false)
 	if err != nil {
 		e.t.Fatalf("Start: %v", err)
 	}
@@ -113,12 +115,12 @@ func TestInvalidInputsRejectedBeforeAnyWrite(t *testing.T) {
 			_, err := e.p.Finish(e.ctx, Handle{Owner: owner, Repo: name, SHA: e.newer}, prNum, keyA, good, ov)
 			return err
 		}},
-		{"bad sha", func() error { _, err := e.p.Start(e.ctx, owner, name, "HEAD"); return err }},
+		{"bad sha", func() error { _, err := e.p.Start(e.ctx, owner, name, "HEAD", keyA, false); return err }},
 		{"unknown overall", func() error { _, err := e.p.Finish(e.ctx, h, prNum, keyA, good, "MAYBE"); return err }},
 		{"bad warnAs", func() error {
 			p := *e.p
 			p.WarnAs = "neutral"
-			_, err := p.Start(e.ctx, owner, name, e.head)
+			_, err := p.Start(e.ctx, owner, name, e.head, keyA, false)
 			return err
 		}},
 		{"no bot identities", func() error {
@@ -169,7 +171,7 @@ func TestStatusAndCheckRun(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t)
 			e.p.WarnAs = tt.warnAs
-			h, err := e.p.Start(e.ctx, owner, name, e.head)
+			h, err := e.p.Start(e.ctx, owner, name, e.head, keyA, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -198,7 +200,7 @@ func TestStatusAndCheckRun(t *testing.T) {
 			cr := crs[0]
 			if cr.GetStatus() != "completed" || cr.GetConclusion() != tt.conclusion || cr.GetOutput().GetTitle() != tt.title ||
 				cr.GetOutput().GetSummary() != render.EnglishPart(b) || !strings.Contains(cr.GetOutput().GetText(), "中文") ||
-				cr.GetDetailsURL() != pub.CommentURL || cr.GetExternalID() != keyA {
+				cr.GetDetailsURL() != pub.CommentURL || cr.GetExternalID() != keyA+"@"+e.head {
 				t.Errorf("check run = %+v", cr)
 			}
 			for _, other := range []string{e.newer} {
@@ -212,7 +214,7 @@ func TestStatusAndCheckRun(t *testing.T) {
 
 func TestStatusNeverGreenerThanTheBody(t *testing.T) {
 	e := newEnv(t)
-	h, _ := e.p.Start(e.ctx, owner, name, e.head)
+	h, _ := e.p.Start(e.ctx, owner, name, e.head, keyA, false)
 	invalid, err := render.InvalidMarkdown(keyA, e.head)
 	if err != nil {
 		t.Fatal(err)
@@ -257,7 +259,7 @@ func TestCustomContextAndMissingCheckRun(t *testing.T) {
 
 func TestCommentFailureLeavesStatusPending(t *testing.T) {
 	e := newEnv(t)
-	h, _ := e.p.Start(e.ctx, owner, name, e.head)
+	h, _ := e.p.Start(e.ctx, owner, name, e.head, keyA, false)
 	e.s.AddFault(githubtest.Fault{Method: http.MethodPost, Path: `/issues/7/comments$`, Status: http.StatusBadGateway})
 	b, ov := e.body(keyA, e.head, nil)
 	if _, err := e.p.Finish(e.ctx, h, prNum, keyA, b, ov); err == nil {
@@ -266,13 +268,15 @@ func TestCommentFailureLeavesStatusPending(t *testing.T) {
 	if st := e.s.Statuses(fullName, e.head); len(st) != 1 || st[0].GetState() != "pending" {
 		t.Errorf("statuses = %+v, want only pending", st)
 	}
-	if err := e.p.Abort(e.ctx, h, ""); err != nil {
+	if err := e.p.Abort(e.ctx, h, "GitHub answered 502 "+strings.Repeat("again and ", 20)); err != nil {
 		t.Fatal(err)
 	}
 	st := e.s.Statuses(fullName, e.head)[0]
-	cr := e.s.CheckRuns(fullName, e.head)[0]
-	if st.GetState() != "failure" || st.GetDescription() != "No verification verdict was posted for this commit" || cr.GetConclusion() != "failure" {
-		t.Errorf("after Abort: status %+v, check run %+v", st, cr)
+	crs := e.s.CheckRuns(fullName, e.head)
+	if st.GetState() != "failure" || !strings.HasPrefix(st.GetDescription(), "Sign-off could not be verified: GitHub answered 502 again") ||
+		len(st.GetDescription()) > 140 || len(crs) != 1 || crs[0].GetConclusion() != "failure" ||
+		!strings.Contains(crs[0].GetOutput().GetSummary(), "could not be verified: GitHub answered 502") {
+		t.Errorf("after Abort: status %+v, check runs %+v", st, crs)
 	}
 }
 
@@ -292,7 +296,7 @@ func TestTruncate(t *testing.T) {
 
 func TestFinishGuardReplacesMalformedVerdict(t *testing.T) {
 	e := newEnv(t)
-	h, _ := e.p.Start(e.ctx, owner, name, e.head)
+	h, _ := e.p.Start(e.ctx, owner, name, e.head, keyA, false)
 	good, _ := e.body(keyA, e.head, nil)
 	// A hand-made body that drops Check 7's row: the guard must refuse it.
 	bad := strings.Replace(good, "✅ Check 7 (Deprecated models): PASS — reason 7 PASS\n\n", "", 1)
@@ -399,48 +403,110 @@ func TestVerifierAdapterFailureHandling(t *testing.T) {
 	}
 }
 
-func TestRetriedStartReusesTheOpenCheckRun(t *testing.T) {
+func TestRetriesFindTheirCheckRunAgain(t *testing.T) {
 	e := newEnv(t)
-	first, err := e.p.Start(e.ctx, owner, name, e.head)
+	first, err := e.p.Start(e.ctx, owner, name, e.head, keyA, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The first attempt died here; the retry starts again.
-	second, err := e.p.Start(e.ctx, owner, name, e.head)
+	// The first attempt died here; the retry starts again and adopts it.
+	second, err := e.p.Start(e.ctx, owner, name, e.head, keyA, true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if second.CheckRunID != first.CheckRunID {
 		t.Errorf("retry opened check run %d, want to reuse %d", second.CheckRunID, first.CheckRunID)
 	}
+	// The retry completes the run, then its final status write fails.
 	b, ov := e.body(keyA, e.head, nil)
-	if _, err := e.p.Finish(e.ctx, second, prNum, keyA, b, ov); err != nil {
+	e.s.AddFault(githubtest.Fault{Method: http.MethodPost, Path: `/statuses/`, Status: http.StatusUnprocessableEntity, Times: 1})
+	if _, err := e.p.Finish(e.ctx, second, prNum, keyA, b, ov); err == nil {
+		t.Fatal("Finish hid the status failure")
+	}
+	// The next attempt neither sets pending nor opens a second run.
+	third, err := e.p.Start(e.ctx, owner, name, e.head, keyA, true)
+	if err != nil {
 		t.Fatal(err)
+	}
+	if third.CheckRunID != first.CheckRunID {
+		t.Errorf("retry after completion opened check run %d, want %d", third.CheckRunID, first.CheckRunID)
+	}
+	if _, err := e.p.Finish(e.ctx, third, prNum, keyA, b, ov); err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range e.s.Statuses(fullName, e.head)[:1] {
+		if st.GetState() != "success" {
+			t.Errorf("latest status %s, want success", st.GetState())
+		}
+	}
+	if n := countState(e.s.Statuses(fullName, e.head), "pending"); n != 1 {
+		t.Errorf("%d pending statuses, want only the first attempt's", n)
 	}
 	crs := e.s.CheckRuns(fullName, e.head)
 	if len(crs) != 1 || crs[0].GetStatus() != "completed" {
 		t.Fatalf("check runs = %+v", crs)
 	}
-	// A completed run is not reopened: the next verification gets a new one.
-	third, err := e.p.Start(e.ctx, owner, name, e.head)
+	// A Finish without a handle (Start failed) finds the run too.
+	if _, err := e.p.Finish(e.ctx, Handle{Owner: owner, Repo: name, SHA: e.head}, prNum, keyA, b, ov); err != nil || len(e.s.CheckRuns(fullName, e.head)) != 1 {
+		t.Errorf("handle-less Finish: %v, %d runs", err, len(e.s.CheckRuns(fullName, e.head)))
+	}
+	// A new verification of the same sign-off and commit gets a new run;
+	// another sign-off gets its own.
+	fourth, err := e.p.Start(e.ctx, owner, name, e.head, keyA, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if third.CheckRunID == first.CheckRunID || len(e.s.CheckRuns(fullName, e.head)) != 2 {
-		t.Error("a completed check run was reused")
-	}
-	// Another app's in-progress run with the same name is never adopted.
-	other := *e.p
-	other.BotLogins = []string{"someone-else[bot]"}
-	mine, err := e.p.Start(e.ctx, owner, name, e.newer)
+	other, err := e.p.Start(e.ctx, owner, name, e.head, keyB, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fourth, err := other.Start(e.ctx, owner, name, e.newer)
+	if fourth.CheckRunID == first.CheckRunID || other.CheckRunID == fourth.CheckRunID || len(e.s.CheckRuns(fullName, e.head)) != 3 {
+		t.Errorf("runs %d, %d, %d", first.CheckRunID, fourth.CheckRunID, other.CheckRunID)
+	}
+	// Another app's run with the same name and external ID is never adopted.
+	foreign := *e.p
+	foreign.BotLogins = []string{"someone-else[bot]"}
+	mine, err := e.p.Start(e.ctx, owner, name, e.newer, keyA, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fourth.CheckRunID == 0 || fourth.CheckRunID == mine.CheckRunID {
-		t.Errorf("adopted check run %d of another app", fourth.CheckRunID)
+	theirs, err := foreign.Start(e.ctx, owner, name, e.newer, keyA, true)
+	if err != nil {
+		t.Fatal(err)
 	}
+	if theirs.CheckRunID == 0 || theirs.CheckRunID == mine.CheckRunID {
+		t.Errorf("adopted check run %d of another app", theirs.CheckRunID)
+	}
+}
+
+// TestLookupFailureOpensNoSecondRun: when the check runs cannot be listed,
+// Start creates nothing and Finish fails (to be retried) instead of
+// creating a run beside the one that may exist.
+func TestLookupFailureOpensNoSecondRun(t *testing.T) {
+	e := newEnv(t)
+	if _, err := e.p.Start(e.ctx, owner, name, e.head, keyA, false); err != nil {
+		t.Fatal(err)
+	}
+	e.s.AddFault(githubtest.Fault{Method: http.MethodGet, Path: `/check-runs$`, Status: http.StatusBadGateway})
+	h, err := e.p.Start(e.ctx, owner, name, e.head, keyA, true)
+	if err == nil || h.CheckRunID != 0 {
+		t.Fatalf("Start = %+v, %v; want a failed look-up and no run", h, err)
+	}
+	b, ov := e.body(keyA, e.head, nil)
+	if _, err := e.p.Finish(e.ctx, h, prNum, keyA, b, ov); err == nil {
+		t.Error("Finish created a run without looking")
+	}
+	if n := len(e.s.CheckRuns(fullName, e.head)); n != 1 {
+		t.Errorf("%d check runs", n)
+	}
+}
+
+func countState(sts []github.RepoStatus, state string) int {
+	n := 0
+	for _, st := range sts {
+		if st.GetState() == state {
+			n++
+		}
+	}
+	return n
 }

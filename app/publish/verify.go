@@ -58,7 +58,7 @@ func (v Verifier) publisher(p verify.Publication) *Publisher {
 // permission is optional); it is logged and Finish tries again.
 func (v Verifier) Start(ctx context.Context, p verify.Publication) (any, error) {
 	pub := v.publisher(p)
-	h := Handle{Owner: p.Owner, Repo: p.Repo, SHA: p.HeadSHA}
+	h := Handle{Owner: p.Owner, Repo: p.Repo, SHA: p.HeadSHA, Key: p.Key}
 	if err := pub.checkHandle(h); err != nil {
 		return nil, err
 	}
@@ -68,7 +68,7 @@ func (v Verifier) Start(ctx context.Context, p verify.Publication) (any, error) 
 	if !v.Pending {
 		return h, nil
 	}
-	h, err := pub.Start(ctx, p.Owner, p.Repo, p.HeadSHA)
+	h, err := pub.Start(ctx, p.Owner, p.Repo, p.HeadSHA, p.Key, p.Retry)
 	if err != nil {
 		v.logger().Warn("marking commit as being verified", "repo", p.Owner+"/"+p.Repo, "head_sha", p.HeadSHA, "err", err)
 	}
@@ -83,9 +83,9 @@ func (v Verifier) Start(ctx context.Context, p verify.Publication) (any, error) 
 // is published as the invalid-verdict body and logged.
 func (v Verifier) Finish(ctx context.Context, started any, p verify.Publication) (string, error) {
 	h, ok := started.(Handle)
-	if !ok || h.SHA != p.HeadSHA {
-		// Start was skipped: Finish creates the completed check run itself.
-		h = Handle{Owner: p.Owner, Repo: p.Repo, SHA: p.HeadSHA}
+	if !ok || h.SHA != p.HeadSHA || h.Key != p.Key {
+		// Start was skipped: Finish finds or creates the check run itself.
+		h = Handle{Owner: p.Owner, Repo: p.Repo, SHA: p.HeadSHA, Key: p.Key}
 	}
 	res, err := v.publisher(p).Finish(ctx, h, p.Number, p.Key, p.Body, p.Overall)
 	log := v.logger().With("repo", p.Owner+"/"+p.Repo, "pr", p.Number, "signoff", p.Key, "sha", p.HeadSHA)
@@ -97,6 +97,12 @@ func (v Verifier) Finish(ctx context.Context, started any, p verify.Publication)
 		return res.CommentURL, nil
 	}
 	return res.CommentURL, err
+}
+
+// Abort settles a verification given up for good: failure status and
+// failed check run saying why it could not be verified.
+func (v Verifier) Abort(ctx context.Context, p verify.Publication, why string) error {
+	return FromConfig(p.Client, p.Config).Abort(ctx, Handle{Owner: p.Owner, Repo: p.Repo, SHA: p.HeadSHA, Key: p.Key}, why)
 }
 
 func (v Verifier) logger() *slog.Logger {

@@ -3,7 +3,9 @@ package queue
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
@@ -11,6 +13,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivermigrate"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/verdict-bot/verdict/app/jobs"
 	"github.com/verdict-bot/verdict/app/store"
@@ -20,6 +23,7 @@ import (
 // that differs between databases is how a transaction is begun and ended.
 type riverEngine[TTx any] struct {
 	client   *river.Client[TTx]
+	exec     riverdriver.Executor
 	begin    func(ctx context.Context) (TTx, store.Execer, error)
 	commitTx func(ctx context.Context, tx TTx) error
 	rollback func(ctx context.Context, tx TTx) error
@@ -37,7 +41,7 @@ func newRiverEngine[TTx any](ctx context.Context, drv riverdriver.Driver[TTx], c
 	if err != nil {
 		return nil, fmt.Errorf("creating job queue client: %w", err)
 	}
-	return &riverEngine[TTx]{client: client}, nil
+	return &riverEngine[TTx]{client: client, exec: drv.GetExecutor()}, nil
 }
 
 func newSQLiteEngine(ctx context.Context, st *store.Store, cfg *river.Config) (engine, error) {
@@ -77,7 +81,52 @@ func newPgxEngine(ctx context.Context, st *store.Store, cfg *river.Config) (engi
 }
 
 func (e *riverEngine[TTx]) start(ctx context.Context) error { return e.client.Start(ctx) }
-func (e *riverEngine[TTx]) stop(ctx context.Context) error  { return e.client.Stop(ctx) }
+func (e *riverEngine[TTx]) clientID() string                { return e.client.ID() }
+
+// stop is River's soft stop: no new jobs are fetched and running ones
+// finish, until ctx ends; then the ones still running are cancelled (and
+// snooze, see Queue.classify) and waited for a few seconds more.
+func (e *riverEngine[TTx]) stop(ctx context.Context) error {
+	err := e.client.Stop(ctx)
+	if err == nil {
+		return nil
+	}
+	hard, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return errors.Join(fmt.Errorf("running jobs did not finish in time: %w", err), e.client.StopAndCancel(hard))
+}
+
+// running lists every job in the running state.
+func (e *riverEngine[TTx]) running(ctx context.Context) ([]*rivertype.JobRow, error) {
+	var out []*rivertype.JobRow
+	var after int64
+	for {
+		page, err := e.exec.JobGetStuck(ctx, &riverdriver.JobGetStuckParams{AfterID: after, Max: 500, StuckHorizon: time.Now().Add(time.Hour)})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, page...)
+		if len(page) < 500 {
+			return out, nil
+		}
+		after = page[len(page)-1].ID
+	}
+}
+
+// resume makes a running job available now, unless it moved on since it
+// was listed.
+func (e *riverEngine[TTx]) resume(ctx context.Context, j *rivertype.JobRow, why string) error {
+	id, errJSON, horizon, err := resumeParams(j, why)
+	if err != nil {
+		return err
+	}
+	_, err = e.exec.JobRescueMany(ctx, &riverdriver.JobRescueManyParams{
+		ID: []int64{id}, Error: [][]byte{errJSON}, FinalizedAt: []*time.Time{nil},
+		ScheduledAt: []time.Time{time.Now().UTC()}, State: []string{string(rivertype.JobStateAvailable)},
+		StuckHorizon: horizon,
+	})
+	return err
+}
 
 // commit stores a batch in one transaction: each new delivery's log row and
 // its jobs; a delivery whose ID is already logged is marked duplicate and

@@ -17,9 +17,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"sync/atomic"
 	"time"
 
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/verdict-bot/verdict/app/jobs"
 	"github.com/verdict-bot/verdict/app/metrics"
@@ -55,14 +58,19 @@ type Options struct {
 	// without spending attempts (default 6h).
 	RateLimitMaxAge time.Duration
 
-	// LeaseTTL is how long a per-PR lease lasts without renewal (default
-	// 2m; renewed every third of it). Leases are PostgreSQL's per-PR lock;
-	// SQLite runs in one process and locks in memory. BusyRetry is how soon a job finding
-	// its PR busy tries again (default 500ms, plus jitter).
-	LeaseTTL  time.Duration
+	// BusyRetry is how soon a job finding its PR busy tries again (default
+	// 500ms, plus jitter).
 	BusyRetry time.Duration
+	// LockCheck is how often a held PostgreSQL lock's connection is checked
+	// (default 5s); OrphanCheck how often PostgreSQL processes look for
+	// running jobs of processes that died (default 5s). See locks.go and
+	// rescue.go.
+	LockCheck   time.Duration
+	OrphanCheck time.Duration
 
-	// JobTimeout cancels a job running longer (default 10m).
+	// JobTimeout cancels a job running longer (default 5m, far above any
+	// verification). River's own rescue of stuck jobs, a backstop for what
+	// OrphanCheck cannot see, starts 30s after it.
 	JobTimeout time.Duration
 	// KeepDeliveries is how long delivery IDs are remembered for dedupe
 	// (default 14 days; GitHub redelivers only recent deliveries).
@@ -92,14 +100,17 @@ func (o *Options) defaults() {
 	if o.RateLimitMaxAge <= 0 {
 		o.RateLimitMaxAge = 6 * time.Hour
 	}
-	if o.LeaseTTL <= 0 {
-		o.LeaseTTL = 2 * time.Minute
-	}
 	if o.BusyRetry <= 0 {
 		o.BusyRetry = 500 * time.Millisecond
 	}
-	if o.JobTimeout == 0 {
-		o.JobTimeout = 10 * time.Minute
+	if o.LockCheck <= 0 {
+		o.LockCheck = 5 * time.Second
+	}
+	if o.OrphanCheck <= 0 {
+		o.OrphanCheck = 5 * time.Second
+	}
+	if o.JobTimeout <= 0 {
+		o.JobTimeout = 5 * time.Minute
 	}
 	if o.KeepDeliveries <= 0 {
 		o.KeepDeliveries = 14 * 24 * time.Hour
@@ -117,16 +128,23 @@ type Delivery struct {
 
 // Queue stores deliveries and runs their jobs.
 type Queue struct {
-	st    *store.Store
-	opt   Options
-	log   *slog.Logger
-	id    string // distinguishes this process's lease holders
-	eng   engine
-	batch *batcher
-	locks keyLocks // per-PR exclusion on SQLite (one process)
+	st     *store.Store
+	opt    Options
+	log    *slog.Logger
+	eng    engine
+	batch  *batcher
+	locks  locker
+	schema string    // PostgreSQL only
+	live   *liveness // PostgreSQL only
 
-	stopPrune chan struct{}
-	pruneDone chan struct{}
+	// stopping is set once Stop began: a job cancelled after that was
+	// interrupted by the shutdown and snoozes instead of spending an attempt.
+	stopping atomic.Bool
+
+	stopPrune   chan struct{}
+	pruneDone   chan struct{}
+	stopOrphans chan struct{}
+	orphansDone chan struct{}
 }
 
 // engine is the River client over one database; riverEngine implements it
@@ -135,6 +153,9 @@ type engine interface {
 	commit(ctx context.Context, batch []*request) error
 	start(ctx context.Context) error
 	stop(ctx context.Context) error
+	clientID() string
+	running(ctx context.Context) ([]*rivertype.JobRow, error)
+	resume(ctx context.Context, j *rivertype.JobRow, why string) error
 }
 
 // ErrClosed is returned by Enqueue after Stop.
@@ -144,21 +165,21 @@ var ErrClosed = errors.New("queue is shut down")
 // begins intake and work.
 func New(ctx context.Context, st *store.Store, opt Options) (*Queue, error) {
 	opt.defaults()
-	var b [6]byte
-	rand.Read(b[:])
-	q := &Queue{st: st, opt: opt, log: opt.Logger, id: hex.EncodeToString(b[:])}
+	q := &Queue{st: st, opt: opt, log: opt.Logger}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &verifyWorker{q: q})
 	river.AddWorker(workers, &reuseWorker{q: q})
 	river.AddWorker(workers, &welcomeWorker{q: q})
 	cfg := &river.Config{
-		Workers:           workers,
-		MaxAttempts:       opt.MaxAttempts,
-		RetryPolicy:       opt.RetryPolicy,
-		JobTimeout:        opt.JobTimeout,
-		FetchPollInterval: opt.FetchPollInterval,
-		FetchCooldown:     min(opt.FetchPollInterval, 100*time.Millisecond),
-		Logger:            opt.Logger.With("component", "river"),
+		ID:                   clientID(),
+		Workers:              workers,
+		MaxAttempts:          opt.MaxAttempts,
+		RetryPolicy:          opt.RetryPolicy,
+		JobTimeout:           opt.JobTimeout,
+		RescueStuckJobsAfter: opt.JobTimeout + 30*time.Second,
+		FetchPollInterval:    opt.FetchPollInterval,
+		FetchCooldown:        min(opt.FetchPollInterval, 100*time.Millisecond),
+		Logger:               opt.Logger.With("component", "river"),
 		// Verification outcomes live in the audit table; keep finished
 		// jobs a day for inspection.
 		CompletedJobRetentionPeriod: 24 * time.Hour,
@@ -170,8 +191,13 @@ func New(ctx context.Context, st *store.Store, opt Options) (*Queue, error) {
 	switch st.Dialect() {
 	case store.SQLite:
 		q.eng, err = newSQLiteEngine(ctx, st, cfg)
+		q.locks = &memLocks{}
 	case store.Postgres:
 		q.eng, err = newPgxEngine(ctx, st, cfg)
+		if err == nil {
+			q.schema, err = currentSchema(ctx, st)
+		}
+		q.locks = &pgLocks{pool: st.Pgx(), schema: q.schema, check: opt.LockCheck}
 	default:
 		err = fmt.Errorf("unsupported database %q", st.Dialect())
 	}
@@ -183,16 +209,62 @@ func New(ctx context.Context, st *store.Store, opt Options) (*Queue, error) {
 	return q, nil
 }
 
-// Start begins accepting deliveries and, unless InsertOnly, working jobs.
+// clientID names this process's River client: unique per process start,
+// since other processes judge by it whether a running job's process lives.
+func clientID() string {
+	host, _ := os.Hostname()
+	if len(host) > 60 {
+		host = host[:60]
+	}
+	var b [6]byte
+	rand.Read(b[:])
+	return fmt.Sprintf("%s_%d_%s", host, os.Getpid(), hex.EncodeToString(b[:]))
+}
+
+// Start begins accepting deliveries and, unless InsertOnly, working jobs,
+// first resuming the jobs a dead process left running (see rescue.go).
+// Cancelling ctx does not stop the queue: Stop does, gracefully.
 func (q *Queue) Start(ctx context.Context) error {
 	if !q.opt.InsertOnly {
-		if err := q.eng.start(ctx); err != nil {
-			return fmt.Errorf("starting job workers: %w", err)
+		if err := q.startWork(ctx); err != nil {
+			return err
 		}
 	}
 	q.batch.start()
 	q.stopPrune, q.pruneDone = make(chan struct{}), make(chan struct{})
 	go q.prune()
+	return nil
+}
+
+func (q *Queue) startWork(ctx context.Context) error {
+	if q.st.Dialect() == store.SQLite {
+		// One process per SQLite database: whatever runs is this one's
+		// predecessor's, and its in-memory locks died with it.
+		if _, err := q.rescueOrphans(ctx, true); err != nil {
+			return err
+		}
+	}
+	if q.st.Dialect() == store.Postgres {
+		// Held before any job can be fetched under this client ID.
+		q.live = &liveness{pool: q.st.Pgx(), id: advisoryID(q.schema, "client", q.eng.clientID()), check: q.opt.LockCheck, log: q.log}
+		if err := q.live.start(ctx); err != nil {
+			return err
+		}
+	}
+	if err := q.eng.start(context.WithoutCancel(ctx)); err != nil {
+		if q.live != nil {
+			q.live.release()
+		}
+		return fmt.Errorf("starting job workers: %w", err)
+	}
+	if q.st.Dialect() != store.Postgres {
+		return nil
+	}
+	if _, err := q.rescueOrphans(ctx, false); err != nil {
+		q.log.Warn("looking for jobs of dead processes failed", "err", err)
+	}
+	q.stopOrphans, q.orphansDone = make(chan struct{}), make(chan struct{})
+	go q.watchOrphans(q.opt.OrphanCheck, q.stopOrphans, q.orphansDone)
 	return nil
 }
 
@@ -218,8 +290,10 @@ func (q *Queue) prune() {
 	}
 }
 
-// Stop stores what is still pending, then lets running jobs finish until ctx
-// ends. Call it after the HTTP server stopped taking requests.
+// Stop stores what is still pending, then stops fetching jobs and lets
+// running ones finish until ctx ends; those still running then are
+// cancelled and come back at the next start without having spent an
+// attempt. Call it after the HTTP server stopped taking requests.
 func (q *Queue) Stop(ctx context.Context) error {
 	if q.stopPrune != nil {
 		close(q.stopPrune)
@@ -230,7 +304,17 @@ func (q *Queue) Stop(ctx context.Context) error {
 	if q.opt.InsertOnly {
 		return nil
 	}
-	return q.eng.stop(ctx)
+	q.stopping.Store(true)
+	if q.stopOrphans != nil {
+		close(q.stopOrphans)
+		<-q.orphansDone
+		q.stopOrphans = nil
+	}
+	err := q.eng.stop(ctx)
+	if q.live != nil {
+		q.live.release()
+	}
+	return err
 }
 
 // Enqueue stores d and its jobs durably (in a group commit with whatever

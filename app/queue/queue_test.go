@@ -38,14 +38,24 @@ type recorder struct {
 	overlap  bool // two different PRs ran at once
 	hold     time.Duration
 	verify   func(n int, a jobs.VerifyArgs) error // n = 1-based call number
+	attempts []jobs.Attempt
+	abandons []error
 }
 
-func (r *recorder) Verify(ctx context.Context, a jobs.VerifyArgs) error {
+func (r *recorder) Abandon(_ context.Context, _ jobs.VerifyArgs, cause error) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.abandons = append(r.abandons, cause)
+	return nil
+}
+
+func (r *recorder) Verify(ctx context.Context, a jobs.VerifyArgs, at jobs.Attempt) error {
 	r.mu.Lock()
 	if r.running == nil {
 		r.running = map[int]int{}
 	}
 	r.verifies = append(r.verifies, a)
+	r.attempts = append(r.attempts, at)
 	n := len(r.verifies)
 	r.running[a.PR]++
 	if r.running[a.PR] > r.maxPerPR {

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"strconv"
-	"sync"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -15,7 +13,6 @@ import (
 
 	"github.com/verdict-bot/verdict/app/jobs"
 	"github.com/verdict-bot/verdict/app/metrics"
-	"github.com/verdict-bot/verdict/app/store"
 )
 
 // Verifier verifies one sign-off and publishes the verdict (implemented by
@@ -23,7 +20,14 @@ import (
 // with backoff (a jobs.RateLimitError waits as long as it says); any other
 // error is final and logged.
 type Verifier interface {
-	Verify(ctx context.Context, a jobs.VerifyArgs) error
+	Verify(ctx context.Context, a jobs.VerifyArgs, at jobs.Attempt) error
+}
+
+// Abandoner is a Verifier that can settle a verification the queue gives up
+// on (a final error, or the last attempt failed): its status and check run
+// must not stay pending.
+type Abandoner interface {
+	Abandon(ctx context.Context, a jobs.VerifyArgs, cause error) error
 }
 
 // ReuseAcknowledger reacts to a reuse command comment (§3.5).
@@ -61,12 +65,38 @@ func (w *verifyWorker) Work(ctx context.Context, job *river.Job[jobs.VerifyArgs]
 	if q.opt.Verifier == nil {
 		return q.final(log, jobs.KindVerify, errors.New("no verifier configured"))
 	}
+	at := jobs.Attempt{Number: job.Attempt, Max: job.MaxAttempts}
 	return q.exclusive(ctx, log, job.JobRow, "verify:"+jobs.PRKey(a.Repo, a.PR), jobs.KindVerify, func(ctx context.Context) error {
+		if at.Number > at.Max {
+			// Resumed after its last attempt died with its process.
+			err := fmt.Errorf("gave up after %d attempts; the last one ended with its process", at.Max)
+			q.abandon(ctx, log, a, err)
+			return err
+		}
 		start := time.Now()
-		err := q.opt.Verifier.Verify(ctx, a)
+		err := q.opt.Verifier.Verify(ctx, a, at)
 		metrics.Verification(time.Since(start), outcomeOf(err))
+		if q.givesUp(ctx, job.JobRow, err) {
+			q.abandon(ctx, log, a, err)
+		}
 		return err
 	})
+}
+
+// abandon lets the verifier settle a verification given up for good. It
+// runs under the PR's lock, so no newer verification is overwritten.
+func (q *Queue) abandon(ctx context.Context, log *slog.Logger, a jobs.VerifyArgs, cause error) {
+	ab, ok := q.opt.Verifier.(Abandoner)
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
+	if err := ab.Abandon(ctx, a, cause); err != nil {
+		log.Error("settling an abandoned verification failed; its status may stay pending", "err", err, "cause", cause)
+		return
+	}
+	log.Warn("verification abandoned; status and check run say it could not be verified", "cause", cause)
 }
 
 type reuseWorker struct {
@@ -122,105 +152,71 @@ func outcomeOf(err error) string {
 }
 
 // exclusive runs f while holding key, so at most one job per key runs at a
-// time. On PostgreSQL the key is a lease row, which holds across every
-// process sharing the database; SQLite serves a single process, so an
-// in-process lock does the same without a write (and an fsync) per job. A
-// job that finds the key busy steps aside (River snooze, which spends no
+// time, across every process sharing the database (see locks.go). A job
+// that finds the key busy steps aside (River snooze, which spends no
 // attempt) and comes back shortly.
 func (q *Queue) exclusive(ctx context.Context, log *slog.Logger, job *rivertype.JobRow, key, kind string, f func(context.Context) error) error {
-	busy := func() error {
-		metrics.Job(kind, "busy")
-		wait := q.opt.BusyRetry + rand.N(q.opt.BusyRetry/2+1)
-		log.Debug("PR busy with another job; waiting", "lease", key, "wait", wait)
-		return river.JobSnooze(wait)
-	}
-	if q.st.Dialect() == store.SQLite {
-		if !q.locks.tryLock(key) {
-			return busy()
-		}
-		err := f(ctx)
-		q.locks.unlock(key)
-		return q.classify(log, job, kind, err)
-	}
-	holder := q.id + "/" + strconv.FormatInt(job.ID, 10)
-	ok, err := q.st.AcquireLease(ctx, key, holder, q.opt.LeaseTTL)
+	lock, ok, err := q.locks.tryLock(ctx, key)
 	if err != nil {
-		log.Warn("could not take the per-PR lease; will retry", "err", err)
-		metrics.Job(kind, "retry")
-		return err
+		return q.classify(ctx, log, job, kind, jobs.Transient(fmt.Errorf("taking the per-PR lock: %w", err)))
 	}
 	if !ok {
-		return busy()
+		metrics.Job(kind, "busy")
+		wait := q.opt.BusyRetry + rand.N(q.opt.BusyRetry/2+1)
+		log.Debug("PR busy with another job; waiting", "lock", key, "wait_ms", wait.Milliseconds())
+		return river.JobSnooze(wait)
 	}
 	workCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	renewDone := make(chan struct{})
 	go func() {
-		defer close(renewDone)
-		t := time.NewTicker(q.opt.LeaseTTL / 3)
-		defer t.Stop()
-		for {
-			select {
-			case <-workCtx.Done():
-				return
-			case <-t.C:
-				ok, err := q.st.AcquireLease(workCtx, key, holder, q.opt.LeaseTTL)
-				if err == nil && !ok {
-					// Someone took an expired lease: stop rather than
-					// run two verifications of one PR at once.
-					cancel(fmt.Errorf("lost the per-PR lease %s", key))
-					return
-				}
-				if err != nil && workCtx.Err() == nil {
-					log.Warn("renewing the per-PR lease failed", "lease", key, "err", err)
-				}
-			}
+		select {
+		case <-lock.lost():
+			// Another process may take the PR now: stop rather than run
+			// two verifications of one PR at once.
+			cancel(fmt.Errorf("lost the per-PR lock %s", key))
+		case <-workCtx.Done():
 		}
 	}()
 	err = f(workCtx)
 	cancel(nil)
-	<-renewDone
-	if rerr := q.st.ReleaseLease(context.WithoutCancel(ctx), key, holder); rerr != nil {
-		log.Warn("releasing the per-PR lease failed; it will expire", "lease", key, "err", rerr)
-	}
+	lock.release()
 	if cause := context.Cause(workCtx); err != nil && cause != nil && !errors.Is(cause, context.Canceled) {
 		err = jobs.Transient(fmt.Errorf("%w (%v)", err, cause))
 	}
-	return q.classify(log, job, kind, err)
+	return q.classify(ctx, log, job, kind, err)
 }
 
-// keyLocks is a set of held keys (non-blocking try-lock per key).
-type keyLocks struct {
-	mu   sync.Mutex
-	held map[string]bool
+// interrupted reports whether a job's failure is the shutdown cancelling it.
+func (q *Queue) interrupted(ctx context.Context) bool {
+	return q.stopping.Load() && ctx.Err() != nil
 }
 
-func (l *keyLocks) tryLock(key string) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.held[key] {
+// givesUp reports whether classify will end the job for good with err.
+func (q *Queue) givesUp(ctx context.Context, job *rivertype.JobRow, err error) bool {
+	switch {
+	case err == nil, q.interrupted(ctx):
 		return false
+	case jobs.IsTransient(err) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		if _, ok := jobs.RetryAfter(err); ok && time.Since(job.CreatedAt) < q.opt.RateLimitMaxAge {
+			return false
+		}
+		return job.Attempt >= job.MaxAttempts
 	}
-	if l.held == nil {
-		l.held = map[string]bool{}
-	}
-	l.held[key] = true
 	return true
-}
-
-func (l *keyLocks) unlock(key string) {
-	l.mu.Lock()
-	delete(l.held, key)
-	l.mu.Unlock()
 }
 
 // classify turns a handler's error into River's vocabulary: nil is done,
 // a rate limit waits its time, a transient error is retried with backoff,
 // anything else is cancelled for good.
-func (q *Queue) classify(log *slog.Logger, job *rivertype.JobRow, kind string, err error) error {
+func (q *Queue) classify(ctx context.Context, log *slog.Logger, job *rivertype.JobRow, kind string, err error) error {
 	if err == nil {
 		metrics.Job(kind, "ok")
 		return nil
+	}
+	if q.interrupted(ctx) {
+		metrics.Job(kind, "interrupted")
+		log.Info("job interrupted by shutdown; it resumes at the next start without spending an attempt", "err", err)
+		return river.JobSnooze(0)
 	}
 	if wait, ok := jobs.RetryAfter(err); ok && time.Since(job.CreatedAt) < q.opt.RateLimitMaxAge {
 		metrics.Job(kind, "retry")

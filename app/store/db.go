@@ -1,6 +1,6 @@
 // Package store keeps Verdict's own state next to the job queue: the
 // delivery log (dedupe by X-GitHub-Delivery), the audit trail of published
-// verdicts, sign-off generations (coalescing) and per-PR leases. It runs on
+// verdicts and sign-off generations (coalescing). It runs on
 // SQLite (one process) or PostgreSQL (many processes) with the same SQL:
 // placeholders are $N (SQLite accepts them) and times are Unix milliseconds.
 package store
@@ -230,8 +230,16 @@ func connect(ctx context.Context, rawURL string) (*Store, error) {
 		if !strings.Contains(rawURL, "pool_max_conns") {
 			// pgx's default (max(4, CPUs)) starves River: its listener,
 			// producers and completer each want a connection besides
-			// intake and the workers' lease queries.
+			// intake and the per-PR locks of running jobs.
 			cfg.MaxConns = 20
+		}
+		// Per-PR and process locks live as long as their sessions. A
+		// process that dies with its machine (no FIN) must not hold them
+		// for the server's default two hours of TCP silence.
+		for k, v := range map[string]string{"tcp_keepalives_idle": "15", "tcp_keepalives_interval": "5", "tcp_keepalives_count": "3"} {
+			if _, set := cfg.ConnConfig.RuntimeParams[k]; !set {
+				cfg.ConnConfig.RuntimeParams[k] = v
+			}
 		}
 		pool, err := pgxpool.NewWithConfig(ctx, cfg)
 		if err != nil {

@@ -35,11 +35,6 @@ var schema = []string{
 		coalesce_key TEXT PRIMARY KEY,
 		generation   BIGINT NOT NULL
 	)`,
-	`CREATE TABLE IF NOT EXISTS verdict_lease (
-		lease_key  TEXT PRIMARY KEY,
-		holder     TEXT NOT NULL,
-		expires_at BIGINT NOT NULL
-	)`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {
@@ -158,30 +153,6 @@ func (s *Store) Generation(ctx context.Context, key string) (int64, error) {
 		return 0, fmt.Errorf("reading generation of %s: %w", key, err)
 	}
 	return g, nil
-}
-
-// AcquireLease takes (or renews, for the same holder) the lease on key until
-// now+ttl. It reports false when another holder's lease has not expired.
-// Leases make "one verification per PR at a time" hold across processes
-// that share a PostgreSQL database; a crashed holder's lease simply expires.
-func (s *Store) AcquireLease(ctx context.Context, key, holder string, ttl time.Duration) (bool, error) {
-	now := time.Now()
-	n, err := s.db.Exec(ctx, `INSERT INTO verdict_lease (lease_key, holder, expires_at) VALUES ($1, $2, $3)
-		ON CONFLICT (lease_key) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
-		WHERE verdict_lease.expires_at < $4 OR verdict_lease.holder = excluded.holder`,
-		key, holder, now.Add(ttl).UnixMilli(), now.UnixMilli())
-	if err != nil {
-		return false, fmt.Errorf("acquiring lease %s: %w", key, err)
-	}
-	return n == 1, nil
-}
-
-// ReleaseLease gives up holder's lease on key (no-op if it is not held).
-func (s *Store) ReleaseLease(ctx context.Context, key, holder string) error {
-	if _, err := s.db.Exec(ctx, `DELETE FROM verdict_lease WHERE lease_key = $1 AND holder = $2`, key, holder); err != nil {
-		return fmt.Errorf("releasing lease %s: %w", key, err)
-	}
-	return nil
 }
 
 // Verdict is one published verdict, as the audit trail keeps it.

@@ -2,7 +2,6 @@ package store_test
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 
@@ -78,76 +77,6 @@ func TestGenerations(t *testing.T) {
 		}
 		if g, _ := store.NextGeneration(ctx, s.DB(), "other"); g != 1 {
 			t.Fatalf("other key generation = %d, want 1", g)
-		}
-	})
-}
-
-func TestLease(t *testing.T) {
-	storetest.Engines(t, func(t *testing.T, url string) {
-		ctx := context.Background()
-		s := open(t, url)
-		steps := []struct {
-			name   string
-			holder string
-			ttl    time.Duration
-			want   bool
-		}{
-			{"first holder takes it", "a", time.Minute, true},
-			{"second holder is refused", "b", time.Minute, false},
-			{"holder renews", "a", time.Minute, true},
-			{"holder shortens to expired", "a", -time.Second, true},
-			{"expired lease is taken over", "b", time.Minute, true},
-			{"old holder is refused", "a", time.Minute, false},
-		}
-		for _, st := range steps {
-			got, err := s.AcquireLease(ctx, "pr", st.holder, st.ttl)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != st.want {
-				t.Fatalf("%s: got %v", st.name, got)
-			}
-		}
-		if err := s.ReleaseLease(ctx, "pr", "a"); err != nil { // not the holder: no-op
-			t.Fatal(err)
-		}
-		if ok, _ := s.AcquireLease(ctx, "pr", "c", time.Minute); ok {
-			t.Fatal("release by a non-holder freed the lease")
-		}
-		if err := s.ReleaseLease(ctx, "pr", "b"); err != nil {
-			t.Fatal(err)
-		}
-		if ok, _ := s.AcquireLease(ctx, "pr", "c", time.Minute); !ok {
-			t.Fatal("released lease not available")
-		}
-	})
-}
-
-func TestLeaseExclusiveUnderContention(t *testing.T) {
-	storetest.Engines(t, func(t *testing.T, url string) {
-		ctx := context.Background()
-		s := open(t, url)
-		var wg sync.WaitGroup
-		var mu sync.Mutex
-		won := 0
-		for i := range 16 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				ok, err := s.AcquireLease(ctx, "contended", string(rune('a'+i)), time.Minute)
-				if err != nil {
-					t.Error(err)
-				}
-				if ok {
-					mu.Lock()
-					won++
-					mu.Unlock()
-				}
-			}()
-		}
-		wg.Wait()
-		if won != 1 {
-			t.Fatalf("%d holders acquired one lease", won)
 		}
 	})
 }

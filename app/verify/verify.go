@@ -13,7 +13,9 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
+	"github.com/verdict-bot/verdict/app/ghclient"
 	"github.com/verdict-bot/verdict/app/ghsource"
+	"github.com/verdict-bot/verdict/app/jobs"
 	"github.com/verdict-bot/verdict/app/render"
 	"github.com/verdict-bot/verdict/app/repoconfig"
 	"github.com/verdict-bot/verdict/checks"
@@ -61,6 +63,9 @@ type Request struct {
 	DeliveryID string
 	// Publish writes the comment, status and check run.
 	Publish bool
+	// Retry says an earlier attempt of this same verification ran (and
+	// failed or died), so its marks on GitHub may be there already.
+	Retry bool
 }
 
 // Outcome is the result of one verification.
@@ -79,11 +84,16 @@ type Outcome struct {
 type Publisher interface {
 	// Start checks that a verdict can be published, writing nothing when it
 	// cannot, and may mark the assessed commit as being verified (pending
-	// status, in-progress check run).
+	// status, in-progress check run). On a retry it must not set pending over
+	// a final status an earlier attempt wrote.
 	Start(ctx context.Context, p Publication) (any, error)
 	// Finish publishes the verdict comment, status and check run. It returns
 	// the verdict comment's URL.
 	Finish(ctx context.Context, started any, p Publication) (string, error)
+	// Abort settles a verification given up for good: the status and the
+	// check run of p.Key on p.HeadSHA fail closed, "could not be verified:
+	// why".
+	Abort(ctx context.Context, p Publication, why string) error
 }
 
 // Publication is what gets published.
@@ -98,7 +108,19 @@ type Publication struct {
 	Overall checks.Overall
 	Body    string
 	Summary string
+	// Retry is Request.Retry.
+	Retry bool
 }
+
+// PinnedError is a verification that failed after it pinned the head: it
+// names the commit and sign-off whose marks a final failure must settle.
+type PinnedError struct {
+	Key, HeadSHA string
+	Err          error
+}
+
+func (e *PinnedError) Error() string { return e.Err.Error() }
+func (e *PinnedError) Unwrap() error { return e.Err }
 
 // Recorder keeps an audit record of every published verdict.
 type Recorder interface {
@@ -134,17 +156,25 @@ func (v *Verifier) logger() *slog.Logger {
 
 // Verify runs one verification with gh, a client authorized for the
 // repository (an installation client in the App, a token client in the CLI).
+// A transient GitHub failure anywhere (one the retrying transport could not
+// get past) or a cancelled ctx returns an error and publishes nothing: no
+// verdict is ever decided from evidence that was merely unavailable.
 func (v *Verifier) Verify(ctx context.Context, gh *github.Client, req Request) (Outcome, error) {
-	log := v.logger().With("repo", req.Owner+"/"+req.Repo, "pr", req.Number, "delivery", req.DeliveryID)
+	log := v.logger().With("repo", req.Owner+"/"+req.Repo, "pr", req.Number, "delivery_id", req.DeliveryID)
 	start := time.Now()
 
-	pr, cfg, out, err := v.prepare(ctx, gh, req, log)
+	pr, cfg, out, src, err := v.prepare(ctx, gh, req, log)
+	if terr := unavailable(ctx, src); terr != nil {
+		return Outcome{}, terr
+	}
 	if err != nil || out.Status != "" {
 		return out, err
 	}
 	log = log.With("head_sha", pr.HeadSHA, "signoff", pr.SignOff.Key)
+	pinned := func(err error) error { return &PinnedError{Key: pr.SignOff.Key, HeadSHA: pr.HeadSHA, Err: err} }
 
-	pub := Publication{Client: gh, Config: cfg, Owner: req.Owner, Repo: req.Repo, Number: req.Number, Key: pr.SignOff.Key, HeadSHA: pr.HeadSHA}
+	pub := Publication{Client: gh, Config: cfg, Owner: req.Owner, Repo: req.Repo, Number: req.Number, Key: pr.SignOff.Key,
+		HeadSHA: pr.HeadSHA, Retry: req.Retry}
 	var started any
 	if req.Publish && v.Publisher != nil {
 		// Start refuses, having written nothing, when no verdict could be
@@ -155,6 +185,9 @@ func (v *Verifier) Verify(ctx context.Context, gh *github.Client, req Request) (
 	}
 
 	rows := checks.Run(ctx, v.Registry, pr, cfg.Settings.Enabled)
+	if terr := unavailable(ctx, src); terr != nil {
+		return Outcome{}, pinned(terr)
+	}
 	overall := checks.Decide(rows)
 	vd := render.Verdict{
 		Key:        pr.SignOff.Key,
@@ -166,8 +199,12 @@ func (v *Verifier) Verify(ctx context.Context, gh *github.Client, req Request) (
 	}
 	// §1.5: if the head moved while we worked, the verdict still describes
 	// H; say that the newer commit was not assessed.
-	if cur, _, err := gh.PullRequests.Get(ctx, req.Owner, req.Repo, req.Number); err == nil && cur.GetHead().GetSHA() != pr.HeadSHA {
+	cur, _, err := gh.PullRequests.Get(ctx, req.Owner, req.Repo, req.Number)
+	switch {
+	case err == nil && cur.GetHead().GetSHA() != pr.HeadSHA:
 		vd.AdvancedTo = cur.GetHead().GetSHA()
+	case err != nil && (ctx.Err() != nil || jobs.IsTransient(ghclient.Classify(err))):
+		return Outcome{}, pinned(fmt.Errorf("re-reading PR #%d: %w", req.Number, err))
 	}
 	md, rerr := render.Markdown(vd)
 	if rerr != nil {
@@ -177,47 +214,107 @@ func (v *Verifier) Verify(ctx context.Context, gh *github.Client, req Request) (
 		vd.Overall = checks.VerdictRejected
 	}
 	out.Status, out.Verdict, out.Markdown = Verified, vd, md
-	log.Info("verified", "verdict", vd.Overall, "duration", time.Since(start))
-
-	if req.Publish && v.Publisher != nil {
-		pub.Overall, pub.Body = vd.Overall, md
-		url, err := v.Publisher.Finish(ctx, started, pub)
-		if err != nil {
-			return out, fmt.Errorf("publishing verdict: %w", err)
-		}
-		out.CommentURL = url
-		if v.Recorder != nil {
-			if err := v.Recorder.RecordVerdict(ctx, req.Owner, req.Repo, req.Number, pr.SignOff.Key, pr.HeadSHA, string(vd.Overall), url); err != nil {
-				log.Warn("recording audit entry", "err", err)
-			}
+	if !req.Publish || v.Publisher == nil {
+		log.Info("assessed", "verdict", vd.Overall, "duration_ms", time.Since(start).Milliseconds())
+		return out, nil
+	}
+	pub.Overall, pub.Body = vd.Overall, md
+	url, err := v.Publisher.Finish(ctx, started, pub)
+	if err != nil {
+		return out, pinned(fmt.Errorf("publishing verdict: %w", err))
+	}
+	out.CommentURL = url
+	if v.Recorder != nil {
+		if err := v.Recorder.RecordVerdict(ctx, req.Owner, req.Repo, req.Number, pr.SignOff.Key, pr.HeadSHA, string(vd.Overall), url); err != nil {
+			log.Warn("recording audit entry", "err", err)
 		}
 	}
+	log.Info("verified", "verdict", vd.Overall, "comment", url, "duration_ms", time.Since(start).Milliseconds())
 	return out, nil
+}
+
+// unavailable is the error that stops a verification whose evidence was
+// not (all) readable: the context's, or the Source's first transient failure.
+func unavailable(ctx context.Context, src *ghsource.Source) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("verification interrupted: %w", err)
+	}
+	if src == nil {
+		return nil
+	}
+	if err := src.Transient(); err != nil {
+		return fmt.Errorf("evidence unavailable, not assessed: %w", err)
+	}
+	return nil
+}
+
+// Abandon settles a verification that will not be retried: the status and
+// check run of its sign-off fail closed with why. It settles the commit the
+// last attempt pinned (found in cause, a PinnedError) or else the PR's
+// current head, resolving the newest sign-off when req names none.
+func (v *Verifier) Abandon(ctx context.Context, gh *github.Client, req Request, cause error, why string) error {
+	if v.Publisher == nil {
+		return nil
+	}
+	repo, _, err := gh.Repositories.Get(ctx, req.Owner, req.Repo)
+	if err != nil {
+		return fmt.Errorf("reading repository %s/%s: %w", req.Owner, req.Repo, err)
+	}
+	def := repo.GetDefaultBranch()
+	defBranch, _, err := gh.Repositories.GetBranch(ctx, req.Owner, req.Repo, def, 1)
+	if err != nil {
+		return fmt.Errorf("reading default branch %s: %w", def, err)
+	}
+	src := ghsource.New(gh, req.Owner, req.Repo, req.Number, v.SourceOptions)
+	cfg, err := repoconfig.Load(ctx, src, defBranch.GetCommit().GetSHA())
+	if err != nil {
+		return fmt.Errorf("reading the repository's configuration: %w", err)
+	}
+	cfg.BotLogins = append(cfg.BotLogins, v.BotLogins...)
+	pub := Publication{Client: gh, Config: cfg, Owner: req.Owner, Repo: req.Repo, Number: req.Number}
+	var pe *PinnedError
+	if errors.As(cause, &pe) {
+		pub.Key, pub.HeadSHA = pe.Key, pe.HeadSHA
+	} else {
+		ghpr, _, err := gh.PullRequests.Get(ctx, req.Owner, req.Repo, req.Number)
+		if err != nil {
+			return fmt.Errorf("reading PR #%d: %w", req.Number, err)
+		}
+		pub.HeadSHA = ghpr.GetHead().GetSHA()
+		if pub.Key = req.SignOff; pub.Key == "" {
+			if pub.Key, err = newestSignOff(ctx, gh, src, req.Owner, req.Repo, req.Number, cfg.SignOffPhrase); err != nil {
+				return err
+			}
+		} else if pub.Key, err = ParseSignOffRef(pub.Key, req.Owner, req.Repo, req.Number); err != nil {
+			return err
+		}
+	}
+	return v.Publisher.Abort(ctx, pub, why)
 }
 
 // prepare pins the PR, resolves the sign-off and applies the gates. A
 // non-empty out.Status means the verification stops there.
-func (v *Verifier) prepare(ctx context.Context, gh *github.Client, req Request, log *slog.Logger) (*checks.PR, repoconfig.Config, Outcome, error) {
+func (v *Verifier) prepare(ctx context.Context, gh *github.Client, req Request, log *slog.Logger) (*checks.PR, repoconfig.Config, Outcome, *ghsource.Source, error) {
 	var out Outcome
+	src := ghsource.New(gh, req.Owner, req.Repo, req.Number, v.SourceOptions)
 	ghRepo, _, err := gh.Repositories.Get(ctx, req.Owner, req.Repo)
 	if err != nil {
-		return nil, repoconfig.Config{}, out, fmt.Errorf("reading repository %s/%s: %w", req.Owner, req.Repo, err)
+		return nil, repoconfig.Config{}, out, src, fmt.Errorf("reading repository %s/%s: %w", req.Owner, req.Repo, err)
 	}
 	ghpr, _, err := gh.PullRequests.Get(ctx, req.Owner, req.Repo, req.Number)
 	if err != nil {
-		return nil, repoconfig.Config{}, out, fmt.Errorf("reading PR #%d: %w", req.Number, err)
+		return nil, repoconfig.Config{}, out, src, fmt.Errorf("reading PR #%d: %w", req.Number, err)
 	}
-	src := ghsource.New(gh, req.Owner, req.Repo, req.Number, v.SourceOptions)
 
 	def := ghRepo.GetDefaultBranch()
 	defBranch, _, err := gh.Repositories.GetBranch(ctx, req.Owner, req.Repo, def, 1)
 	if err != nil {
-		return nil, repoconfig.Config{}, out, fmt.Errorf("reading default branch %s: %w", def, err)
+		return nil, repoconfig.Config{}, out, src, fmt.Errorf("reading default branch %s: %w", def, err)
 	}
 	defSHA := defBranch.GetCommit().GetSHA()
 	cfg, err := repoconfig.Load(ctx, src, defSHA)
 	if err != nil {
-		return nil, cfg, out, v.configError(ctx, gh, req, ghRepo.GetHTMLURL(), def, defSHA, err, log)
+		return nil, cfg, out, src, v.configError(ctx, gh, req, ghRepo.GetHTMLURL(), def, defSHA, err, log)
 	}
 	cfg.BotLogins = append(cfg.BotLogins, v.BotLogins...)
 
@@ -225,26 +322,26 @@ func (v *Verifier) prepare(ctx context.Context, gh *github.Client, req Request, 
 	key := req.SignOff
 	if key == "" {
 		if key, err = newestSignOff(ctx, gh, src, req.Owner, req.Repo, req.Number, cfg.SignOffPhrase); err != nil {
-			return nil, cfg, out, err
+			return nil, cfg, out, src, err
 		}
 	} else if key, err = ParseSignOffRef(key, req.Owner, req.Repo, req.Number); err != nil {
-		return nil, cfg, out, err
+		return nil, cfg, out, src, err
 	}
 	so, err := fetchSignOff(ctx, gh, req.Owner, req.Repo, req.Number, key)
 	if err != nil {
-		return nil, cfg, out, err
+		return nil, cfg, out, src, err
 	}
 	if !signoff.IsCandidate(so.Body, cfg.SignOffPhrase) {
-		return nil, cfg, Outcome{Status: Skipped, SkipReason: "the sign-off no longer contains the sign-off phrase"}, nil
+		return nil, cfg, Outcome{Status: Skipped, SkipReason: "the sign-off no longer contains the sign-off phrase"}, src, nil
 	}
 	if err := sanityGate(req.Owner+"/"+req.Repo, so.Author, req.Number); err != nil {
-		return nil, cfg, Outcome{Status: Skipped, SkipReason: err.Error()}, nil
+		return nil, cfg, Outcome{Status: Skipped, SkipReason: err.Error()}, src, nil
 	}
 
 	baseBranch := defBranch
 	if base := ghpr.GetBase().GetRef(); base != def {
 		if baseBranch, _, err = gh.Repositories.GetBranch(ctx, req.Owner, req.Repo, base, 1); err != nil {
-			return nil, cfg, out, fmt.Errorf("reading base branch %s: %w", base, err)
+			return nil, cfg, out, src, fmt.Errorf("reading base branch %s: %w", base, err)
 		}
 	}
 	labels := make([]string, 0, len(ghpr.Labels))
@@ -273,34 +370,34 @@ func (v *Verifier) prepare(ctx context.Context, gh *github.Client, req Request, 
 	repo.SettingsParam.Set(pr, &settings)
 	layout, err := repo.LayoutFact.Of(ctx, pr)
 	if err != nil {
-		return nil, cfg, out, err
+		return nil, cfg, out, src, err
 	}
 
 	scope, err := scopeGate(ctx, pr, layout)
 	if err != nil {
-		return nil, cfg, out, err
+		return nil, cfg, out, src, err
 	}
 	if !scope.Required {
 		log.Info("no sign-off required", "owners", scope.Owners)
-		return nil, cfg, Outcome{Status: NotRequired, Scope: scope, SkipReason: "every changed file is owned by the core team or repository admins"}, nil
+		return nil, cfg, Outcome{Status: NotRequired, Scope: scope, SkipReason: "every changed file is owned by the core team or repository admins"}, src, nil
 	}
 	// §1.3c.7: the scope must describe the PR we are about to assess.
 	again, _, err := gh.PullRequests.Get(ctx, req.Owner, req.Repo, req.Number)
 	if err != nil {
-		return nil, cfg, out, fmt.Errorf("re-reading PR #%d: %w", req.Number, err)
+		return nil, cfg, out, src, fmt.Errorf("re-reading PR #%d: %w", req.Number, err)
 	}
 	if again.GetHead().GetSHA() != pr.HeadSHA || again.GetBase().GetSHA() != pr.BaseSHA ||
 		again.GetBase().GetRef() != pr.BaseRef || again.GetChangedFiles() != pr.ChangedFiles {
-		return nil, cfg, out, ErrPRChanged
+		return nil, cfg, out, src, ErrPRChanged
 	}
 	if !req.Explicit && (pr.State != "open" || pr.Draft) {
-		return nil, cfg, Outcome{Status: Skipped, SkipReason: fmt.Sprintf("PR is %s (draft=%v)", pr.State, pr.Draft)}, nil
+		return nil, cfg, Outcome{Status: Skipped, SkipReason: fmt.Sprintf("PR is %s (draft=%v)", pr.State, pr.Draft)}, src, nil
 	}
 	if !req.SkipActor {
 		if err := actorGate(ctx, src, req.Actor, req.ActorType); err != nil {
-			return nil, cfg, Outcome{Status: Skipped, SkipReason: err.Error()}, nil
+			return nil, cfg, Outcome{Status: Skipped, SkipReason: err.Error()}, src, nil
 		}
 	}
 	out.Scope = scope
-	return pr, cfg, out, nil
+	return pr, cfg, out, src, nil
 }

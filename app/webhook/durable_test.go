@@ -29,7 +29,7 @@ var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 type countVerifier struct{ n atomic.Int64 }
 
-func (c *countVerifier) Verify(context.Context, jobs.VerifyArgs) error {
+func (c *countVerifier) Verify(context.Context, jobs.VerifyArgs, jobs.Attempt) error {
 	c.n.Add(1)
 	return nil
 }

@@ -15,9 +15,11 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
+	"github.com/verdict-bot/verdict/app/config"
 	"github.com/verdict-bot/verdict/app/ghclient"
 	"github.com/verdict-bot/verdict/app/ghsource"
 	"github.com/verdict-bot/verdict/app/githubtest"
+	"github.com/verdict-bot/verdict/app/jobs"
 	"github.com/verdict-bot/verdict/app/publish"
 	"github.com/verdict-bot/verdict/app/render"
 	"github.com/verdict-bot/verdict/app/verify"
@@ -97,6 +99,9 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return fail("starting the fake GitHub: %v", err)
 		}
 		defer srv.Close()
+		if fixtureHook != nil {
+			fixtureHook(srv)
+		}
 		// The fixture's App installation, unless --token names one of the
 		// fixture's personal tokens; $GITHUB_TOKEN belongs to real GitHub.
 		base, tok = srv.BaseURL(), *token
@@ -124,9 +129,19 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if tok == "" && *publishFlag {
 		return fail("--publish needs a token (GITHUB_TOKEN or --token)")
 	}
+	timeout, err := envDuration("VERDICT_GITHUB_TIMEOUT", config.DefaultGitHubTimeout)
+	if err != nil {
+		return fail("%v", err)
+	}
+	backoff, err := envDuration("VERDICT_GITHUB_BACKOFF", config.DefaultGitHubBackoff)
+	if err != nil {
+		return fail("%v", err)
+	}
 	// An interactive check should answer within a minute or say why, so
 	// it waits less for a struggling API than the App's workers do.
-	gh, err := ghclient.NewToken(base, tok, ghclient.Options{Retry: ghclient.RetryOptions{MaxWait: 30 * time.Second}})
+	retry := ghclient.RetryOptions{MaxWait: 30 * time.Second, AttemptTimeout: timeout, BaseDelay: backoff}
+	srcOpts.Retry = retry
+	gh, err := ghclient.NewToken(base, tok, ghclient.Options{Retry: retry})
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -144,10 +159,12 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		v.BotLogins = []string{id.login}
 		v.Publisher = publish.Verifier{Logger: logger, SkipCheckRuns: !id.app}
 	}
-	out, err := v.Verify(ctx, gh, verify.Request{
-		Owner: owner, Repo: name, Number: *prFlag,
-		SignOff: *signoff, Explicit: true, SkipActor: true,
-		ReviewDate: reviewDate, Publish: *publishFlag,
+	out, err := verifyRetrying(ctx, logger, 2*backoff, func(retry bool) (verify.Outcome, error) {
+		return v.Verify(ctx, gh, verify.Request{
+			Owner: owner, Repo: name, Number: *prFlag,
+			SignOff: *signoff, Explicit: true, SkipActor: true,
+			ReviewDate: reviewDate, Publish: *publishFlag, Retry: retry,
+		})
 	})
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
@@ -184,6 +201,45 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	default:
 		return exitRejected
 	}
+}
+
+// fixtureHook, when set (tests), sees the fake GitHub --fixture starts
+// before anything is read from it, to inject faults or latency.
+var fixtureHook func(*githubtest.Server)
+
+// checkAttempts is how often verdict check verifies when GitHub keeps
+// failing past the client's retries, as the App's queue would retry a job.
+const checkAttempts = 3
+
+// verifyRetrying runs verify again after a transient failure: an answer
+// GitHub could not give is never a verdict, and usually comes on a retry.
+func verifyRetrying(ctx context.Context, log *slog.Logger, pause time.Duration, run func(retry bool) (verify.Outcome, error)) (verify.Outcome, error) {
+	for attempt := 1; ; attempt++ {
+		out, err := run(attempt > 1)
+		if err == nil || attempt == checkAttempts || ctx.Err() != nil || !jobs.IsTransient(ghclient.Classify(err)) {
+			return out, err
+		}
+		wait := time.Duration(attempt) * pause
+		log.Warn("GitHub failed transiently; verifying again", "attempt", attempt, "wait_ms", wait.Milliseconds(), "err", err)
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return out, ctx.Err()
+		}
+	}
+}
+
+// envDuration reads one of serve's reliability settings that check shares.
+func envDuration(k string, def time.Duration) (time.Duration, error) {
+	v := os.Getenv(k)
+	if v == "" {
+		return def, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%s %q: want a positive duration such as %s", k, v, def)
+	}
+	return d, nil
 }
 
 func envOr(k, def string) string {

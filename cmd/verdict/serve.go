@@ -35,9 +35,6 @@ type handlers struct {
 // verification pipeline installs it; st records the audit trail.
 var wireHandlers func(ctx context.Context, cfg config.Server, st *store.Store, log *slog.Logger) (handlers, error)
 
-// shutdownTimeout bounds the graceful stop after SIGTERM.
-const shutdownTimeout = 25 * time.Second
-
 func cmdServe(ctx context.Context, args []string, env Env) int {
 	cfg, err := config.LoadServer(args, env.Getenv, env.Stderr)
 	if errors.Is(err, flag.ErrHelp) {
@@ -62,8 +59,10 @@ func newLogger(level string, env Env) *slog.Logger {
 }
 
 // serve runs until ctx ends or SIGTERM/SIGINT arrives, then stops taking
-// requests, stores what was accepted and lets running jobs finish. If ready
-// is non-nil it receives the listening address.
+// requests, stores what was accepted and lets running jobs finish within
+// cfg.ShutdownGrace; jobs still running then are cancelled and resume at the
+// next start without having spent an attempt. If ready is non-nil it
+// receives the listening address. GitHub need not be reachable to start.
 func serve(ctx context.Context, cfg config.Server, log *slog.Logger, ready chan<- string) error {
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
@@ -83,10 +82,12 @@ func serve(ctx context.Context, cfg config.Server, log *slog.Logger, ready chan<
 	q, err := queue.New(ctx, st, queue.Options{
 		Verifier: h.Verifier, Reuse: h.Reuse, Welcomer: h.Welcomer,
 		Logger: log, Workers: cfg.Workers,
+		JobTimeout: cfg.JobTimeout, RetryPolicy: queue.Backoff{Unit: cfg.RetryDelay},
 	})
 	if err != nil {
 		return err
 	}
+	// The queue outlives the signal: Stop below ends it gracefully.
 	if err := q.Start(ctx); err != nil {
 		return err
 	}
@@ -116,7 +117,7 @@ func serve(ctx context.Context, cfg config.Server, log *slog.Logger, ready chan<
 		log.Info("shutting down")
 	case serveErr = <-errc:
 	}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.ShutdownGrace)
 	defer cancel()
 	// Order matters: stop accepting webhooks, then commit what was
 	// accepted, then let running jobs finish.
@@ -124,8 +125,9 @@ func serve(ctx context.Context, cfg config.Server, log *slog.Logger, ready chan<
 		log.Warn("HTTP shutdown incomplete", "err", err)
 	}
 	if err := q.Stop(sctx); err != nil {
-		log.Warn("job queue shutdown incomplete; unfinished jobs will be rescued on restart", "err", err)
+		log.Warn("job queue shutdown incomplete; interrupted jobs resume at the next start", "err", err)
 	}
+	log.Info("stopped")
 	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
 		return serveErr
 	}

@@ -64,7 +64,7 @@ type countingVerifier struct {
 	n  []jobs.VerifyArgs
 }
 
-func (c *countingVerifier) Verify(_ context.Context, a jobs.VerifyArgs) error {
+func (c *countingVerifier) Verify(_ context.Context, a jobs.VerifyArgs, _ jobs.Attempt) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.n = append(c.n, a)

@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/google/go-github/v62/github"
 
@@ -44,28 +47,84 @@ func init() { wireHandlers = wireApp }
 
 // wireApp builds the job handlers of verdict serve: one App client, one
 // evidence cache, and the verifier, reuse acknowledger and welcomer on top.
+// Nothing here calls GitHub: the App's identity is resolved when first
+// needed (and in the background from the start), so serve starts and
+// stores deliveries while GitHub is unreachable.
 func wireApp(ctx context.Context, cfg config.Server, st *store.Store, log *slog.Logger) (handlers, error) {
-	apps, err := ghclient.NewApps(cfg.GitHubURL, cfg.AppID, cfg.PrivateKey)
+	retry := ghclient.RetryOptions{AttemptTimeout: cfg.GitHubTimeout, BaseDelay: cfg.GitHubBackoff}
+	apps, err := ghclient.NewApps(cfg.GitHubURL, cfg.AppID, cfg.PrivateKey, ghclient.Options{Retry: retry})
 	if err != nil {
 		return handlers{}, err
 	}
-	slug := strings.TrimSuffix(cfg.AppSlug, "[bot]")
-	if slug == "" {
-		app, _, err := apps.App().Apps.Get(ctx, "")
-		if err != nil {
-			return handlers{}, fmt.Errorf("reading the App's slug (set VERDICT_APP_SLUG to skip): %w", err)
-		}
-		slug = app.GetSlug()
+	id := &appIdentity{app: apps.App(), slug: strings.TrimSuffix(cfg.AppSlug, "[bot]"), log: log}
+	go id.warm(ctx)
+	opts := ghsource.Options{Cache: ghsource.NewCache(evidenceCacheBytes), Retry: retry}
+	if pageTransport != nil {
+		opts.PageClient = &http.Client{Transport: pageTransport, Timeout: 20 * time.Second}
 	}
-	bots := []string{slug + "[bot]"}
-	opts := ghsource.Options{Cache: ghsource.NewCache(evidenceCacheBytes)}
-	installation := func(_ context.Context, id int64) (*github.Client, error) { return apps.Installation(id) }
-	v := newVerifier(log, opts, st, bots)
+	installation := func(_ context.Context, iid int64) (*github.Client, error) { return apps.Installation(iid) }
 	return handlers{
-		Verifier: appVerifier{v: v, client: installation},
-		Reuse:    &reuse.Acknowledger{Client: installation, SourceOptions: opts, BotLogins: bots, Logger: log},
-		Welcomer: appWelcomer{p: welcome.Poster{SourceOptions: opts, BotLogins: bots}, client: installation, log: log},
+		Verifier: appVerifier{v: newVerifier(log, opts, st, nil), client: installation, id: id},
+		Reuse:    appReuse{a: reuse.Acknowledger{Client: installation, SourceOptions: opts, Logger: log}, id: id},
+		Welcomer: appWelcomer{p: welcome.Poster{SourceOptions: opts}, client: installation, id: id, log: log},
 	}, nil
+}
+
+// pageTransport, when set (tests), answers the documentation page fetches
+// of verdict serve instead of the network.
+var pageTransport http.RoundTripper
+
+// appIdentity is the App's bot login, "<slug>[bot]": configured, or read
+// from GET /app once GitHub answers.
+type appIdentity struct {
+	app *github.Client
+	log *slog.Logger
+
+	mu   sync.Mutex
+	slug string
+}
+
+// bots returns the App's identities, asking GitHub when they are not known
+// yet. A failure is transient: the job waits for GitHub like any other.
+func (a *appIdentity) bots(ctx context.Context) ([]string, error) {
+	a.mu.Lock()
+	slug := a.slug
+	a.mu.Unlock()
+	if slug == "" {
+		app, _, err := a.app.Apps.Get(ctx, "")
+		if err != nil {
+			return nil, jobs.Transient(fmt.Errorf("reading the App's identity (GET /app; VERDICT_APP_SLUG skips it): %w", err))
+		}
+		if slug = app.GetSlug(); slug == "" {
+			return nil, errors.New("GET /app returned no slug; set VERDICT_APP_SLUG")
+		}
+		a.mu.Lock()
+		if a.slug == "" {
+			a.log.Info("App identity resolved", "bot", slug+"[bot]")
+		}
+		a.slug = slug
+		a.mu.Unlock()
+	}
+	return []string{slug + "[bot]"}, nil
+}
+
+// warm resolves the identity in the background with a growing pause
+// between tries, so the first job need not wait for it.
+func (a *appIdentity) warm(ctx context.Context) {
+	wait := time.Second
+	for {
+		_, err := a.bots(ctx)
+		if err == nil || ctx.Err() != nil {
+			return
+		}
+		a.log.Warn("GitHub App identity not resolved yet; retrying", "err", err, "wait_ms", wait.Milliseconds())
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, time.Minute)
+	}
 }
 
 // appVerifier runs queued verifications with the installation's client and
@@ -73,21 +132,42 @@ func wireApp(ctx context.Context, cfg config.Server, st *store.Store, log *slog.
 type appVerifier struct {
 	v      *verify.Verifier
 	client func(context.Context, int64) (*github.Client, error)
+	id     *appIdentity
 }
 
-func (a appVerifier) Verify(ctx context.Context, j jobs.VerifyArgs) error {
-	gh, err := a.client(ctx, j.InstallationID)
-	if err != nil {
-		return ghclient.Classify(err)
-	}
-	_, err = a.v.Verify(ctx, gh, verify.Request{
+func (a appVerifier) request(j jobs.VerifyArgs, at jobs.Attempt) verify.Request {
+	return verify.Request{
 		Owner: j.Owner, Repo: j.Name, Number: j.PR,
 		SignOff:  j.SignOffKey,
 		Explicit: j.Manual,
 		Actor:    j.ActorLogin, ActorType: j.ActorType,
 		DeliveryID: j.DeliveryID,
 		Publish:    true,
-	})
+		Retry:      at.Retry(),
+	}
+}
+
+// verifier is the shared verifier with the App's identities.
+func (a appVerifier) verifier(ctx context.Context) (*verify.Verifier, error) {
+	bots, err := a.id.bots(ctx)
+	if err != nil {
+		return nil, err
+	}
+	v := *a.v
+	v.BotLogins = bots
+	return &v, nil
+}
+
+func (a appVerifier) Verify(ctx context.Context, j jobs.VerifyArgs, at jobs.Attempt) error {
+	v, err := a.verifier(ctx)
+	if err != nil {
+		return err
+	}
+	gh, err := a.client(ctx, j.InstallationID)
+	if err != nil {
+		return ghclient.Classify(err)
+	}
+	_, err = v.Verify(ctx, gh, a.request(j, at))
 	switch {
 	case err == nil:
 		return nil
@@ -98,21 +178,65 @@ func (a appVerifier) Verify(ctx context.Context, j jobs.VerifyArgs) error {
 	}
 }
 
+// Abandon settles a verification the queue gives up on: its status and
+// check run say it could not be verified, and why.
+func (a appVerifier) Abandon(ctx context.Context, j jobs.VerifyArgs, cause error) error {
+	v, err := a.verifier(ctx)
+	if err != nil {
+		return err
+	}
+	gh, err := a.client(ctx, j.InstallationID)
+	if err != nil {
+		return err
+	}
+	return v.Abandon(ctx, gh, a.request(j, jobs.Attempt{}), cause, abandonReason(cause))
+}
+
+// abandonReason is the one line a status shows for a verification given up.
+func abandonReason(err error) string {
+	if jobs.IsTransient(err) {
+		return "GitHub kept failing: " + oneLine(err)
+	}
+	return oneLine(err)
+}
+
+type appReuse struct {
+	a  reuse.Acknowledger
+	id *appIdentity
+}
+
+func (r appReuse) Acknowledge(ctx context.Context, j jobs.ReuseArgs) error {
+	bots, err := r.id.bots(ctx)
+	if err != nil {
+		return err
+	}
+	a := r.a
+	a.BotLogins = bots
+	return a.Acknowledge(ctx, j)
+}
+
 type appWelcomer struct {
 	p      welcome.Poster
 	client func(context.Context, int64) (*github.Client, error)
+	id     *appIdentity
 	log    *slog.Logger
 }
 
 func (a appWelcomer) Welcome(ctx context.Context, j jobs.WelcomeArgs) error {
+	bots, err := a.id.bots(ctx)
+	if err != nil {
+		return err
+	}
 	gh, err := a.client(ctx, j.InstallationID)
 	if err != nil {
 		return ghclient.Classify(err)
 	}
-	wrote, err := a.p.Post(ctx, gh, j.Owner, j.Name, j.PR)
+	p := a.p
+	p.BotLogins = bots
+	wrote, err := p.Post(ctx, gh, j.Owner, j.Name, j.PR)
 	if err != nil {
 		return ghclient.Classify(err)
 	}
-	a.log.Info("welcome", "repo", j.FullName(), "pr", j.PR, "head_sha", j.HeadSHA, "delivery", j.DeliveryID, "posted", wrote)
+	a.log.Info("welcome", "repo", j.FullName(), "pr", j.PR, "head_sha", j.HeadSHA, "delivery_id", j.DeliveryID, "posted", wrote)
 	return nil
 }

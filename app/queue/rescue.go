@@ -1,0 +1,109 @@
+package queue
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/verdict-bot/verdict/app/store"
+)
+
+// A job whose process died stays "running" in River's table. River itself
+// would rescue it only after RescueStuckJobsAfter (kept as a backstop, just
+// above the job timeout); Verdict resumes it as soon as its process is known
+// to be dead:
+//
+//   - SQLite serves one process, so at start every running job belongs to a
+//     process that is gone and is made available before work begins.
+//   - On PostgreSQL every process holds an advisory lock named after its
+//     River client ID while it runs. Each process checks, at start and then
+//     every Options.OrphanCheck, whether the clients that hold running jobs
+//     still hold their locks; the jobs of those that do not are resumed.
+//
+// A resumed job keeps its attempt count (the dead attempt counts) and
+// records why it was resumed; its next run sees jobs.Attempt.Retry.
+
+// rescueOrphans resumes the running jobs of dead processes (every running
+// job when all is set) and reports how many it resumed.
+func (q *Queue) rescueOrphans(ctx context.Context, all bool) (int, error) {
+	running, err := q.eng.running(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("listing running jobs: %w", err)
+	}
+	dead := map[string]bool{}
+	n := 0
+	for _, j := range running {
+		by := ""
+		if len(j.AttemptedBy) > 0 {
+			by = j.AttemptedBy[len(j.AttemptedBy)-1]
+		}
+		if !all {
+			if by == q.eng.clientID() {
+				continue
+			}
+			d, known := dead[by]
+			if !known {
+				up, err := alive(ctx, q.st.Pgx(), advisoryID(q.schema, "client", by))
+				if err != nil {
+					return n, fmt.Errorf("checking whether %s runs: %w", by, err)
+				}
+				d, dead[by] = !up, !up
+			}
+			if !d {
+				continue
+			}
+		}
+		if err := q.eng.resume(ctx, j, fmt.Sprintf("resumed by %s: the process running this attempt (%s) is gone", q.eng.clientID(), by)); err != nil {
+			return n, fmt.Errorf("resuming job %d: %w", j.ID, err)
+		}
+		n++
+		q.log.Warn("resumed a job whose process died", "job_id", j.ID, "kind", j.Kind, "attempt", j.Attempt, "attempted_by", by)
+	}
+	return n, nil
+}
+
+// watchOrphans runs rescueOrphans every interval until stop closes.
+func (q *Queue) watchOrphans(every time.Duration, stop <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), every+5*time.Second)
+		if _, err := q.rescueOrphans(ctx, false); err != nil {
+			q.log.Warn("looking for jobs of dead processes failed", "err", err)
+		}
+		cancel()
+	}
+}
+
+// resumeParams builds the row update that makes a running job available
+// now. The horizon matches only the attempt that was seen, so a job another
+// process resumed and started again meanwhile is left alone.
+func resumeParams(j *rivertype.JobRow, why string) (id int64, errJSON []byte, horizon time.Time, err error) {
+	errJSON, err = json.Marshal(rivertype.AttemptError{At: time.Now().UTC(), Attempt: max(j.Attempt, 0), Error: why})
+	if err != nil {
+		return 0, nil, time.Time{}, err
+	}
+	horizon = time.Now().Add(time.Hour)
+	if j.AttemptedAt != nil {
+		horizon = j.AttemptedAt.Add(time.Millisecond)
+	}
+	return j.ID, errJSON, horizon, nil
+}
+
+// currentSchema is the PostgreSQL schema Verdict's tables live in.
+func currentSchema(ctx context.Context, st *store.Store) (string, error) {
+	var s string
+	if err := st.DB().QueryRow(ctx, "SELECT current_schema()").Scan(&s); err != nil {
+		return "", fmt.Errorf("reading the current schema: %w", err)
+	}
+	return s, nil
+}
