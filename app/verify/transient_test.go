@@ -78,7 +78,7 @@ func fastVerifier(t *testing.T, srv *githubtest.Server) (*verify.Verifier, *gith
 	v := newTestVerifier(srv, nil)
 	v.SourceOptions.Retry = ro
 	v.SourceOptions.DownloadClient = ghsource.NewDownloadClient(ro)
-	gh, err := ghclient.NewToken(srv.BaseURL(), "test-token", ghclient.Options{Retry: ro})
+	gh, err := ghclient.NewToken(srv.BaseURL(), srv.InstallationToken(), ghclient.Options{Retry: ro})
 	if err != nil {
 		t.Fatal(err)
 	}
