@@ -46,7 +46,8 @@ type ChangeSet struct {
 	ChangedKeys []string
 	RemovedKeys []string
 
-	// ChangelogAdded are the changelog entries at H beyond the base count.
+	// ChangelogAdded are the changelog entries at H that the base does not
+	// hold (ChangelogDelta), in file order.
 	ChangelogAdded []ChangelogEntry
 	// Selected are master keys at H matched by the added entries' globs.
 	Selected []string
@@ -130,8 +131,12 @@ type ChangelogEntry struct {
 	AppendOnly       bool
 	EvalMinPrefillEP int
 	Line             int
-	// Matched are the master keys at H its globs select.
+	// Matched are the master keys at H its config-keys select.
 	Matched []string
+	// Problems are the entry's schema violations.
+	Problems []string
+	// value is the canonical text of the entry's parsed YAML value.
+	value string
 }
 
 // EffectiveFile is one file that defines how a config runs, parsed at H.
