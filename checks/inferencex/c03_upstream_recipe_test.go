@@ -45,9 +45,9 @@ func recipeSource() *checkstest.Source {
 				Patch: "@@ -0,0 +1,3 @@\n+python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V4-Pro \\\n+  --tp-size 8 --ep-size 8 --quantization fp8 --attention-backend trtllm_mha\n"}},
 		},
 		Pages: map[string]checks.Page{
-			"https://docs.sglang.io/cookbook/qwen3.5": {StatusCode: 200, Body: []byte("<pre>--tp-size 8 --ep-size 8 --quantization fp8 --attention-backend trtllm_mha</pre>")},
+			"https://docs.sglang.io/cookbook/qwen3.5":         {StatusCode: 200, Body: []byte("<pre>--tp-size 8 --ep-size 8 --quantization fp8 --attention-backend trtllm_mha</pre>")},
 			"https://recipes.vllm.ai/deepseek-ai/DeepSeek-R1": {StatusCode: 200, Body: []byte("<title>DeepSeek-R1 | vLLM Recipes</title><nav>Qwen3.5 GLM-5 Kimi-K2.5</nav><pre>vllm serve deepseek-ai/DeepSeek-R1 --tensor-parallel-size 8</pre>")},
-			"https://docs.sglang.io/cookbook/autoregressive": {StatusCode: 200, Body: []byte("<title>Cookbook</title><nav>GLM-5 DeepSeek-V4</nav><pre>--tp-size 8 --ep-size 8 --quantization fp8 --attention-backend trtllm_mha</pre>")},
+			"https://docs.sglang.io/cookbook/autoregressive":  {StatusCode: 200, Body: []byte("<title>Cookbook</title><nav>GLM-5 DeepSeek-V4</nav><pre>--tp-size 8 --ep-size 8 --quantization fp8 --attention-backend trtllm_mha</pre>")},
 		},
 	}
 }

@@ -164,6 +164,13 @@ type Setting struct {
 	Line  int
 	Role  string // agg, prefill, decode, benchmark, frontend or "" for scripts
 	Kind  string // env, arg, flag
+	// Variant is the recipe variant block the setting belongs to
+	// ("override_<name>", "zip_override_<name>[i]"); "" for the base
+	// recipe and for scripts.
+	Variant string
+	// Null is set for a YAML null value, which in a variant block deletes
+	// the key the base sets.
+	Null bool
 }
 
 // Command is one shell command.

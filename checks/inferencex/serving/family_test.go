@@ -32,7 +32,9 @@ func TestFamilyOf(t *testing.T) {
 }
 
 func TestFamilyNamedIn(t *testing.T) {
-	fam := func(model, prefix string) Family { return FamilyOf(&repo.ConfigEntry{Model: model, ModelPrefix: prefix}) }
+	fam := func(model, prefix string) Family {
+		return FamilyOf(&repo.ConfigEntry{Model: model, ModelPrefix: prefix})
+	}
 	dsr1 := fam("nvidia/DeepSeek-R1-0528-FP4-v2", "dsr1")
 	qwen35 := fam("Qwen/Qwen3.5-397B-A17B-FP8", "qwen3.5")
 	glm5 := fam("zai-org/GLM-5-FP8", "glm5")
