@@ -190,6 +190,33 @@ func TestFactComputedOnceAndProvided(t *testing.T) {
 	}
 }
 
+func TestFactPeek(t *testing.T) {
+	f := NewFact("peeked", nil, func(context.Context, *PR) (int, error) { return 7, nil })
+	failing := NewFact("failing", nil, func(context.Context, *PR) (int, error) { return 0, errors.New("unreadable") })
+	pr := &PR{}
+	if _, ok := f.Peek(pr); ok {
+		t.Fatal("a fact nothing computed was peeked")
+	}
+	if _, ok := f.Peek(pr); ok {
+		t.Fatal("peeking computed the fact")
+	}
+	if v, _ := f.Of(context.Background(), pr); v != 7 {
+		t.Fatalf("Of = %d", v)
+	}
+	if v, ok := f.Peek(pr); !ok || v != 7 {
+		t.Fatalf("Peek = %d, %v after the fact was computed", v, ok)
+	}
+	_, _ = failing.Of(context.Background(), pr)
+	if _, ok := failing.Peek(pr); ok {
+		t.Fatal("a failed fact was peeked")
+	}
+	other := &PR{}
+	f.Provide(other, 9, nil)
+	if v, ok := f.Peek(other); !ok || v != 9 {
+		t.Fatalf("Peek of a provided fact = %d, %v", v, ok)
+	}
+}
+
 func TestParamAndDisabledRows(t *testing.T) {
 	p := NewParam[string]("greeting")
 	pr := &PR{}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 )
 
 // Requirement is something a check or a fact reads besides the PR and its
@@ -65,6 +66,8 @@ func (f *Fact[T]) String() string { return f.name }
 // factEntry is one fact's memoized value on one PR.
 type factEntry struct {
 	once sync.Once
+	// done is set once val and err hold the outcome.
+	done atomic.Bool
 	val  any
 	err  error
 	// undeclared is set when the computation read something its fact does
@@ -111,6 +114,7 @@ func (f *Fact[T]) Of(ctx context.Context, pr *PR) (T, error) {
 				e.err = fmt.Errorf("computing %s: panic: %v", f.name, p)
 			}
 		}()
+		defer e.done.Store(true)
 		fr := caller.enter(f.requirement(), e)
 		e.val, e.err = f.compute(context.WithValue(ctx, frameKey{}, fr), pr)
 	})
@@ -132,7 +136,22 @@ func (f *Fact[T]) Of(ctx context.Context, pr *PR) (T, error) {
 // after that.
 func (f *Fact[T]) Provide(pr *PR, v T, err error) {
 	e := pr.fact(f)
-	e.once.Do(func() { e.val, e.err = v, err })
+	e.once.Do(func() { e.val, e.err = v, err; e.done.Store(true) })
+}
+
+// Peek returns the fact's value for pr when a run has already computed it
+// without error; it never computes it. It is for reporting, once the rows
+// have run, what they judged from (such as the configs a preset assessed).
+func (f *Fact[T]) Peek(pr *PR) (T, bool) {
+	var zero T
+	pr.mu.Lock()
+	e, ok := pr.facts[f]
+	pr.mu.Unlock()
+	if !ok || !e.done.Load() || e.err != nil || e.undeclared.get() != nil {
+		return zero, false
+	}
+	v, ok := e.val.(T)
+	return v, ok
 }
 
 // Param is a per-repository input that is not evidence, such as a preset's

@@ -16,6 +16,7 @@ func TestJSON(t *testing.T) {
 	rows[0], rows[5] = rows[5], rows[0]
 	v := verdictFor(rows)
 	v.AdvancedTo = newSHA
+	v.AffectedConfigs = []string{"qwen3.5-fp8-mi355x-sglang", "dsr1-fp8-h200-trt"}
 	b, err := JSON(v)
 	if err != nil {
 		t.Fatal(err)
@@ -23,9 +24,10 @@ func TestJSON(t *testing.T) {
 	golden(t, "rejected_json", string(b))
 
 	var got struct {
-		Verdict     string `json:"verdict"`
-		AssessedSHA string `json:"assessed_sha"`
-		SignOff     string `json:"signoff"`
+		Verdict     string   `json:"verdict"`
+		AssessedSHA string   `json:"assessed_sha"`
+		SignOff     string   `json:"signoff"`
+		Affected    []string `json:"affected_configs"`
 		Checks      []struct {
 			Number   int    `json:"number"`
 			Name     string `json:"name"`
@@ -37,7 +39,8 @@ func TestJSON(t *testing.T) {
 	if err := json.Unmarshal(b, &got); err != nil {
 		t.Fatal(err)
 	}
-	if got.Verdict != "REJECTED" || got.AssessedSHA != testSHA || got.SignOff != testKey || len(got.Checks) != 16 {
+	if got.Verdict != "REJECTED" || got.AssessedSHA != testSHA || got.SignOff != testKey || len(got.Checks) != 16 ||
+		strings.Join(got.Affected, " ") != "dsr1-fp8-h200-trt qwen3.5-fp8-mi355x-sglang" {
 		t.Fatalf("unexpected top level: %+v", got)
 	}
 	for i, c := range got.Checks {
@@ -48,7 +51,7 @@ func TestJSON(t *testing.T) {
 	if c := got.Checks[2]; c.Status != "FAIL" || !strings.HasPrefix(c.ReasonZH, "没有") {
 		t.Errorf("check 2 = %+v", c)
 	}
-	order := []string{`"verdict"`, `"assessed_sha"`, `"signoff"`, `"advanced_to"`, `"checks"`}
+	order := []string{`"verdict"`, `"assessed_sha"`, `"signoff"`, `"advanced_to"`, `"affected_configs"`, `"checks"`}
 	last := -1
 	for _, k := range order {
 		i := strings.Index(string(b), k)
@@ -56,6 +59,17 @@ func TestJSON(t *testing.T) {
 			t.Errorf("field %s out of order", k)
 		}
 		last = i
+	}
+	// Unknown (the model was not built) and none are told apart.
+	for _, tc := range []struct {
+		affected []string
+		want     string
+	}{{nil, `"affected_configs": null`}, {[]string{}, `"affected_configs": []`}} {
+		v := verdictFor(baseRows())
+		v.AffectedConfigs = tc.affected
+		if b, err := JSON(v); err != nil || !strings.Contains(string(b), tc.want) {
+			t.Errorf("affected %#v: %v\n%s", tc.affected, err, b)
+		}
 	}
 	if _, err := JSON(verdictFor(append(baseRows(), baseRows()[3]))); err == nil {
 		t.Error("JSON accepted a verdict the guard rejects")

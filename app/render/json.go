@@ -16,7 +16,9 @@ type jsonVerdict struct {
 	AssessedSHA string         `json:"assessed_sha"`
 	SignOff     string         `json:"signoff"`
 	AdvancedTo  string         `json:"advanced_to,omitempty"`
-	Checks      []jsonCheck    `json:"checks"`
+	// AffectedConfigs is null when the preset's model was not built.
+	AffectedConfigs []string    `json:"affected_configs"`
+	Checks          []jsonCheck `json:"checks"`
 }
 
 type jsonCheck struct {
@@ -51,6 +53,10 @@ func JSON(v Verdict) ([]byte, error) {
 		SignOff:     v.Key,
 		AdvancedTo:  v.AdvancedTo,
 		Checks:      make([]jsonCheck, 0, len(rows)),
+	}
+	if v.AffectedConfigs != nil {
+		out.AffectedConfigs = slices.Clone(v.AffectedConfigs) // empty stays [], not null
+		slices.Sort(out.AffectedConfigs)
 	}
 	for _, o := range rows {
 		name := o.Name.EN

@@ -47,6 +47,10 @@ type Verdict struct {
 	Escalation []string
 	// AdvancedTo is the newer head that was not assessed, "" if none.
 	AdvancedTo string
+	// AffectedConfigs are the config keys the preset judged affected: nil
+	// when unknown (the model was not built), empty when none. Only the JSON
+	// verdict carries them.
+	AffectedConfigs []string
 	// ParetoMinimum is the frontier point count quoted in the escalation
 	// paragraph; 0 means the InferenceX default of 5.
 	ParetoMinimum int

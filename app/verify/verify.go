@@ -20,6 +20,7 @@ import (
 	"github.com/verdict-bot/verdict/app/repoconfig"
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/format/signoff"
+	"github.com/verdict-bot/verdict/checks/inferencex"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
 )
 
@@ -196,6 +197,9 @@ func (v *Verifier) Verify(ctx context.Context, gh *github.Client, req Request) (
 		Rows:       rows,
 		Overall:    overall,
 		Escalation: cfg.EscalationHandles,
+	}
+	if keys, ok := inferencex.AffectedConfigs(pr); ok {
+		vd.AffectedConfigs = keys
 	}
 	// §1.5: if the head moved while we worked, the verdict still describes
 	// H; say that the newer commit was not assessed.

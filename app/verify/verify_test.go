@@ -73,6 +73,10 @@ func TestVerifySampleIsDeterministic(t *testing.T) {
 	if len(first.Verdict.Rows) != 16 {
 		t.Fatalf("%d rows, want 16", len(first.Verdict.Rows))
 	}
+	// The sample PR changes one config, which the verdict names.
+	if got := strings.Join(first.Verdict.AffectedConfigs, " "); got != "qwen3.5-fp8-mi355x-sglang-agentic-mtp" {
+		t.Errorf("affected configs = %q", got)
+	}
 	second, err := v.Verify(context.Background(), gh, sampleRequest())
 	if err != nil {
 		t.Fatal(err)

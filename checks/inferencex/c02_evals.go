@@ -102,6 +102,9 @@ func runEvals(ctx context.Context, pr *checks.PR) checks.Result {
 			runEv, artEv, thEv, checks.Evidence{Label: "threshold source", Value: b.From})
 	}
 
+	if res := ownEvals(ctx, pr, run, rows); res != nil {
+		return res.WithEvidence(runEv, artEv)
+	}
 	img, imgZH, res := sameImage(ctx, pr, sel)
 	if res != nil {
 		return res.WithEvidence(runEv, artEv)
@@ -148,6 +151,43 @@ func loadThresholds(ctx context.Context, pr *checks.PR) (sweep.Thresholds, check
 		return sweep.Thresholds{}, checks.Evidence{}, &r
 	}
 	return th, checks.Evidence{Label: "thresholds", Value: p + "@" + checks.Short(pr.DefaultSHA)}, nil
+}
+
+// ownEvals requires every affected config to be covered by eval rows of
+// its own model prefix, hardware, framework, precision and spec-decoding
+// method in the chosen run: the evals of another model say nothing about it.
+// The change-set problems that hide configs are sameImage's to report.
+func ownEvals(ctx context.Context, pr *checks.PR, run int64, rows []sweep.EvalRow) *checks.Result {
+	cs, err := repo.ChangeSetFact.Of(ctx, pr)
+	if err != nil || len(cs.MasterProblems()) > 0 {
+		return nil
+	}
+	var ids []string
+	seen := map[string]bool{}
+	for _, r := range rows {
+		if id := sweep.RowIdentity(r); !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	for _, c := range cs.Affected {
+		cov := sweep.Cover(rows, c)
+		switch {
+		case cov.Covered():
+		case cov.UnknownSpec > 0:
+			r := checks.Unverified(checks.T(
+				fmt.Sprintf("%d eval row(s) of run %d match %s but do not record their spec-decoding, so they cannot be taken as its evals (%s)", cov.UnknownSpec, run, c.Key, cov.Identity()),
+				fmt.Sprintf("运行 %d 中有 %d 行评测结果与 %s 相符，但未记录其投机解码方式，无法视为它的评测（%s）", run, cov.UnknownSpec, c.Key, cov.Identity())))
+			return &r
+		default:
+			r := checks.FailR(checks.T(
+				fmt.Sprintf("Evals do not cover %s: run %d has no eval row of %s (its rows are of %s).", c.Key, run, cov.Identity(), strings.Join(ids, "; ")),
+				fmt.Sprintf("评测未覆盖 %s：运行 %d 没有 %s 的评测结果行（其结果行属于 %s）。", c.Key, run, cov.Identity(), strings.Join(ids, "; "))))
+			return &r
+		}
+	}
+	return nil
 }
 
 // sameImage proves that the run executed the images the PR ships: every
@@ -197,5 +237,5 @@ func sameImage(ctx context.Context, pr *checks.PR, sel *sweep.Selection) (en, zh
 		}
 	}
 	n := len(cs.Affected)
-	return fmt.Sprintf("same image for %d affected config(s)", n), fmt.Sprintf("%d 个受影响配置的镜像相同", n), nil
+	return fmt.Sprintf("own evals and same image for %d affected config(s)", n), fmt.Sprintf("%d 个受影响配置均有自己的评测且镜像相同", n), nil
 }

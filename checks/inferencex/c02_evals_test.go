@@ -60,6 +60,8 @@ type ciEvalFixture struct {
 	thresholds *string
 	csErr      error
 	evalConcl  string
+	// otherConfigs are more affected master entries, after ciKey's.
+	otherConfigs string
 }
 
 func (f ciEvalFixture) run(t *testing.T) checks.Result {
@@ -94,7 +96,11 @@ func (f ciEvalFixture) run(t *testing.T) checks.Result {
 	if headImage == "" {
 		headImage = ciImgA
 	}
-	cs := &repo.ChangeSet{Affected: []*repo.ConfigEntry{{Key: ciKey, Image: headImage, ModelPrefix: "qwen3.5", Runner: "mi355x", Precision: "fp8", Framework: "sglang"}}}
+	affected, ps := repo.ParseMasterConfig("configs/amd-master.yaml", []byte(ciMaster(headImage)+f.otherConfigs))
+	if len(ps) > 0 {
+		t.Fatal(ps)
+	}
+	cs := &repo.ChangeSet{Affected: affected}
 	if f.csErr != nil {
 		checkstest.FactError(repo.ChangeSetFact, f.csErr)(pr)
 	} else {
@@ -114,7 +120,7 @@ func TestEvalsCheck(t *testing.T) {
 	flat := "gsm8k: 0.97\n"
 	none := ""
 	bad := "default: { gsm8k: high }\n"
-	metaOK := `{"infmax_model_prefix": "qwen3.5", "hw": "mi355x-amds", "framework": "sglang", "precision": "fp8", "conc": 64,
+	metaOK := `{"infmax_model_prefix": "qwen3.5", "hw": "mi355x-amds", "framework": "sglang", "precision": "fp8", "spec_decoding": "mtp", "conc": 64,
  "eval_concs": [32, 64], "completed_eval_concs": [32, 64], "failed_eval_concs": []}`
 	lm := func(v string) string {
 		return `{"lm_eval_version": "0.4.12", "results": {"gsm8k": {"exact_match,strict-match": ` + v + `, "exact_match_stderr,strict-match": 0.006,
@@ -130,7 +136,7 @@ func TestEvalsCheck(t *testing.T) {
 		pre  bool
 	}{
 		{name: "pass on aggregate", f: ciEvalFixture{arts: arts, data: data}, st: checks.Pass,
-			want: "qwen3.5 mi355x-amds sglang fp8 c8 gsm8k em_strict 0.973 ± 0.004 (n=1319) ≥ 0.94 in run 30123456789 (lowest of 2 scores); same image for 1 affected config(s)."},
+			want: "qwen3.5 mi355x-amds sglang fp8 c8 gsm8k em_strict 0.973 ± 0.004 (n=1319) ≥ 0.94 in run 30123456789 (lowest of 2 scores); own evals and same image for 1 affected config(s)."},
 		{name: "below bar", f: ciEvalFixture{arts: arts, data: map[int64]map[string]string{7: {"agg_eval_all.json": "[" + ciAggRow("0.921", "0.957", "") + "]"}}},
 			st: checks.Fail, want: "Below bar: qwen3.5 mi355x-amds sglang fp8 c8 gsm8k em_strict 0.921 ± 0.004 (n=1319) < 0.94 (run 30123456789)."},
 		{name: "below bar by rounding only", f: ciEvalFixture{arts: arts, data: map[int64]map[string]string{7: {"agg_eval_all.json": "[" + ciAggRow("0.9399", "0.957", "") + "]"}}},
@@ -138,9 +144,9 @@ func TestEvalsCheck(t *testing.T) {
 		{name: "flexible below bar too", f: ciEvalFixture{arts: arts, data: map[int64]map[string]string{7: {"agg_eval_all.json": "[" + ciAggRow("0.93", "0.92", "") + "]"}}},
 			st: checks.Fail, want: "Below bar: qwen3.5 mi355x-amds sglang fp8 c8 gsm8k em_flexible 0.920 ± 0.005 (n=1319) < 0.94 (run 30123456789). 1 more score(s) below bar."},
 		{name: "legacy flat thresholds map is the default", f: ciEvalFixture{arts: arts, data: data, thresholds: &flat},
-			st: checks.Pass, want: "qwen3.5 mi355x-amds sglang fp8 c8 gsm8k em_strict 0.973 ± 0.004 (n=1319) ≥ 0.97 in run 30123456789 (lowest of 2 scores); same image for 1 affected config(s)."},
+			st: checks.Pass, want: "qwen3.5 mi355x-amds sglang fp8 c8 gsm8k em_strict 0.973 ± 0.004 (n=1319) ≥ 0.97 in run 30123456789 (lowest of 2 scores); own evals and same image for 1 affected config(s)."},
 		{name: "no thresholds file falls back to 0.85", f: ciEvalFixture{arts: arts, data: data, thresholds: &none},
-			st: checks.Pass, want: "qwen3.5 mi355x-amds sglang fp8 c8 gsm8k em_strict 0.973 ± 0.004 (n=1319) ≥ 0.85 in run 30123456789 (lowest of 2 scores); same image for 1 affected config(s)."},
+			st: checks.Pass, want: "qwen3.5 mi355x-amds sglang fp8 c8 gsm8k em_strict 0.973 ± 0.004 (n=1319) ≥ 0.85 in run 30123456789 (lowest of 2 scores); own evals and same image for 1 affected config(s)."},
 		{name: "malformed thresholds", f: ciEvalFixture{arts: arts, data: data, thresholds: &bad},
 			st: checks.Fail, pre: true, want: "could not be verified: utils/evals/thresholds.yaml at defa017: parsing thresholds: malformed: default.gsm8k is not a number"},
 		{name: "a failed eval job leaves no qualifying run", f: ciEvalFixture{arts: arts, data: data, evalConcl: "failure"},
@@ -171,7 +177,7 @@ func TestEvalsCheck(t *testing.T) {
 			st: checks.Fail, want: "could not be verified: could not compare images: change-set model unavailable: listing files: HTTP 500"},
 		{name: "per-config batched evals complete", f: ciEvalFixture{arts: perArts, data: map[int64]map[string]string{21: {
 			"meta_env.json": metaOK, "results_2026-10-01T12-00-00_conc32.json": lm("0.95"), "results_2026-10-01T12-00-00_conc64.json": lm("0.951"), "samples_gsm8k.jsonl": "{}"}}},
-			st: checks.Pass, want: "qwen3.5 mi355x-amds sglang fp8 c32 gsm8k exact_match,strict-match 0.950 ± 0.006 (n=1319) ≥ 0.94 in run 30123456789 (lowest of 4 scores); same image for 1 affected config(s)."},
+			st: checks.Pass, want: "qwen3.5 mi355x-amds sglang fp8 c32 gsm8k exact_match,strict-match 0.950 ± 0.006 (n=1319) ≥ 0.94 in run 30123456789 (lowest of 4 scores); own evals and same image for 1 affected config(s)."},
 		{name: "per-config batched evals missing a conc file", f: ciEvalFixture{arts: perArts, data: map[int64]map[string]string{21: {
 			"meta_env.json": metaOK, "results_2026-10-01T12-00-00_conc32.json": lm("0.95")}}},
 			st: checks.Fail, want: "Batched evals incomplete: concurrency 64 has no _conc64 result file in eval_qwen_fp8_conc64 of run 30123456789 (eval_concs [32 64])."},
@@ -185,7 +191,34 @@ func TestEvalsCheck(t *testing.T) {
 		{name: "aggregate rows with complete per-config batched jobs", f: ciEvalFixture{
 			arts: append(append([]checks.Artifact{}, arts...), perArts...),
 			data: map[int64]map[string]string{7: data[7], 21: {"meta_env.json": metaOK, "results_a_conc32.json": lm("0.5"), "results_a_conc64.json": lm("0.5")}}},
-			st: checks.Pass, want: "qwen3.5 mi355x-amds sglang fp8 c8 gsm8k em_strict 0.973 ± 0.004 (n=1319) ≥ 0.94 in run 30123456789 (lowest of 2 scores); same image for 1 affected config(s)."},
+			st: checks.Pass, want: "qwen3.5 mi355x-amds sglang fp8 c8 gsm8k em_strict 0.973 ± 0.004 (n=1319) ≥ 0.94 in run 30123456789 (lowest of 2 scores); own evals and same image for 1 affected config(s)."},
+		// Every affected config needs evals of its own model, hardware,
+		// framework, precision and spec-decoding method.
+		{name: "another model's evals cover nothing", f: ciEvalFixture{arts: arts, data: map[int64]map[string]string{7: {"agg_eval_all.json": "[" +
+			strings.NewReplacer(`"qwen3.5"`, `"dsv4"`, "Qwen/Qwen3.5-397B-A17B-FP8", "deepseek-ai/DeepSeek-V4-Pro").Replace(ciAggRow("0.97", "0.97", "")) + "]"}}},
+			st: checks.Fail, want: "Evals do not cover " + ciKey + ": run 30123456789 has no eval row of qwen3.5 mi355x sglang fp8 spec mtp (its rows are of dsv4 mi355x sglang fp8 spec mtp)."},
+		{name: "evals without the draft do not cover a spec-decode config", f: ciEvalFixture{arts: arts, data: map[int64]map[string]string{7: {"agg_eval_all.json": "[" +
+			strings.Replace(ciAggRow("0.97", "0.97", ""), `"spec_decoding": "mtp"`, `"spec_decoding": "none"`, 1) + "]"}}},
+			st: checks.Fail, want: "Evals do not cover " + ciKey + ": run 30123456789 has no eval row of qwen3.5 mi355x sglang fp8 spec mtp (its rows are of qwen3.5 mi355x sglang fp8 spec none)."},
+		{name: "evals on another SKU", f: ciEvalFixture{arts: arts, data: map[int64]map[string]string{7: {"agg_eval_all.json": "[" +
+			strings.Replace(ciAggRow("0.97", "0.97", ""), `"MI355X-AMDS"`, `"MI300X-AMDS"`, 1) + "]"}}},
+			st: checks.Fail, want: "Evals do not cover " + ciKey + ": run 30123456789 has no eval row of qwen3.5 mi355x sglang fp8 spec mtp (its rows are of qwen3.5 mi300x sglang fp8 spec mtp)."},
+		{name: "one of two affected configs without evals", f: ciEvalFixture{arts: arts, data: data, otherConfigs: `qwen3.5-fp4-mi355x-sglang:
+  image: ` + ciImgA + `
+  model: Qwen/Qwen3.5-397B-A17B-MXFP4
+  model-prefix: qwen3.5
+  runner: mi355x
+  precision: fp4
+  framework: sglang
+  multinode: false
+  scenarios:
+    fixed-seq-len:
+    - { isl: 8192, osl: 1024, search-space: [ { tp: 4, conc-list: [4, 8] } ] }
+`},
+			st: checks.Fail, want: "Evals do not cover qwen3.5-fp4-mi355x-sglang: run 30123456789 has no eval row of qwen3.5 mi355x sglang fp4 spec none (its rows are of qwen3.5 mi355x sglang fp8 spec mtp)."},
+		{name: "rows that do not say their spec-decoding", f: ciEvalFixture{arts: arts, data: map[int64]map[string]string{7: {"agg_eval_all.json": "[" +
+			strings.Replace(ciAggRow("0.97", "0.97", ""), `"spec_decoding": "mtp",`, ``, 1) + "]"}}},
+			st: checks.Fail, pre: true, want: "could not be verified: 1 eval row(s) of run 30123456789 match " + ciKey + " but do not record their spec-decoding"},
 		{name: "per-config results without lm_eval_version are not results", f: ciEvalFixture{arts: perArts, data: map[int64]map[string]string{21: {
 			"meta_env.json": `{"infmax_model_prefix": "qwen3.5"}`, "results_x.json": `{"results": {"gsm8k": {"exact_match,strict-match": 0.99}}}`}}},
 			st: checks.Fail, want: "Evals empty: eval_qwen_fp8_conc64 of run 30123456789 holds no eval result rows."},

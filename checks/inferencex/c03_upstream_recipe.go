@@ -138,6 +138,11 @@ func runUpstreamRecipe(ctx context.Context, pr *checks.PR) checks.Result {
 		}
 	}
 
+	if r, bad := recipeFamilies(engines, byEngine, use, got); bad {
+		r.Evidence = append(r.Evidence, ev...)
+		return r
+	}
+
 	// An SGLang PR counts as a recipe only when it changes the cookbook.
 	for i, l := range use {
 		if l.Kind != "pr" || !strings.EqualFold(l.Owner+"/"+l.Repo, "sgl-project/sglang") || got[i].TextErr != nil {
@@ -237,4 +242,46 @@ func recipeState(l serving.UpstreamLink, f serving.Fetched) (checks.Result, bool
 		return checks.FailR(checks.T(fmt.Sprintf("Linked %s was closed without being merged.", name), fmt.Sprintf("链接的 %s 已关闭但未合并。", name))), true
 	}
 	return checks.FailR(checks.T(fmt.Sprintf("Linked %s is not merged (state %q).", name, p.State), fmt.Sprintf("链接的 %s 尚未合并（状态 %q）。", name, p.State))), true
+}
+
+// recipeFamilies requires every config to have, among its engine's links, a
+// recipe for its own model family: a recipe of another model shows nothing
+// about how this one is served. A link whose text could not be read may be
+// the one, so the row then needs review rather than failing.
+func recipeFamilies(engines []string, byEngine map[string][]*repo.ConfigEntry, use []serving.UpstreamLink, got []serving.Fetched) (checks.Result, bool) {
+	for _, e := range engines {
+		for _, c := range byEngine[e] {
+			fam := serving.FamilyOf(c)
+			if !fam.Known() {
+				return checks.ReviewR(checks.T(fmt.Sprintf("%s names no model or model-prefix, so the linked recipes cannot be matched to its model.", c.Key),
+					fmt.Sprintf("%s 没有 model 或 model-prefix，无法确认链接的配方是否针对其模型。", c.Key)), checks.Evidence{Label: "config", Value: c.Key}), true
+			}
+			var linked, unread []string
+			found := false
+			for i, l := range use {
+				if l.Engine != e {
+					continue
+				}
+				if serving.ForFamily(fam, serving.RecipeNames(l, got[i])) {
+					found = true
+					break
+				}
+				linked = append(linked, l.Name())
+				if got[i].TextErr != nil {
+					unread = append(unread, l.Name())
+				}
+			}
+			switch {
+			case found:
+			case len(unread) > 0:
+				return checks.ReviewR(checks.T(fmt.Sprintf("%s could not be read to tell whether it is a recipe for %s (%s).", strings.Join(unread, ", "), fam.Name, c.Key),
+					fmt.Sprintf("无法读取 %s，无法确认其是否为 %s（%s）的配方。", strings.Join(unread, ", "), fam.Name, c.Key)), checks.Evidence{Label: "config", Value: c.Key}), true
+			default:
+				return checks.FailR(checks.T(fmt.Sprintf("Linked %s is not a recipe for %s (%s serves %s): its link, title, changed files and served models name another model.", strings.Join(linked, ", "), fam.Name, c.Key, c.Model),
+					fmt.Sprintf("链接的 %s 不是 %s 的配方（%s 服务 %s）：其链接、标题、修改的文件和所服务的模型指向其他模型。", strings.Join(linked, ", "), fam.Name, c.Key, c.Model)),
+					checks.Evidence{Label: "config", Value: c.Key}), true
+			}
+		}
+	}
+	return checks.Result{}, false
 }

@@ -32,14 +32,22 @@ func recipeSource() *checkstest.Source {
 			"sgl-project/sgl-docs#9":   {Owner: "sgl-project", Repo: "sgl-docs", Number: 9, State: "closed", Merged: true, MergedAt: merged},
 			"vllm-project/recipes#500": {Owner: "vllm-project", Repo: "recipes", Number: 500, State: "closed", Merged: true, MergedAt: merged},
 			"sgl-project/sglang#30000": {Owner: "sgl-project", Repo: "sglang", Number: 30000, State: "closed", Merged: true, MergedAt: merged},
+			"sgl-project/sglang#31000": {Owner: "sgl-project", Repo: "sglang", Number: 31000, State: "closed", Merged: true, MergedAt: merged,
+				Title: "[Cookbook] DeepSeek V4: B200 FP8 serving recipe"},
+			"sgl-project/sglang#31001": {Owner: "sgl-project", Repo: "sglang", Number: 31001, State: "closed", Merged: true, MergedAt: merged},
 		},
 		UpstreamFiles: map[string][]checks.ChangedFile{
 			"sgl-project/sglang#21873": {{Path: "docs/cookbook/qwen3.5.md", Patch: sglPatch}},
 			"vllm-project/recipes#500": {{Path: "Qwen/Qwen3.5.md", Patch: "+vllm serve Qwen/Qwen3.5 --tensor-parallel-size 4\n"}},
 			"sgl-project/sglang#30000": {{Path: "python/sglang/srt/server_args.py", Patch: sglPatch}},
+			// A DeepSeek-V4 cookbook page with the same serving arguments.
+			"sgl-project/sglang#31000": {{Path: "docs_new/cookbook/autoregressive/DeepSeek/DeepSeek-V4.mdx",
+				Patch: "@@ -0,0 +1,3 @@\n+python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V4-Pro \\\n+  --tp-size 8 --ep-size 8 --quantization fp8 --attention-backend trtllm_mha\n"}},
 		},
 		Pages: map[string]checks.Page{
-			"https://docs.sglang.io/cookbook/qwen3.5": {StatusCode: 200, Body: []byte("<pre>--tp-size 8 --ep-size 8 --quantization fp8 --attention-backend trtllm_mha</pre>")},
+			"https://docs.sglang.io/cookbook/qwen3.5":         {StatusCode: 200, Body: []byte("<pre>--tp-size 8 --ep-size 8 --quantization fp8 --attention-backend trtllm_mha</pre>")},
+			"https://recipes.vllm.ai/deepseek-ai/DeepSeek-R1": {StatusCode: 200, Body: []byte("<title>DeepSeek-R1 | vLLM Recipes</title><nav>Qwen3.5 GLM-5 Kimi-K2.5</nav><pre>vllm serve deepseek-ai/DeepSeek-R1 --tensor-parallel-size 8</pre>")},
+			"https://docs.sglang.io/cookbook/autoregressive":  {StatusCode: 200, Body: []byte("<title>Cookbook</title><nav>GLM-5 DeepSeek-V4</nav><pre>--tp-size 8 --ep-size 8 --quantization fp8 --attention-backend trtllm_mha</pre>")},
 		},
 	}
 }
@@ -67,6 +75,14 @@ func TestUpstreamRecipeCheck(t *testing.T) {
 	dyn := recipeEntry("qwen3.5-fp8-gb200-dynamo-sglang-disagg", "dynamo-sglang", true, true)
 	vll := recipeEntry("qwen3.5-fp8-b200-vllm", "vllm", false, false)
 	trt := recipeEntry("qwen3.5-fp8-b200-trt", "trt", false, false)
+	family := func(key, model, prefix, framework string) *repo.ConfigEntry {
+		e := recipeEntry(key, framework, false, false)
+		e.Model, e.ModelPrefix = model, prefix
+		return e
+	}
+	glm := family("glm5-fp8-b200-sglang", "zai-org/GLM-5-FP8", "glm5", "sglang")
+	dsv4 := family("dsv4-fp8-b200-sglang", "deepseek-ai/DeepSeek-V4-Pro", "dsv4", "sglang")
+	dsr1 := family("dsr1-fp4-b200-vllm", "nvidia/DeepSeek-R1-0528-FP4-v2", "dsr1", "vllm")
 	tests := []struct {
 		name    string
 		scope   string
@@ -118,6 +134,20 @@ func TestUpstreamRecipeCheck(t *testing.T) {
 			detail: "- https://github.com/vllm-project/recipes/pull/412", status: checks.Fail, reason: "Linked vllm-project/recipes#412 is open, not merged."},
 		{name: "two engines both needed", entries: []*repo.ConfigEntry{sgl, vll}, detail: "- https://github.com/sgl-project/sglang/pull/21873",
 			status: checks.Fail, reason: "(vllm requires vLLM recipes coverage"},
+		// The recipe must be for the config's model family.
+		{name: "recipe of another model", entries: []*repo.ConfigEntry{glm}, detail: "- https://github.com/sgl-project/sglang/pull/31000",
+			status: checks.Fail, reason: "Linked sgl-project/sglang#31000 is not a recipe for GLM-5 (glm5-fp8-b200-sglang serves zai-org/GLM-5-FP8): its link, title, changed files and served models name another model."},
+		{name: "the same recipe backs its own family", entries: []*repo.ConfigEntry{dsv4}, detail: "- https://github.com/sgl-project/sglang/pull/31000",
+			status: checks.Pass, reason: "sgl-project/sglang#31000 merged 2026-10-02; TP/EP/quantization/attention backend match."},
+		{name: "one of two configs without a recipe of its family", entries: []*repo.ConfigEntry{dsv4, glm},
+			detail: "- https://github.com/sgl-project/sglang/pull/31000\n- https://github.com/sgl-project/sglang/pull/21873",
+			status: checks.Fail, reason: "Linked sgl-project/sglang#31000, sgl-project/sglang#21873 is not a recipe for GLM-5 (glm5-fp8-b200-sglang"},
+		{name: "quantized checkpoint of the base model", entries: []*repo.ConfigEntry{dsr1}, detail: "- https://recipes.vllm.ai/deepseek-ai/DeepSeek-R1",
+			extra: []repo.Setting{}, status: checks.Fail, reason: "Needs human review: recipes.vllm.ai/deepseek-ai/DeepSeek-R1 published; upstream recipe does not show: EP 8, quantization fp8, attention backend trtllm_mha."},
+		{name: "a page's navigation names no recipe", entries: []*repo.ConfigEntry{glm}, detail: "- https://docs.sglang.io/cookbook/autoregressive",
+			status: checks.Fail, reason: "Linked docs.sglang.io/cookbook/autoregressive is not a recipe for GLM-5"},
+		{name: "recipe text unreadable", entries: []*repo.ConfigEntry{glm}, detail: "- https://github.com/sgl-project/sglang/pull/31001",
+			status: checks.Fail, reason: "Needs human review: sgl-project/sglang#31001 could not be read to tell whether it is a recipe for GLM-5 (glm5-fp8-b200-sglang)."},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -61,12 +61,12 @@ func (g GoldenOutcome) Has(v float64) bool {
 var GoldenEvaluation = checks.NewFact("golden acceptance evaluation", []checks.Requirement{repo.ChangeSetFact},
 	func(ctx context.Context, pr *checks.PR) (GoldenOutcome, error) { return evaluateGolden(ctx, pr), nil })
 
-// configOutcome is the verdict on one config.
+// configOutcome is the verdict on one config (or one band of it).
 type configOutcome struct {
 	fail, review bool
 	en, zh       string
 	ev           []checks.Evidence
-	value        *GoldenValue
+	values       []GoldenValue
 }
 
 func evaluateGolden(ctx context.Context, pr *checks.PR) GoldenOutcome {
@@ -138,6 +138,66 @@ func judgeConfig(ctx context.Context, pr *checks.PR, cs *repo.ChangeSet, c *repo
 			en: "Golden AL could not be verified: no effective launch config was found for " + c.Key + ".",
 			zh: "无法验证黄金接受长度：未找到 " + c.Key + " 的有效启动配置。"}
 	}
+	bands := serving.Bands(c, cs.Layout, files)
+	if len(bands) == 1 && bands[0].Variant == "" {
+		return judgeBand(ctx, pr, cs, c, bands[0], curves)
+	}
+	// A recipe with variants serves its points with several setups: every
+	// band that runs a draft is held to its own golden value.
+	var fails, reviews, passes []configOutcome
+	var noDraft []string
+	for _, b := range bands {
+		if b.NoDraft {
+			noDraft = append(noDraft, fmt.Sprintf("%s (%s)", b.Label(), b.NullAt))
+			continue
+		}
+		o := judgeBand(ctx, pr, cs, c, b, curves)
+		switch {
+		case o.fail:
+			fails = append(fails, o)
+		case o.review:
+			reviews = append(reviews, o)
+		default:
+			passes = append(passes, o)
+		}
+	}
+	var all []configOutcome
+	all = append(append(append(all, fails...), reviews...), passes...)
+	out := configOutcome{fail: len(fails) > 0, review: len(fails) == 0 && len(reviews) > 0}
+	for _, o := range all {
+		out.ev = append(out.ev, o.ev...)
+		out.values = append(out.values, o.values...)
+	}
+	if len(all) == 0 {
+		out.en = fmt.Sprintf("%s: no band runs a draft (%s).", c.Key, strings.Join(noDraft, "; "))
+		out.zh = fmt.Sprintf("%s：没有任何区段运行草稿模型（%s）。", c.Key, strings.Join(noDraft, "; "))
+		return out
+	}
+	if out.fail || out.review {
+		out.en, out.zh = all[0].en, all[0].zh
+		return out
+	}
+	var en, zh []string
+	for _, o := range passes {
+		en, zh = append(en, strings.TrimSuffix(o.en, ".")), append(zh, strings.TrimSuffix(o.zh, "。"))
+	}
+	out.en, out.zh = strings.Join(en, "; ")+".", strings.Join(zh, "；")+"。"
+	if len(noDraft) > 0 {
+		out.en += fmt.Sprintf(" No draft in %s.", strings.Join(noDraft, "; "))
+		out.zh += fmt.Sprintf("%s 不使用草稿模型。", strings.Join(noDraft, "；"))
+	}
+	return out
+}
+
+// judgeBand holds one band of a config to its golden value.
+func judgeBand(ctx context.Context, pr *checks.PR, cs *repo.ChangeSet, c *repo.ConfigEntry, b serving.Band, curves map[string]curveRead) configOutcome {
+	files := cs.Effective[c.Key]
+	settings := b.Settings
+	who, in := c.Key, ""
+	if b.Variant != "" {
+		who = c.Key + " (" + b.Label() + ")"
+		in = " (" + b.Label() + ")"
+	}
 	role := serving.GenRole(settings)
 	k := serving.ExtractKnobs(serving.Engine(c.Framework), role, settings)
 	injected := cs.Layout.Name == "e2e" && serving.ThroughLauncher(c)
@@ -149,8 +209,8 @@ func judgeConfig(ctx context.Context, pr *checks.PR, cs *repo.ChangeSet, c *repo
 			where = k.NumSrc.Where()
 		}
 		return configOutcome{fail: true,
-			en: fmt.Sprintf("%s runs real acceptance: no simulated AL in the %s role (%s).", c.Key, role, where),
-			zh: fmt.Sprintf("%s 使用真实接受长度运行：%s 角色中没有模拟接受长度（%s）。", c.Key, role, where)}
+			en: fmt.Sprintf("%s runs real acceptance: no simulated AL in the %s role (%s).", who, role, where),
+			zh: fmt.Sprintf("%s 使用真实接受长度运行：%s 角色中没有模拟接受长度（%s）。", who, role, where)}
 	}
 
 	method := k.Method
@@ -160,13 +220,13 @@ func judgeConfig(ctx context.Context, pr *checks.PR, cs *repo.ChangeSet, c *repo
 	stem, err := serving.CurveStem(c.ModelPrefix, method, k.DraftPath, k.DraftSample)
 	if err != nil {
 		return configOutcome{fail: true,
-			en: fmt.Sprintf("%s: golden curve cannot be selected: %v.", c.Key, err),
-			zh: fmt.Sprintf("%s：无法选择黄金曲线：%v。", c.Key, err)}
+			en: fmt.Sprintf("%s: golden curve cannot be selected: %v.", who, err),
+			zh: fmt.Sprintf("%s：无法选择黄金曲线：%v。", who, err)}
 	}
 	if !k.NumFound {
 		return configOutcome{fail: true,
-			en: fmt.Sprintf("%s: num_speculative_tokens not found in the %s role; golden AL cannot be selected.", c.Key, role),
-			zh: fmt.Sprintf("%s：%s 角色中未找到 num_speculative_tokens，无法选择黄金接受长度。", c.Key, role)}
+			en: fmt.Sprintf("%s: num_speculative_tokens not found in the %s role; golden AL cannot be selected.", who, role),
+			zh: fmt.Sprintf("%s：%s 角色中未找到 num_speculative_tokens，无法选择黄金接受长度。", who, role)}
 	}
 	mode := "thinking_on"
 	if serving.ThinkingOff(settings) || serving.MasterThinkingOff(c) {
@@ -201,17 +261,17 @@ func judgeConfig(ctx context.Context, pr *checks.PR, cs *repo.ChangeSet, c *repo
 	}
 	if !have {
 		// (c) no committed curve (or no point for this draft length).
-		what := fmt.Sprintf("no committed golden curve %s.yaml %s[%d] for %s", stem, mode, k.Num, c.Key)
+		what := fmt.Sprintf("no committed golden curve %s.yaml %s[%d] for %s", stem, mode, k.Num, who)
 		if signoff.StatesALSource(pr.SignOff) {
 			return configOutcome{review: true,
 				en: what + "; the sign-off states an AL source.",
-				zh: fmt.Sprintf("%s 没有已提交的黄金曲线 %s.yaml %s[%d]；签核说明了接受长度来源。", c.Key, stem, mode, k.Num), ev: ev}
+				zh: fmt.Sprintf("%s 没有已提交的黄金曲线 %s.yaml %s[%d]；签核说明了接受长度来源。", who, stem, mode, k.Num), ev: ev}
 		}
 		return configOutcome{fail: true,
 			en: what + " and the additional detail section does not state the AL source.",
-			zh: fmt.Sprintf("%s 没有已提交的黄金曲线 %s.yaml %s[%d]，且补充说明部分未说明接受长度来源。", c.Key, stem, mode, k.Num), ev: ev}
+			zh: fmt.Sprintf("%s 没有已提交的黄金曲线 %s.yaml %s[%d]，且补充说明部分未说明接受长度来源。", who, stem, mode, k.Num), ev: ev}
 	}
-	val := &GoldenValue{Key: c.Key, Stem: stem, Mode: mode, N: k.Num, AL: golden, Model: rd.curve.Model}
+	vals := []GoldenValue{{Key: c.Key, Stem: stem, Mode: mode, N: k.Num, AL: golden, Model: rd.curve.Model}}
 	ev = append(ev, checks.Evidence{Label: "golden AL", Value: fmt.Sprintf("%s %s[%d] = %.2f", rd.curve.Model, mode, k.Num, golden)},
 		checks.Evidence{Label: "num_speculative_tokens", Value: fmt.Sprintf("%d (%s)", k.Num, k.NumSrc.Where())})
 
@@ -222,28 +282,28 @@ func judgeConfig(ctx context.Context, pr *checks.PR, cs *repo.ChangeSet, c *repo
 			continue
 		}
 		if isNaN(p.Raw) && strings.Contains(p.Src.Value, "$") {
-			return configOutcome{review: true, ev: ev, value: val,
-				en: fmt.Sprintf("%s sets %s from a shell variable (%s); golden %s[%d] is %.2f.", c.Key, p.Knob, checks.Quote(p.Src.Value, 24), mode, k.Num, golden),
-				zh: fmt.Sprintf("%s 通过 shell 变量设置 %s（%s）；黄金值 %s[%d] 为 %.2f。", c.Key, p.Knob, checks.Quote(p.Src.Value, 24), mode, k.Num, golden)}
+			return configOutcome{review: true, ev: ev, values: vals,
+				en: fmt.Sprintf("%s sets %s from a shell variable (%s); golden %s[%d] is %.2f.", who, p.Knob, checks.Quote(p.Src.Value, 24), mode, k.Num, golden),
+				zh: fmt.Sprintf("%s 通过 shell 变量设置 %s（%s）；黄金值 %s[%d] 为 %.2f。", who, p.Knob, checks.Quote(p.Src.Value, 24), mode, k.Num, golden)}
 		}
 		pinned := formatPin(p.Raw, p.Src.Value)
-		en := fmt.Sprintf("%s pins %s %s; golden %s[%d] is %.2f.", c.Key, p.Knob, pinned, mode, k.Num, golden)
-		zh := fmt.Sprintf("%s 固定 %s %s；黄金值 %s[%d] 为 %.2f。", c.Key, p.Knob, pinned, mode, k.Num, golden)
+		en := fmt.Sprintf("%s pins %s %s; golden %s[%d] is %.2f.", who, p.Knob, pinned, mode, k.Num, golden)
+		zh := fmt.Sprintf("%s 固定 %s %s；黄金值 %s[%d] 为 %.2f。", who, p.Knob, pinned, mode, k.Num, golden)
 		if p.AL != p.Raw && !isNaN(p.AL) {
-			en = fmt.Sprintf("%s pins %s %s (AL %.2f); golden %s[%d] is %.2f.", c.Key, p.Knob, pinned, p.AL, mode, k.Num, golden)
-			zh = fmt.Sprintf("%s 固定 %s %s（接受长度 %.2f）；黄金值 %s[%d] 为 %.2f。", c.Key, p.Knob, pinned, p.AL, mode, k.Num, golden)
+			en = fmt.Sprintf("%s pins %s %s (AL %.2f); golden %s[%d] is %.2f.", who, p.Knob, pinned, p.AL, mode, k.Num, golden)
+			zh = fmt.Sprintf("%s 固定 %s %s（接受长度 %.2f）；黄金值 %s[%d] 为 %.2f。", who, p.Knob, pinned, p.AL, mode, k.Num, golden)
 		}
-		return configOutcome{fail: true, en: en, zh: zh, ev: ev, value: val}
+		return configOutcome{fail: true, en: en, zh: zh, ev: ev, values: vals}
 	}
-	name := fmt.Sprintf("%s %s n=%d %s", c.ModelPrefix, serving.MethodLabel(stem, c.ModelPrefix), k.Num, mode)
+	name := fmt.Sprintf("%s %s n=%d %s%s", c.ModelPrefix, serving.MethodLabel(stem, c.ModelPrefix), k.Num, mode, in)
 	if len(k.Pins) > 0 {
 		// TRT pins accepted draft tokens (AL − 1): say what was pinned.
 		if p := k.Pins[0]; p.AL != p.Raw && !isNaN(p.Raw) {
-			return configOutcome{value: val, ev: ev,
+			return configOutcome{values: vals, ev: ev,
 				en: fmt.Sprintf("%s pinned %s %.2f (AL %.2f) = golden %s.yaml.", name, p.Knob, p.Raw, golden, stem),
 				zh: fmt.Sprintf("%s 固定 %s %.2f（接受长度 %.2f）= 黄金曲线 %s.yaml。", name, p.Knob, p.Raw, golden, stem)}
 		}
-		return configOutcome{value: val, ev: ev,
+		return configOutcome{values: vals, ev: ev,
 			en: fmt.Sprintf("%s pinned %.2f = golden %s.yaml.", name, golden, stem),
 			zh: fmt.Sprintf("%s 固定值 %.2f = 黄金曲线 %s.yaml。", name, golden, stem)}
 	}
@@ -251,7 +311,7 @@ func judgeConfig(ctx context.Context, pr *checks.PR, cs *repo.ChangeSet, c *repo
 	if !injected {
 		via = "harness (" + k.HarnessSrc.Name + ")"
 	}
-	return configOutcome{value: val, ev: ev,
+	return configOutcome{values: vals, ev: ev,
 		en: fmt.Sprintf("%s: %s injects golden %.2f from %s.yaml.", name, via, golden, stem),
 		zh: fmt.Sprintf("%s：%s 注入黄金曲线 %s.yaml 的 %.2f。", name, via, stem, golden)}
 }
@@ -277,9 +337,7 @@ func combineGolden(outs []configOutcome) GoldenOutcome {
 	var ev []checks.Evidence
 	var fails, reviews, passes []configOutcome
 	for _, o := range outs {
-		if o.value != nil {
-			g.Values = append(g.Values, *o.value)
-		}
+		g.Values = append(g.Values, o.values...)
 		ev = append(ev, o.ev...)
 		switch {
 		case o.fail:

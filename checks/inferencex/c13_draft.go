@@ -180,9 +180,12 @@ func scanDraftSettings(c *repo.ConfigEntry, settings []repo.Setting) []draftFind
 		case strings.Contains(n, "draft") && (strings.Contains(n, "dtype") || strings.Contains(n, "kv-cache")):
 			add(true, s, fmt.Sprintf("%s overrides %s=%s for the draft (%s).", c.Key, s.Name, checks.Quote(v, 40), s.File),
 				fmt.Sprintf("%s 为草稿模型覆盖了 %s=%s（%s）。", c.Key, s.Name, checks.Quote(v, 40), s.File))
-		case n == "online-quant-config":
-			add(true, s, fmt.Sprintf("%s sets %s (%s); verify its exclude_layer list covers the draft modules.", c.Key, s.Name, s.File),
-				fmt.Sprintf("%s 设置了 %s（%s）；请确认 exclude_layer 覆盖草稿模块。", c.Key, s.Name, s.File))
+		case n == "online-quant-config" || n == "quantization-config":
+			judgeOnlineQuant(add, c, s, s.Name, serving.ParseOnlineQuant(s.Value))
+		case n == "additional-config":
+			if q, ok := serving.OnlineQuantIn(s.Value); ok {
+				judgeOnlineQuant(add, c, s, s.Name+" online_quant_config", q)
+			}
 		}
 	}
 	return out
@@ -199,6 +202,22 @@ func judgeQuant(add func(bool, repo.Setting, string, string), c *repo.ConfigEntr
 		add(true, s, fmt.Sprintf("%s %s %s (%s) may change the draft precision.", name, checks.Quote(q, 40), settingSource(s), c.Key),
 			fmt.Sprintf("%s %s %s（%s）可能改变草稿精度。", name, checks.Quote(q, 40), settingSource(s), c.Key))
 	}
+}
+
+// judgeOnlineQuant reviews an online quantization config (ATOM's
+// online_quant_config, vLLM's quantization-config) unless its exclude list
+// demonstrably leaves the draft's modules out: an entry naming them.
+func judgeOnlineQuant(add func(bool, repo.Setting, string, string), c *repo.ConfigEntry, s repo.Setting, name string, q serving.OnlineQuant) {
+	if _, ok := q.ExcludesDraft(); ok {
+		return
+	}
+	if !q.Parsed {
+		add(true, s, fmt.Sprintf("%s sets %s %s, which could not be read to tell whether it leaves the draft unquantized.", c.Key, name, settingSource(s)),
+			fmt.Sprintf("%s 设置了 %s（%s），其内容无法读取，无法确认草稿模型未被量化。", c.Key, name, settingSource(s)))
+		return
+	}
+	add(true, s, fmt.Sprintf("%s sets online quantization %s %s, and no exclude entry names the draft modules (mtp, nextn, eagle, draft); verify the draft is not quantized.", c.Key, name, settingSource(s)),
+		fmt.Sprintf("%s 设置了在线量化 %s（%s），其排除列表中没有指向草稿模块（mtp、nextn、eagle、draft）的条目；请确认草稿模型未被量化。", c.Key, name, settingSource(s)))
 }
 
 // judgeDraftPath flags a draft checkpoint whose name carries a precision marker the

@@ -87,7 +87,8 @@ var (
 
 func ciQwenCfg() *repo.ConfigEntry {
 	return &repo.ConfigEntry{Key: "qwen3.5-fp8-mi355x-sglang-agentic-mtp", ModelPrefix: "qwen3.5", Precision: "fp8",
-		Framework: "sglang", Runner: "cluster:mi355x-amds", SKU: "mi355x", Agentic: true}
+		Framework: "sglang", Runner: "cluster:mi355x-amds", SKU: "mi355x", Agentic: true,
+		Scenarios: []repo.Scenario{{Type: "agentic-coding", Search: []repo.SearchSpace{{TP: 4, SpecDecoding: "mtp"}}}}}
 }
 
 func ciDsv4Cfg() *repo.ConfigEntry {
@@ -288,7 +289,7 @@ func TestParetoAndEvalsDeterministic(t *testing.T) {
 			Runs:         map[string][]checks.CheckRun{ciHead: ciGreen(ciRun, "agentic /", "agentic eval /")},
 			RunArtifacts: map[int64][]checks.Artifact{ciRun: arts},
 			ArtifactData: map[int64]map[string]string{11: d1, 12: d2,
-				7: {"agg_eval_dsv4.json": `[{"model_prefix":"dsv4","task":"gsm8k","em_strict":0.95,"n_eff":9}]`},
+				7: {"agg_eval_dsv4.json": `[{"model_prefix":"dsv4","hw":"GB300-NV","framework":"dynamo-vllm","precision":"fp4","spec_decoding":"none","task":"gsm8k","em_strict":0.95,"n_eff":9}]`},
 				8: {"agg_eval_qwen3.5.json": "[" + ciAggRow("0.96", "0.97", "") + "]"}},
 		}
 		src.SetFile(ciDefault, "utils/evals/thresholds.yaml", ciThresholds)
@@ -310,7 +311,7 @@ func TestParetoAndEvalsDeterministic(t *testing.T) {
 	if p1.Status != checks.Warn || !strings.HasPrefix(p1.Reason.EN, "dsv4/agentic-coding/gb300_dynamo-vllm/fp4/30123456789/p90: 3/5 frontier points; 1 other curve(s) pass;") {
 		t.Errorf("pareto row %q", p1.Reason.EN)
 	}
-	if e1.Status != checks.Pass || !strings.HasPrefix(e1.Reason.EN, "qwen3.5 mi355x-amds sglang fp8 c8 gsm8k em_strict 0.960 ± 0.004 (n=1319) ≥ 0.94 in run 30123456789 (lowest of 3 scores); same image for 2 affected config(s).") {
+	if e1.Status != checks.Pass || !strings.HasPrefix(e1.Reason.EN, "qwen3.5 mi355x-amds sglang fp8 c8 gsm8k em_strict 0.960 ± 0.004 (n=1319) ≥ 0.94 in run 30123456789 (lowest of 3 scores); own evals and same image for 2 affected config(s).") {
 		t.Errorf("evals row %s %q", e1.Status, e1.Reason.EN)
 	}
 }

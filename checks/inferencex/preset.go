@@ -6,7 +6,12 @@
 // served) and sweep (CI evidence).
 package inferencex
 
-import "github.com/verdict-bot/verdict/checks"
+import (
+	"sort"
+
+	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+)
 
 // rows are the preset's rows in order.
 var rows = []*checks.Check{
@@ -46,4 +51,20 @@ func Name(n int) checks.Text {
 		}
 	}
 	return checks.Text{}
+}
+
+// AffectedConfigs are the keys (sorted) of the configs the change-set model
+// judged affected, for reporting once the rows have run. It never builds the
+// model: false when no row did, or when it could not be built.
+func AffectedConfigs(pr *checks.PR) ([]string, bool) {
+	cs, ok := repo.ChangeSetFact.Peek(pr)
+	if !ok || cs == nil {
+		return nil, false
+	}
+	keys := make([]string, 0, len(cs.Affected))
+	for _, e := range cs.Affected {
+		keys = append(keys, e.Key)
+	}
+	sort.Strings(keys)
+	return keys, true
 }

@@ -127,8 +127,8 @@ type builder struct {
 	scripts map[string]bool
 }
 
-// changelog finds the changelog entries the PR adds beyond those at base and
-// the master keys they select.
+// changelog finds the changelog entries the PR adds, compared parsed with
+// those at base, and the master keys they select.
 func (b *builder) changelog(base string) {
 	cs := b.cs
 	p := b.layout.Changelog
@@ -141,15 +141,10 @@ func (b *builder) changelog(base string) {
 			cs.problem(p, err.Error())
 			return nil, false
 		}
-		es, ps, err := ParseChangelog(data)
+		es, _, err := ParseChangelog(data)
 		if err != nil {
 			cs.problem(p, fmt.Sprintf("changelog at %s does not parse: %v", checks.Short(ref), err))
 			return nil, false
-		}
-		if ref == b.head {
-			for _, q := range ps {
-				cs.problem(p, "changelog at "+checks.Short(ref)+": "+q)
-			}
 		}
 		return es, true
 	}
@@ -158,9 +153,14 @@ func (b *builder) changelog(base string) {
 	if !okB || !okH {
 		return
 	}
-	if len(atHead) < len(atBase) {
-		cs.problem(p, fmt.Sprintf("changelog at %s has %d entries, fewer than the %d at the base: entries were removed", checks.Short(b.head), len(atHead), len(atBase)))
-		return
+	added, gone := ChangelogDelta(atBase, atHead)
+	if len(gone) > 0 {
+		lines := make([]string, len(gone))
+		for i, e := range gone {
+			lines[i] = fmt.Sprint(e.Line)
+		}
+		cs.problem(p, fmt.Sprintf("changelog at %s no longer holds %d entr%s of the base unchanged (base line %s): entries were removed or edited",
+			checks.Short(b.head), len(gone), plural(len(gone), "y", "ies"), strings.Join(lines, ", ")))
 	}
 	keys := make([]string, 0, len(cs.MasterHead))
 	for k := range cs.MasterHead {
@@ -168,14 +168,31 @@ func (b *builder) changelog(base string) {
 	}
 	sort.Strings(keys)
 	sel := map[string]bool{}
-	for _, e := range atHead[len(atBase):] {
-		e.Matched = MatchGlobs(e.ConfigKeys, keys)
+	for _, e := range added {
+		// Only the entries this PR adds are its input; older entries
+		// written to an older schema are not.
+		for _, q := range e.Problems {
+			cs.problem(p, "changelog at "+checks.Short(b.head)+": "+q)
+		}
+		var unmatched []string
+		e.Matched, unmatched = MatchConfigKeys(e.ConfigKeys, keys)
+		if len(unmatched) > 0 && cs.MasterHead != nil {
+			cs.problem(p, fmt.Sprintf("changelog at %s, line %d: config-keys %s select no master config at %s",
+				checks.Short(b.head), e.Line, strings.Join(unmatched, ", "), checks.Short(b.head)))
+		}
 		for _, k := range e.Matched {
 			sel[k] = true
 		}
 		cs.ChangelogAdded = append(cs.ChangelogAdded, e)
 	}
 	cs.Selected = sortedKeys(sel)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 func sortedKeys(m map[string]bool) []string {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -28,6 +29,7 @@ func ParseChangelog(data []byte) (entries []ChangelogEntry, problems []string, e
 	}
 	for _, n := range root.Content {
 		e, ps := changelogEntry(n)
+		e.Problems = ps
 		entries = append(entries, e)
 		problems = append(problems, ps...)
 	}
@@ -35,7 +37,7 @@ func ParseChangelog(data []byte) (entries []ChangelogEntry, problems []string, e
 }
 
 func changelogEntry(n *yaml.Node) (ChangelogEntry, []string) {
-	e := ChangelogEntry{Line: n.Line}
+	e := ChangelogEntry{Line: n.Line, value: entryValue(n)}
 	if n.Kind != yaml.MappingNode {
 		return e, []string{fmt.Sprintf("line %d: entry is not a mapping", n.Line)}
 	}
@@ -57,10 +59,18 @@ func changelogEntry(n *yaml.Node) (ChangelogEntry, []string) {
 			err = v.Decode(&e.ConfigKeys)
 		case "description":
 			err = v.Decode(&e.Description)
+			if err == nil && len(e.Description) == 0 {
+				bad(k, "must not be empty")
+			}
 		case "pr-link":
 			err = v.Decode(&e.PRLink)
 		case "scenario-type":
 			err = v.Decode(&e.ScenarioType)
+			for _, st := range e.ScenarioType {
+				if st != "fixed-seq-len" && st != "agentic-coding" {
+					bad(k, fmt.Sprintf("unknown scenario type %q", st))
+				}
+			}
 		case "evals-only":
 			err = v.Decode(&e.EvalsOnly)
 		case "all-evals":
@@ -79,83 +89,173 @@ func changelogEntry(n *yaml.Node) (ChangelogEntry, []string) {
 			bad(k, "wrong type")
 		}
 	}
+	// Required as the repository's changelog schema requires them.
 	if len(e.ConfigKeys) == 0 {
 		ps = append(ps, fmt.Sprintf("line %d: entry has no config-keys", n.Line))
+	}
+	if !seen["description"] {
+		ps = append(ps, fmt.Sprintf("line %d: entry has no description", n.Line))
+	}
+	if !seen["pr-link"] {
+		ps = append(ps, fmt.Sprintf("line %d: entry has no pr-link", n.Line))
 	}
 	return e, ps
 }
 
-// MatchGlobs returns the keys (sorted) that any of the fnmatch patterns
-// select. fnmatch semantics: '*' and '?' match any character including
-// '/', '[...]' is a class with '!' negation, matching is case-sensitive.
-func MatchGlobs(patterns []string, keys []string) []string {
-	var res []*regexp.Regexp
-	for _, p := range patterns {
-		if re, err := regexp.Compile(fnmatchRE(p)); err == nil {
-			res = append(res, re)
-		}
+// ChangelogDelta compares the changelog at the base with the one at H as
+// parsed entries (RULES.md, "The change-set model"). added are the entries of
+// head that base does not hold, counted as a multiset: an entry that only
+// moved or was reformatted is not added, and an entry the PR adds anywhere in
+// the file is, however other merges ordered the file. gone are the base
+// entries head no longer holds unchanged (removed or edited). Both keep the
+// order of their file.
+func ChangelogDelta(base, head []ChangelogEntry) (added, gone []ChangelogEntry) {
+	pending := map[string][]int{}
+	for i, e := range base {
+		pending[e.value] = append(pending[e.value], i)
 	}
-	var out []string
-	for _, k := range keys {
-		for _, re := range res {
-			if re.MatchString(k) {
-				out = append(out, k)
-				break
-			}
+	for _, e := range head {
+		if q := pending[e.value]; len(q) > 0 {
+			pending[e.value] = q[1:]
+			continue
 		}
+		added = append(added, e)
 	}
-	sort.Strings(out)
-	return out
+	var left []int
+	for _, q := range pending {
+		left = append(left, q...)
+	}
+	sort.Ints(left)
+	for _, i := range left {
+		gone = append(gone, base[i])
+	}
+	return added, gone
 }
 
-// fnmatchRE translates a pattern as Python's fnmatch.translate does.
-func fnmatchRE(p string) string {
-	var b strings.Builder
-	b.WriteString(`^(?s:`)
-	p2 := []rune(p)
-	for i := 0; i < len(p2); i++ {
-		c := p2[i]
-		switch c {
-		case '*':
-			b.WriteString(`.*`)
-		case '?':
-			b.WriteString(`.`)
-		case '[':
-			j := i + 1
-			if j < len(p2) && p2[j] == '!' {
-				j++
+// MatchConfigKeys resolves an entry's config-keys as the repository's sweep
+// tool does: a key holding '*' is a pattern in which each '*' stands for any
+// run of characters and everything else is literal; any other key names one
+// master key. matched are the selected keys, sorted; unmatched are the
+// config-keys that select nothing (the tool refuses such an entry).
+func MatchConfigKeys(configKeys []string, keys []string) (matched, unmatched []string) {
+	have := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		have[k] = true
+	}
+	sel := map[string]bool{}
+	for _, ck := range configKeys {
+		hit := false
+		if strings.Contains(ck, "*") {
+			parts := strings.Split(ck, "*")
+			for i, p := range parts {
+				parts[i] = regexp.QuoteMeta(p)
 			}
-			if j < len(p2) && p2[j] == ']' {
-				j++
-			}
-			for j < len(p2) && p2[j] != ']' {
-				j++
-			}
-			if j >= len(p2) {
-				b.WriteString(`\[`)
-				continue
-			}
-			body := string(p2[i+1 : j])
-			i = j
-			neg := strings.HasPrefix(body, "!")
-			if neg {
-				body = body[1:]
-			}
-			b.WriteByte('[')
-			if neg {
-				b.WriteByte('^')
-			}
-			for _, r := range body {
-				if r == '\\' || r == '[' || r == ']' || r == '^' {
-					b.WriteByte('\\')
+			re := regexp.MustCompile(`^(?s:` + strings.Join(parts, `.*`) + `)$`)
+			for _, k := range keys {
+				if re.MatchString(k) {
+					sel[k], hit = true, true
 				}
-				b.WriteRune(r)
 			}
-			b.WriteByte(']')
-		default:
-			b.WriteString(regexp.QuoteMeta(string(c)))
+		} else if have[ck] {
+			sel[ck], hit = true, true
+		}
+		if !hit {
+			unmatched = append(unmatched, ck)
 		}
 	}
-	b.WriteString(`)$`)
+	for k := range sel {
+		matched = append(matched, k)
+	}
+	sort.Strings(matched)
+	return matched, unmatched
+}
+
+// entryValue is the canonical text of an entry's parsed value, so that
+// entries compare as the YAML values they denote, whatever their layout,
+// quoting or key order.
+func entryValue(n *yaml.Node) string {
+	var b strings.Builder
+	var v any
+	if err := n.Decode(&v); err != nil {
+		// A duplicate key (already a problem of the entry) or a cyclic
+		// alias: compare the nodes themselves.
+		writeNode(&b, n, 0)
+		return b.String()
+	}
+	writeValue(&b, v)
 	return b.String()
+}
+
+func writeValue(b *strings.Builder, v any) {
+	switch v := v.(type) {
+	case nil:
+		b.WriteString("~")
+	case string:
+		b.WriteString(strconv.Quote(v))
+	case bool, int, int64, uint64:
+		fmt.Fprintf(b, "%v", v)
+	case float64:
+		b.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
+	case []any:
+		b.WriteByte('[')
+		for i, x := range v {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeValue(b, x)
+		}
+		b.WriteByte(']')
+	case map[string]any:
+		m := make(map[string]any, len(v))
+		for k, x := range v {
+			m[strconv.Quote(k)] = x
+		}
+		writeMap(b, m)
+	case map[any]any:
+		m := make(map[string]any, len(v))
+		for k, x := range v {
+			var kb strings.Builder
+			writeValue(&kb, k)
+			m[kb.String()] = x
+		}
+		writeMap(b, m)
+	default:
+		fmt.Fprintf(b, "%T:%v", v, v)
+	}
+}
+
+// writeMap writes a mapping whose keys are already canonical, in key order.
+func writeMap(b *strings.Builder, m map[string]any) {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	b.WriteByte('{')
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(k)
+		b.WriteByte(':')
+		writeValue(b, m[k])
+	}
+	b.WriteByte('}')
+}
+
+func writeNode(b *strings.Builder, n *yaml.Node, depth int) {
+	if n == nil || depth > 200 {
+		b.WriteString("?")
+		return
+	}
+	if n.Kind == yaml.AliasNode {
+		writeNode(b, n.Alias, depth+1)
+		return
+	}
+	fmt.Fprintf(b, "%d%s%q(", n.Kind, n.ShortTag(), n.Value)
+	for _, c := range n.Content {
+		writeNode(b, c, depth+1)
+		b.WriteByte(',')
+	}
+	b.WriteByte(')')
 }

@@ -46,7 +46,8 @@ type ChangeSet struct {
 	ChangedKeys []string
 	RemovedKeys []string
 
-	// ChangelogAdded are the changelog entries at H beyond the base count.
+	// ChangelogAdded are the changelog entries at H that the base does not
+	// hold (ChangelogDelta), in file order.
 	ChangelogAdded []ChangelogEntry
 	// Selected are master keys at H matched by the added entries' globs.
 	Selected []string
@@ -130,8 +131,12 @@ type ChangelogEntry struct {
 	AppendOnly       bool
 	EvalMinPrefillEP int
 	Line             int
-	// Matched are the master keys at H its globs select.
+	// Matched are the master keys at H its config-keys select.
 	Matched []string
+	// Problems are the entry's schema violations.
+	Problems []string
+	// value is the canonical text of the entry's parsed YAML value.
+	value string
 }
 
 // EffectiveFile is one file that defines how a config runs, parsed at H.
@@ -159,6 +164,13 @@ type Setting struct {
 	Line  int
 	Role  string // agg, prefill, decode, benchmark, frontend or "" for scripts
 	Kind  string // env, arg, flag
+	// Variant is the recipe variant block the setting belongs to
+	// ("override_<name>", "zip_override_<name>[i]"); "" for the base
+	// recipe and for scripts.
+	Variant string
+	// Null is set for a YAML null value, which in a variant block deletes
+	// the key the base sets.
+	Null bool
 }
 
 // Command is one shell command.

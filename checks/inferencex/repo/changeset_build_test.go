@@ -51,7 +51,7 @@ func TestChangeSetBuild(t *testing.T) {
     fixed-seq-len:
     - { isl: 8192, osl: 1024, search-space: [ { tp: 8, conc-start: 4, conc-end: 64 } ] }
 `)
-			r.AppendChangelog("dsr1-fp4-*", "qwen3.5-fp8-b2[0-9]0-sglang")
+			r.AppendChangelog("dsr1-fp4-*", "qwen3.5-fp8-b2*0-sglang")
 			r.Head["benchmarks/multi_node/srt-slurm-recipes/sglang/dsv4/disagg.yaml"] += "  # tuned\n"
 			r.Head["benchmarks/benchmark_lib.sh"] += "# helper tweak\n"
 			pr, src := r.PR(t)
@@ -247,6 +247,62 @@ func TestChangeSetRecipeBenchmarkHelper(t *testing.T) {
 			}
 			if !reflect.DeepEqual(eff, want) {
 				t.Fatalf("effective = %q, want %q", eff, want)
+			}
+		})
+	}
+}
+
+// TestChangeSetChangelogSelection: the entries a PR adds are found by
+// comparing parsed entries, wherever they land in the file.
+func TestChangeSetChangelogSelection(t *testing.T) {
+	const (
+		first = "- config-keys:\n    - dsr1-fp4-mi355x-sglang\n  description:\n    - \"Bump image\"\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/2001\n"
+		other = "- config-keys:\n    - dsv4*\n  description:\n    - \"Add DeepSeek-V4 disagg\"\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/2002\n"
+		mine  = "- config-keys:\n    - qwen3.5-fp8-b200-sglang\n  description:\n    - \"Tune Qwen3.5\"\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/2611\n"
+	)
+	for _, tc := range []struct {
+		name       string
+		base, head string
+		selected   []string
+		addedLine  int
+		problem    string
+	}{
+		// Another PR's entry was merged last after this PR's branch point.
+		{name: "mid-file entry", base: first + "\n" + other, head: first + "\n" + mine + "\n" + other,
+			selected: []string{"qwen3.5-fp8-b200-sglang"}, addedLine: 7},
+		{name: "moved and reformatted entries add nothing", base: first + "\n" + other,
+			head: other + "\n- {pr-link: 'https://github.com/SemiAnalysisAI/InferenceX/pull/2001', config-keys: [dsr1-fp4-mi355x-sglang], description: [Bump image]}\n"},
+		{name: "edited entry", base: first + "\n" + other, head: first + "\n" + strings.Replace(other, "dsv4*", "dsr1*", 1),
+			selected: []string{"dsr1-fp4-b200-sglang-mtp", "dsr1-fp4-mi355x-sglang"}, addedLine: 7,
+			problem: "no longer holds 1 entry of the base unchanged (base line 7): entries were removed or edited"},
+		{name: "unknown key", base: first, head: first + strings.Replace(mine, "qwen3.5-fp8-b200-sglang", "qwen3.5-fp8-b200-sglang-typo", 1),
+			addedLine: 6, problem: "line 6: config-keys qwen3.5-fp8-b200-sglang-typo select no master config"},
+		{name: "old entries are not checked against the schema", base: first + "  legacy-field: 1\n", head: first + "  legacy-field: 1\n" + mine,
+			selected: []string{"qwen3.5-fp8-b200-sglang"}, addedLine: 7},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := inferencextest.NewRepo(repo.LegacyLayout())
+			r.Base["perf-changelog.yaml"], r.Head["perf-changelog.yaml"] = tc.base, tc.head
+			pr, _ := r.PR(t)
+			cs, err := repo.ChangeSetFact.Of(context.Background(), pr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Join(cs.Selected, ",") != strings.Join(tc.selected, ",") {
+				t.Errorf("selected = %q, want %q", cs.Selected, tc.selected)
+			}
+			if tc.addedLine != 0 && (len(cs.ChangelogAdded) != 1 || cs.ChangelogAdded[0].Line != tc.addedLine) {
+				t.Errorf("added = %+v, want one entry at line %d", cs.ChangelogAdded, tc.addedLine)
+			}
+			if tc.addedLine == 0 && len(cs.ChangelogAdded) != 0 {
+				t.Errorf("added = %+v, want none", cs.ChangelogAdded)
+			}
+			ps := cs.ProblemsFor("perf-changelog.yaml")
+			switch {
+			case tc.problem == "" && len(ps) != 0:
+				t.Errorf("problems %+v", ps)
+			case tc.problem != "" && (len(ps) != 1 || !strings.Contains(ps[0].Err, tc.problem)):
+				t.Errorf("problems %+v, want %q", ps, tc.problem)
 			}
 		})
 	}

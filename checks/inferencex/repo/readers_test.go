@@ -211,7 +211,7 @@ func TestParseModelsSample(t *testing.T) {
 	}
 }
 
-func TestParseChangelogAndGlobs(t *testing.T) {
+func TestParseChangelog(t *testing.T) {
 	data, err := checkstest.ReadSample("perf-changelog.tail.yaml")
 	if err == nil {
 		es, ps, err := ParseChangelog(data)
@@ -226,20 +226,18 @@ func TestParseChangelogAndGlobs(t *testing.T) {
 	if _, _, err := ParseChangelog([]byte("a: b\n")); err == nil {
 		t.Fatal("non-list accepted")
 	}
-	keys := []string{"dsr1-fp4-b200-sglang", "dsr1-fp8-h200-trt", "dsv4-fp4-b300-vllm", "qwen3.5-fp8-b200-sglang"}
-	for _, tc := range []struct {
-		pats []string
-		want []string
-	}{
-		{[]string{"dsr1*"}, []string{"dsr1-fp4-b200-sglang", "dsr1-fp8-h200-trt"}},
-		{[]string{"*-b[23]00-*"}, []string{"dsr1-fp4-b200-sglang", "dsv4-fp4-b300-vllm", "qwen3.5-fp8-b200-sglang"}},
-		{[]string{"dsr1-fp?-[!h]*"}, []string{"dsr1-fp4-b200-sglang"}},
-		{[]string{"qwen3.5-fp8-b200-sglang"}, []string{"qwen3.5-fp8-b200-sglang"}},
-		{[]string{"qwen3?5*"}, []string{"qwen3.5-fp8-b200-sglang"}},
-		{[]string{"[unclosed"}, nil},
+	// The fields the repository's schema requires, and its scenario types.
+	for text, want := range map[string]string{
+		"- config-keys: [a]\n  description: [x]\n":                                        "line 1: entry has no pr-link",
+		"- config-keys: [a]\n  pr-link: y\n":                                              "line 1: entry has no description",
+		"- config-keys: [a]\n  description: []\n  pr-link: y\n":                           "line 2: description: must not be empty",
+		"- config-keys: [a]\n  description: x\n  pr-link: y\n":                            "line 2: description: wrong type",
+		"- description: [x]\n  pr-link: y\n":                                              "line 1: entry has no config-keys",
+		"- config-keys: [a]\n  description: [x]\n  pr-link: y\n  scenario-type: [8k1k]\n": `scenario-type: unknown scenario type "8k1k"`,
 	} {
-		if got := MatchGlobs(tc.pats, keys); !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("%q: got %q want %q", tc.pats, got, tc.want)
+		es, ps, err := ParseChangelog([]byte(text))
+		if err != nil || len(es) != 1 || len(ps) != 1 || !strings.Contains(ps[0], want) || !reflect.DeepEqual(es[0].Problems, ps) {
+			t.Errorf("%q: problems %q, want %q", text, ps, want)
 		}
 	}
 }

@@ -17,6 +17,11 @@ import (
 // override_* / zip_override_* variant blocks. Every other scalar becomes a
 // "key" setting named by its dotted path, so that a scan for a setting
 // anywhere in the file (publish_events_and_metrics) sees it too.
+//
+// A setting of a variant block carries the variant's name (Setting.Variant):
+// "override_<name>", or "zip_override_<name>[i]" for each job a zip block
+// expands to, its list leaves sliced at i (a one-element list broadcast, a
+// list of lists giving each job its list), as srtctl expands them.
 func ParseSrtRecipe(file string, data []byte) ([]Setting, error) {
 	root, err := yamlx.DecodeNode(data)
 	if err != nil {
@@ -36,6 +41,9 @@ func ParseSrtRecipe(file string, data []byte) ([]Setting, error) {
 type recipeReader struct {
 	file string
 	out  []Setting
+	// variant is the variant block being read ("" for base and plain
+	// recipes).
+	variant string
 }
 
 var recipeRoles = map[string]string{
@@ -50,7 +58,17 @@ func (r *recipeReader) root(n *yaml.Node, prefix, role string) {
 		switch {
 		case name == "base":
 			r.root(v, p, role)
+		case strings.HasPrefix(name, "zip_override_") && v.Kind == yaml.MappingNode && r.variant == "":
+			for i := range zipWidth(v, 0) {
+				r.variant = fmt.Sprintf("%s[%d]", name, i)
+				r.root(zipSlice(v, i, 0), p, role)
+			}
+			r.variant = ""
 		case strings.HasPrefix(name, "override_") || strings.HasPrefix(name, "zip_override_"):
+			outer := r.variant
+			if outer == "" {
+				r.variant = name
+			}
 			if v.Kind == yaml.SequenceNode {
 				for _, it := range v.Content {
 					r.root(it, p, role)
@@ -58,6 +76,7 @@ func (r *recipeReader) root(n *yaml.Node, prefix, role string) {
 			} else {
 				r.root(v, p, role)
 			}
+			r.variant = outer
 		case name == "backend":
 			r.backend(v, p)
 		case name == "roles":
@@ -137,7 +156,7 @@ func (r *recipeReader) flat(n *yaml.Node, prefix, role, kind string) {
 	}
 	yamlx.EachPair(n, func(k, v *yaml.Node) {
 		name := recipeJoin(prefix, k.Value)
-		r.add(name, yamlx.Render(v), k.Line, role, kind)
+		r.addNode(name, v, k.Line, role, kind)
 		if v.Kind == yaml.MappingNode {
 			r.flat(v, name, role, kind)
 		}
@@ -179,11 +198,11 @@ func (r *recipeReader) generic(n *yaml.Node, prefix, role string) {
 	}
 	switch n.Kind {
 	case yaml.ScalarNode:
-		r.add(prefix, n.Value, n.Line, recipeRoleFromPath(prefix, role), "key")
+		r.addNode(prefix, n, n.Line, recipeRoleFromPath(prefix, role), "key")
 	case yaml.MappingNode:
 		yamlx.EachPair(n, func(k, v *yaml.Node) {
 			if v.Kind == yaml.ScalarNode {
-				r.add(recipeJoin(prefix, k.Value), v.Value, k.Line, recipeRoleFromPath(recipeJoin(prefix, k.Value), role), "key")
+				r.addNode(recipeJoin(prefix, k.Value), v, k.Line, recipeRoleFromPath(recipeJoin(prefix, k.Value), role), "key")
 				return
 			}
 			r.generic(v, recipeJoin(prefix, k.Value), role)
@@ -208,7 +227,72 @@ func recipeRoleFromPath(p, role string) string {
 }
 
 func (r *recipeReader) add(name, value string, line int, role, kind string) {
-	r.out = append(r.out, Setting{Name: name, Value: value, File: r.file, Line: line, Role: role, Kind: kind})
+	r.out = append(r.out, Setting{Name: name, Value: value, File: r.file, Line: line, Role: role, Kind: kind, Variant: r.variant})
+}
+
+// addNode records a setting whose value is node v, marking YAML null (which
+// in a variant block deletes the key from base).
+func (r *recipeReader) addNode(name string, v *yaml.Node, line int, role, kind string) {
+	r.add(name, yamlx.Render(v), line, role, kind)
+	if v.Kind == yaml.ScalarNode && v.ShortTag() == "!!null" {
+		r.out[len(r.out)-1].Null = true
+	}
+}
+
+// maxZipDepth bounds the walk of a zip block, as YAML nesting is bounded
+// when the file is decoded.
+const maxZipDepth = 64
+
+// zipWidth is the number of jobs a zip block expands to: the longest list
+// leaf (lists inside a list are values, not dimensions), at least 1.
+func zipWidth(n *yaml.Node, depth int) int {
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	w := 1
+	switch {
+	case depth > maxZipDepth:
+	case n.Kind == yaml.SequenceNode:
+		w = max(w, len(n.Content))
+	case n.Kind == yaml.MappingNode:
+		for i := 1; i < len(n.Content); i += 2 {
+			w = max(w, zipWidth(n.Content[i], depth+1))
+		}
+	}
+	return w
+}
+
+// zipSlice is job i of a zip block: every list leaf replaced by its i-th
+// element (a one-element list by its only one; a list too short for i, which
+// srtctl refuses, by null).
+func zipSlice(n *yaml.Node, i, depth int) *yaml.Node {
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	switch {
+	case depth > maxZipDepth:
+		return n
+	case n.Kind == yaml.SequenceNode:
+		switch {
+		case len(n.Content) == 1:
+			return n.Content[0]
+		case i < len(n.Content):
+			return n.Content[i]
+		}
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null", Line: n.Line}
+	case n.Kind == yaml.MappingNode:
+		c := *n
+		c.Content = make([]*yaml.Node, len(n.Content))
+		for j := 0; j < len(n.Content); j++ {
+			if j%2 == 0 {
+				c.Content[j] = n.Content[j]
+			} else {
+				c.Content[j] = zipSlice(n.Content[j], i, depth+1)
+			}
+		}
+		return &c
+	}
+	return n
 }
 
 func recipeJoin(prefix, name string) string {

@@ -156,8 +156,10 @@ func CurveStem(prefix, method, draftPath, draftSample string) (string, error) {
 	switch {
 	case m == "dspark" && (prefix == "dsv4" || prefix == "dsv4dspark" || prefix == "dsv4dsparkprob"):
 		stem = "dsv4-pro-0813-dspark"
-	case prefix == "minimaxm3" && m == "eagle3" && strings.Contains(strings.ToLower(draftPath), "gqa"):
-		stem = "minimaxm3_eagle3_gqa"
+	case m == "eagle3" && namesGQA(draftPath):
+		// An EAGLE3 draft of the grouped-query-attention variant has its
+		// own curve.
+		stem = prefix + "_eagle3_gqa"
 	case prefix == "kimik3" && m == "dspark":
 		switch strings.ToLower(strings.TrimSpace(draftSample)) {
 		case "probabilistic":
@@ -174,6 +176,17 @@ func CurveStem(prefix, method, draftPath, draftSample string) (string, error) {
 		return "", fmt.Errorf("curve name %q is not a plain file name", stem)
 	}
 	return stem, nil
+}
+
+// namesGQA reports whether a draft path names the GQA variant as a word
+// ("Inferact/MiniMax-M3-EAGLE3-GQA", ".../eagle3_gqa").
+func namesGQA(draftPath string) bool {
+	for _, w := range words(draftPath, false) {
+		if w == "gqa" {
+			return true
+		}
+	}
+	return false
 }
 
 // MethodLabel is the method as the PASS reason prints it (MTP, EAGLE3, DSpark).

@@ -279,12 +279,25 @@ func ExtractKnobs(engine, role string, settings []repo.Setting) Knobs {
 		}
 	}
 
-	// Draft model and sampling.
-	if s, ok := last("speculative-draft-model-path"); ok {
-		k.DraftPath = s.Value
-	} else if m := k.Spec["model"]; m != "" {
-		k.DraftPath = m
+	// Draft model and sampling: the engines' spellings of the draft's path
+	// (SGLang's flag, vLLM's speculative-config model, TRT-LLM's
+	// speculative_model / speculative_model_dir, ATOM's --draft-model).
+	for _, n := range []string{"speculative-draft-model-path"} {
+		if s, ok := last(n); ok && k.DraftPath == "" {
+			k.DraftPath = s.Value
+		}
 	}
+	for _, sub := range []string{"model", "speculative_model", "speculative_model_dir", "draft_model"} {
+		if m := k.Spec[sub]; m != "" && k.DraftPath == "" {
+			k.DraftPath = m
+		}
+	}
+	for _, n := range []string{"speculative-model", "speculative-model-dir", "draft-model", "draft-model-path"} {
+		if s, ok := last(n); ok && k.DraftPath == "" {
+			k.DraftPath = s.Value
+		}
+	}
+	k.DraftPath = expandVars(k.DraftPath, rs)
 	if v := k.Spec["draft_sample_method"]; v != "" {
 		k.DraftSample = strings.ToLower(v)
 	}
@@ -340,6 +353,30 @@ func ExtractKnobs(engine, role string, settings []repo.Setting) Knobs {
 		}
 	}
 	return k
+}
+
+// varUseRE finds shell variable references in a value.
+var varUseRE = regexp.MustCompile(`\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?`)
+
+// expandVars replaces the shell variables in v with the values the settings
+// assign them (the last plain assignment of each); unknown ones stay.
+func expandVars(v string, settings []repo.Setting) string {
+	if !strings.Contains(v, "$") {
+		return v
+	}
+	return varUseRE.ReplaceAllStringFunc(v, func(ref string) string {
+		name := varUseRE.FindStringSubmatch(ref)[1]
+		val, ok := "", false
+		for _, s := range settings {
+			if s.Kind == "env" && s.Name == name && !strings.Contains(s.Value, "$") {
+				val, ok = Unquote(s.Value), true
+			}
+		}
+		if !ok {
+			return ref
+		}
+		return val
+	})
 }
 
 // addPin records a pinned value; offset is added to reach AL (TRT pins the

@@ -218,7 +218,7 @@ func readEvalArtifact(ctx context.Context, src checks.Source, run int64, a check
 	if meta != nil {
 		for i := range out.rows {
 			r := &out.rows[i]
-			r.ModelPrefix, r.HW, r.Framework, r.Precision = meta.ModelPrefix, meta.HW, meta.Framework, meta.Precision
+			r.ModelPrefix, r.HW, r.Framework, r.Precision, r.SpecDecoding = meta.ModelPrefix, meta.HW, meta.Framework, meta.Precision, meta.SpecDecoding
 			if r.Conc == "" {
 				r.Conc = meta.Conc
 			}

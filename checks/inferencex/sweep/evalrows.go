@@ -25,10 +25,13 @@ type EvalRow struct {
 	HW          string
 	Framework   string
 	Precision   string
-	Task        string
-	Conc        string
-	N           int // effective sample count, 0 when unknown
-	Metrics     []EvalMetric
+	// SpecDecoding is the row's spec-decoding method ("none" without a
+	// draft), "" when the artifact does not say.
+	SpecDecoding string
+	Task         string
+	Conc         string
+	N            int // effective sample count, 0 when unknown
+	Metrics      []EvalMetric
 	// Invalid says why the row cannot be trusted: infrastructure failure,
 	// integration error, a score that is not a finite number in [0,1], or
 	// no score at all. Empty for a valid row.
@@ -60,6 +63,7 @@ func ParseAggEval(data []byte) ([]EvalRow, error) {
 			Conc:        asText(m["conc"]),
 			Source:      asText(m["source"]),
 		}
+		r.SpecDecoding = specText(m["spec_decoding"])
 		if r.ModelPrefix == "" {
 			r.ModelPrefix = asText(m["infmax_model_prefix"])
 		}
@@ -172,11 +176,13 @@ type MetaEnv struct {
 	HW          string
 	Framework   string
 	Precision   string
-	Conc        string
-	EvalConcs   []int
-	Completed   []int
-	Failed      []int
-	Batched     bool // eval_concs present
+	// SpecDecoding is as in EvalRow.
+	SpecDecoding string
+	Conc         string
+	EvalConcs    []int
+	Completed    []int
+	Failed       []int
+	Batched      bool // eval_concs present
 }
 
 // ParseMetaEnv parses meta_env.json.
@@ -196,6 +202,7 @@ func ParseMetaEnv(data []byte) (MetaEnv, error) {
 	if me.ModelPrefix == "" {
 		me.ModelPrefix = asText(m["model_prefix"])
 	}
+	me.SpecDecoding = specText(m["spec_decoding"])
 	var err error
 	if v, ok := m["eval_concs"]; ok && v != nil {
 		me.Batched = true
@@ -210,6 +217,16 @@ func ParseMetaEnv(data []byte) (MetaEnv, error) {
 		}
 	}
 	return me, nil
+}
+
+// specText is a spec-decoding value, lowercased; the collector's "unknown"
+// placeholder is "" (not said).
+func specText(v any) string {
+	s := strings.ToLower(strings.TrimSpace(asText(v)))
+	if s == "unknown" {
+		return ""
+	}
+	return s
 }
 
 func intList(v any) ([]int, error) {
