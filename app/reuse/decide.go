@@ -127,10 +127,7 @@ func (r *ack) unauthorized(c commentView, cmd commands.Reuse, perr commands.Erro
 	))
 	label := cmd.String()
 	if perr != commands.OK {
-		label = "/use"
-		if strings.Contains(c.Body, "/reuse-sweep-run") {
-			label = "/reuse-sweep-run"
-		}
+		label = commands.ReuseName(c.Body)
 	}
 	out.reply = r.withFallback(out.reply, func() (string, error) {
 		return render.UnauthorizedReplyMarkdown(render.UnauthorizedReply{

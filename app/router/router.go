@@ -14,6 +14,8 @@ import (
 	"strings"
 
 	"github.com/verdict-bot/verdict/app/jobs"
+	"github.com/verdict-bot/verdict/checks/format/commands"
+	"github.com/verdict-bot/verdict/checks/format/signoff"
 )
 
 // DefaultPhrase is the sign-off phrase of the InferenceX preset.
@@ -63,10 +65,6 @@ var (
 	// §1.3b sanity gate.
 	repoNameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$`)
 	loginRE    = regexp.MustCompile(`^[A-Za-z0-9-]+(\[bot\])?$`)
-	// §3.2 acknowledger pre-filter.
-	reuseRE = regexp.MustCompile(`(?m)^\s*/(?:reuse-sweep-run|use)(?:\s|$)`)
-	// /verdict recheck [<sign-off URL>], alone on its line.
-	recheckRE = regexp.MustCompile(`(?m)^[^\S\r\n]*/verdict[^\S\r\n]+recheck(?:[^\S\r\n]+(\S+))?[^\S\r\n]*\r?$`)
 	// §1.4 sign-off URL.
 	signOffURLRE = regexp.MustCompile(`(?i)^https://github\.com/([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+)/pull/([1-9][0-9]*)(?:/files)?#(issuecomment-|pullrequestreview-|discussion_r)([1-9][0-9]*)$`)
 )
@@ -165,7 +163,7 @@ func (r Router) issueComment(d *Decision, p *payload, deliveryID string) {
 		r.recheck(d, p, deliveryID, body, before)
 		fallthrough
 	case "deleted":
-		if reuseRE.MatchString(body) || reuseRE.MatchString(before) {
+		if commands.HasReuseLine(body) || commands.HasReuseLine(before) {
 			d.Jobs = append(d.Jobs, jobs.ReuseArgs{
 				Repo: d.Repo, PR: d.PR, CommentID: p.Comment.ID, Action: p.Action,
 				Body: body, UpdatedAt: p.Comment.UpdatedAt, PreviousBody: before,
@@ -180,7 +178,7 @@ func (r Router) issueComment(d *Decision, p *payload, deliveryID string) {
 // author and id pass the sanity gate. An edit that removed the phrase is
 // ignored: the existing verdict stays (§1.2).
 func (r Router) signOff(d *Decision, p *payload, deliveryID, prefix, kind string, id int64, author, body string) {
-	if id <= 0 || !loginRE.MatchString(author) || !strings.Contains(body, r.phrase()) {
+	if id <= 0 || !loginRE.MatchString(author) || !signoff.IsCandidate(body, r.phrase()) {
 		return
 	}
 	d.Jobs = append(d.Jobs, jobs.VerifyArgs{
@@ -201,12 +199,12 @@ func (r Router) recheck(d *Decision, p *payload, deliveryID, body, before string
 	if !containsFold(assoc, p.Comment.AuthorAssociation) {
 		return
 	}
-	m := lastMatch(recheckRE, body)
-	if m == nil {
+	cmd, perr := commands.ParseVerdict(body)
+	if perr != commands.OK || cmd.Action != commands.ActionRecheck {
 		return
 	}
 	// Editing a comment that already asked for a recheck is not a new ask.
-	if p.Action == "edited" && lastMatch(recheckRE, before) != nil {
+	if prev, err := commands.ParseVerdict(before); p.Action == "edited" && err == commands.OK && prev.Action == commands.ActionRecheck {
 		return
 	}
 	a := jobs.VerifyArgs{
@@ -214,8 +212,8 @@ func (r Router) recheck(d *Decision, p *payload, deliveryID, body, before string
 		ActorLogin: p.Sender.Login, ActorType: p.Sender.Type,
 		DeliveryID: deliveryID, Action: "recheck", Manual: true,
 	}
-	if m[1] != "" {
-		u := signOffURLRE.FindStringSubmatch(m[1])
+	if cmd.Target != "" {
+		u := signOffURLRE.FindStringSubmatch(cmd.Target)
 		// The URL must name this repository and this PR (§1.4); the
 		// verifier still checks the fetched object's issue/PR URL.
 		if u == nil || !strings.EqualFold(u[1]+"/"+u[2], d.Repo.FullName()) || u[3] != strconv.Itoa(d.PR) {
@@ -232,14 +230,6 @@ func (r Router) recheck(d *Decision, p *payload, deliveryID, body, before string
 		}
 	}
 	d.Jobs = append(d.Jobs, a)
-}
-
-func lastMatch(re *regexp.Regexp, s string) []string {
-	all := re.FindAllStringSubmatch(s, -1)
-	if len(all) == 0 {
-		return nil
-	}
-	return all[len(all)-1]
 }
 
 func containsFold(list []string, s string) bool {

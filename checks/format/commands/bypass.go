@@ -10,12 +10,27 @@ import (
 )
 
 // paretoBypassRE is the older whole-line `/pareto-bypass <sha> <reason>`
-// of Check 14; `/verdict bypass 14 <sha> <reason>` is parsed by
-// ParseVerdict.
-var paretoBypassRE = regexp.MustCompile(`(?m)^[^\S\n]*/pareto-bypass[^\S\n]+([0-9a-fA-F]{7,40})[^\S\n]+(\S[^\n]*?)[^\S\n]*$`)
+// of Check 14, applied to command lines (lines.go); `/verdict bypass 14
+// <sha> <reason>` is parsed by ParseVerdict.
+var paretoBypassRE = regexp.MustCompile(`^[^\S\n]*/pareto-bypass[^\S\n]+([0-9a-fA-F]{7,40})[^\S\n]+(\S[^\n]*?)[^\S\n]*$`)
 
-// freeTextBypassRE finds bypass claims that are not commands.
+// freeTextBypassRE finds bypass claims that are not commands. A claim is
+// what a reader sees: words in a code block, an HTML comment or a quote of
+// someone else are not the admin's claim.
 var freeTextBypassRE = regexp.MustCompile(`(?i)\badmin (bypass|exception)\b`)
+
+// claimsBypass reports whether the ordinary text of body claims a bypass.
+func claimsBypass(body string) bool {
+	if !freeTextBypassRE.MatchString(body) {
+		return false
+	}
+	for _, l := range proseLines(body) {
+		if freeTextBypassRE.MatchString(l) {
+			return true
+		}
+	}
+	return false
+}
 
 // Bypass is the admin-bypass state of a check on the assessed commit.
 type Bypass struct {
@@ -47,11 +62,16 @@ func (b Bypass) Text() checks.Text {
 // bypassCommand extracts a bypass of check from one comment body: the SHA
 // prefix and the reason.
 func bypassCommand(body string, check int) (sha, reason string, ok bool) {
-	if c, e := ParseVerdict(body); e == OK && c.Action == ActionBypass && c.Check == check {
+	pareto := check == 14 && strings.Contains(body, "/pareto-bypass")
+	if !pareto && !strings.Contains(body, "/verdict") {
+		return "", "", false
+	}
+	lines := commandLines(body)
+	if c, e := parseVerdictLines(lines); e == OK && c.Action == ActionBypass && c.Check == check {
 		return strings.ToLower(c.SHA), c.Reason, true
 	}
-	if check == 14 {
-		if m := paretoBypassRE.FindAllStringSubmatch(body, -1); m != nil {
+	if pareto {
+		if m := matching(lines, paretoBypassRE); m != nil {
 			last := m[len(m)-1]
 			return strings.ToLower(last[1]), last[2], true
 		}
@@ -93,7 +113,7 @@ func FindBypass(ctx context.Context, src checks.Source, head string, check int) 
 		}
 		sha, reason, ok := bypassCommand(c.Body, check)
 		if !ok {
-			if !b.Claimed && freeTextBypassRE.MatchString(c.Body) {
+			if !b.Claimed && claimsBypass(c.Body) {
 				if isAdmin, _ := admin(c.Author); isAdmin {
 					b.Claimed, b.By = true, c.Author
 				}

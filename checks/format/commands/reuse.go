@@ -15,14 +15,15 @@ import (
 	"github.com/verdict-bot/verdict/checks"
 )
 
-// The reuse command grammar (RULES.md, "Reuse commands"). The pre-filter
-// decides which comments the acknowledger looks at at all; the command
-// regexp decides what a comment asks for. Both use ASCII classes only: Go's
-// \s and [0-9] do not match Unicode spaces or digits, so "/use ３" is not a
-// command (Python's \d would have accepted it, a quirk we do not copy).
+// The reuse command grammar (RULES.md, "Reuse commands"), applied to the
+// command lines of a comment (lines.go). The pre-filter decides which
+// comments the acknowledger looks at at all; the command regexp decides
+// what a comment asks for. Both use ASCII classes only: Go's \s and [0-9]
+// do not match Unicode spaces or digits, so "/use ３" is not a command
+// (Python's \d would have accepted it, a quirk we do not copy).
 var (
-	reusePrefilterRE = regexp.MustCompile(`(?m)^\s*/(?:reuse-sweep-run|use)(?:\s|$)`)
-	reuseCommandRE   = regexp.MustCompile(`(?m)^\s*(?:/reuse-sweep-run(?:[^\S\r\n]+([0-9]+))?|/use[^\S\r\n]+([0-9]+))\s*$`)
+	reusePrefilterRE = regexp.MustCompile(`^\s*/(?:reuse-sweep-run|use)(?:\s|$)`)
+	reuseCommandRE   = regexp.MustCompile(`^\s*(?:/reuse-sweep-run(?:[^\S\r\n]+([0-9]+))?|/use[^\S\r\n]+([0-9]+))\s*$`)
 )
 
 // ReuseUsage is the usage message of a reuse command that does not parse.
@@ -68,8 +69,9 @@ type Error int
 const (
 	// OK: the body holds a valid command.
 	OK Error = iota
-	// NoCommand: no line of the body is a command line at all; the comment is
-	// ignored (no reaction, no reply).
+	// NoCommand: no line of the body is a command line at all (or the
+	// body is not Markdown the reader accepts); the comment is ignored (no
+	// reaction, no reply).
 	NoCommand
 	// Malformed: a line starts like a command but does not follow the
 	// grammar (bare "/use", trailing text, an unknown /verdict sub-command).
@@ -88,25 +90,57 @@ func (e Error) String() string {
 	return fmt.Sprintf("Error(%d)", int(e))
 }
 
-// HasReuseLine is the acknowledger's pre-filter: some line of body
-// starts (after whitespace) with /reuse-sweep-run or /use as a whole word.
-func HasReuseLine(body string) bool { return reusePrefilterRE.MatchString(body) }
+// HasReuseLine is the acknowledger's pre-filter: some command line of
+// body starts (after whitespace) with /reuse-sweep-run or /use as a whole
+// word.
+func HasReuseLine(body string) bool { return len(reuseLines(body)) > 0 }
+
+// ReuseName is the command ("/use" or "/reuse-sweep-run") the last
+// pre-filter line of body starts with, whether it parses or not; "" when
+// body has none. Replies to a command that does not parse name it.
+func ReuseName(body string) string {
+	ls := reuseLines(body)
+	if len(ls) == 0 {
+		return ""
+	}
+	if strings.HasPrefix(strings.TrimLeft(ls[len(ls)-1], " \t\f\v"), "/reuse-sweep-run") {
+		return "/reuse-sweep-run"
+	}
+	return "/use"
+}
+
+// reuseLines are the command lines of body the pre-filter matches.
+func reuseLines(body string) []string {
+	// Every command line holds one of these; most comments hold neither
+	// and are not parsed at all.
+	if !strings.Contains(body, "/use") && !strings.Contains(body, "/reuse-sweep-run") {
+		return nil
+	}
+	var out []string
+	for _, l := range commandLines(body) {
+		if reusePrefilterRE.MatchString(l) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
 
 // ParseReuse parses a comment body. When several lines are commands
 // the last one wins; lines that only look like commands are ignored as long
 // as one real command line exists.
 func ParseReuse(body string) (Reuse, Error) {
-	if !HasReuseLine(body) {
+	lines := reuseLines(body)
+	if len(lines) == 0 {
 		return Reuse{}, NoCommand
 	}
-	ms := reuseCommandRE.FindAllStringSubmatch(body, -1)
+	ms := matching(lines, reuseCommandRE)
 	if len(ms) == 0 {
 		return Reuse{}, Malformed
 	}
 	m := ms[len(ms)-1]
 	// The match starts with optional whitespace; the command name follows.
 	name := "/use"
-	if strings.HasPrefix(strings.TrimLeft(m[0], " \t\r\n\f"), "/reuse-sweep-run") {
+	if strings.HasPrefix(strings.TrimLeft(m[0], " \t\f\v"), "/reuse-sweep-run") {
 		name = "/reuse-sweep-run"
 	}
 	digits := m[1] + m[2] // at most one group participates

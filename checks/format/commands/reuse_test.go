@@ -30,11 +30,18 @@ func TestParseReuseCommand(t *testing.T) {
 		{"id on next line CRLF", "/reuse-sweep-run\r\n42", "/reuse-sweep-run", OK, 0, false},
 		{"use with id on next line is usage", "/use\n42", "", Malformed, 0, false},
 		{"quoted line is ignored", "> /use 1", "", NoCommand, 0, false},
-		{"quoted line next to a real one", "> /use 1\n/use 2", "/use 2", OK, 2, true},
+		{"quoted line next to a real one", "> /use 1\n\n/use 2", "/use 2", OK, 2, true},
+		// Without the blank line the second line is a lazy continuation of
+		// the quote, and GitHub shows it inside the quote.
+		{"lazy quote continuation is quoted", "> /use 1\n/use 2", "", NoCommand, 0, false},
 
 		// Whole lines, whitespace, line endings.
 		{"leading spaces", "   /use 12", "/use 12", OK, 12, true},
-		{"leading tab", "\t/use 12", "/use 12", OK, 12, true},
+		// A tab opens an indented code block (four columns), which GitHub
+		// shows as code; after a paragraph line it is a continuation.
+		{"leading tab is indented code", "\t/use 12", "", NoCommand, 0, false},
+		{"leading tab in a paragraph", "Thanks\n\t/use 12", "/use 12", OK, 12, true},
+		{"four spaces are indented code", "    /use 12", "", NoCommand, 0, false},
 		{"tab separator", "/use\t12", "/use 12", OK, 12, true},
 		{"trailing spaces", "/use  12  \t", "/use 12", OK, 12, true},
 		{"CRLF body", "Thanks!\r\n/use 123\r\nBye\r\n", "/use 123", OK, 123, true},
@@ -162,7 +169,8 @@ func TestNewestAuthorized(t *testing.T) {
 }
 
 func FuzzParseReuseCommand(f *testing.F) {
-	for _, s := range []string{"/use 1", "/use", "/reuse-sweep-run\n42", "> /use 1", "/use 123 now", "a\r\n/use 5\r\n", "/use ３", "/use 99999999999999999999"} {
+	for _, s := range []string{"/use 1", "/use", "/reuse-sweep-run\n42", "> /use 1", "/use 123 now", "a\r\n/use 5\r\n", "/use ３", "/use 99999999999999999999",
+		"```\n/use 1\n```", "<!--\n/use 2\n-->", "    /use 3", "- /use 4", "- a\n  /use 5", "/use 6\r/use 7"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, body string) {

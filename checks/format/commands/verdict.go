@@ -9,13 +9,14 @@ import (
 )
 
 // Maintainer commands addressed to Verdict itself. Like the reuse grammar
-// they are whole lines: leading horizontal whitespace is allowed, a quoted
-// line ("> /verdict recheck") is not a command, and the last valid command
-// line of a comment wins.
+// they are whole command lines (lines.go): leading horizontal whitespace is
+// allowed, a quoted line ("> /verdict recheck") or one in a code block or
+// an HTML comment is not a command, and the last valid command line of a
+// comment wins.
 //
 //	/verdict recheck [<sign-off URL>]
 //	/verdict bypass <check-number> <sha, 7-40 hex> <reason…>
-var verdictLineRE = regexp.MustCompile(`(?m)^[^\S\n]*/verdict(?:[^\S\n]+(.*?))?[^\S\n]*$`)
+var verdictLineRE = regexp.MustCompile(`^[^\S\n]*/verdict(?:[^\S\n]+(.*?))?[^\S\n]*$`)
 
 var (
 	checkNumberRE = regexp.MustCompile(`^[0-9]{1,3}$`)
@@ -74,7 +75,15 @@ func (c Verdict) String() string {
 // line is NoCommand; one whose /verdict lines are all malformed (unknown
 // sub-command, missing or extra arguments, a bad SHA) is Malformed.
 func ParseVerdict(body string) (Verdict, Error) {
-	ms := verdictLineRE.FindAllStringSubmatch(body, -1)
+	if !strings.Contains(body, "/verdict") {
+		return Verdict{}, NoCommand
+	}
+	return parseVerdictLines(commandLines(body))
+}
+
+// parseVerdictLines parses the command lines of a body.
+func parseVerdictLines(lines []string) (Verdict, Error) {
+	ms := matching(lines, verdictLineRE)
 	if len(ms) == 0 {
 		return Verdict{}, NoCommand
 	}

@@ -60,7 +60,8 @@ func TestParseVerdictCommand(t *testing.T) {
 }
 
 func FuzzParseVerdictCommand(f *testing.F) {
-	for _, s := range []string{"/verdict recheck", "/verdict bypass 14 1a2b3c4 why", "/verdict", "/verdict x", "> /verdict recheck", "/verdict bypass 1 abcdefg r\r\n"} {
+	for _, s := range []string{"/verdict recheck", "/verdict bypass 14 1a2b3c4 why", "/verdict", "/verdict x", "> /verdict recheck", "/verdict bypass 1 abcdefg r\r\n",
+		"```\n/verdict recheck\n```", "<!-- /verdict recheck -->", "> x\n/verdict recheck", "/verdict recheck <!-- c -->"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, body string) {

@@ -44,6 +44,10 @@ type TextLine struct {
 	Text string
 	// Raw is the whole source line.
 	Raw string
+	// Col is the byte offset in Raw where Text begins: Raw[:Col] holds the
+	// indentation and the list and heading markers, so Raw[:Col]+Text is
+	// the line as a reader sees it (inline HTML blanked).
+	Col int
 	// Heading is the level of a heading line, 0 in a paragraph.
 	Heading int
 	// ListDepth is 0 outside lists, 1 in an item of a top-level list, and

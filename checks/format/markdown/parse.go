@@ -120,8 +120,10 @@ func (r *reader) textLines(n ast.Node, headingLevel, lists int) {
 	for i := 0; i < ls.Len(); i++ {
 		s := ls.At(i)
 		line := r.idx.line(s.Start)
+		raw := r.doc.Lines[line-1]
 		r.doc.Text = append(r.doc.Text, TextLine{
-			Line: line, Text: r.lineText(s.Start, s.Stop), Raw: r.doc.Lines[line-1],
+			Line: line, Text: r.lineText(s.Start, s.Stop), Raw: raw,
+			Col:     min(max(s.Start-r.idx[line-1], 0), len(raw)),
 			Heading: headingLevel, ListDepth: lists,
 		})
 	}
