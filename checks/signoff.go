@@ -32,13 +32,18 @@ type SignOff struct {
 	Links []string
 	// Signed is the value of the Signed: line, backticks removed.
 	Signed string
+	// Unreadable is why the Markdown reader refused the body, "" when it
+	// read it. An unreadable sign-off has no items, detail or links, and
+	// every row that reads its text fails closed with this reason.
+	Unreadable string
 }
 
-// ChecklistItem is one checkbox line.
+// ChecklistItem is one task-list item.
 type ChecklistItem struct {
 	Text    string
 	Checked bool
-	// Depth is 0 for top-level items and grows with indentation.
+	// Depth is 0 for an item of a top-level list and grows by one per
+	// list it is nested in.
 	Depth int
 	// Line is the 1-based line number in the body.
 	Line int

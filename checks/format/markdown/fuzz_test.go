@@ -33,6 +33,9 @@ func FuzzParseMarkdown(f *testing.F) {
 			if l.Raw != d.Lines[l.Line-1] {
 				t.Fatalf("line %d: Raw %q is not the source line %q", l.Line, l.Raw, d.Lines[l.Line-1])
 			}
+			if l.Col < 0 || l.Col+len(l.Text) > len(l.Raw) {
+				t.Fatalf("line %d: Col %d and Text %q do not fit Raw %q", l.Line, l.Col, l.Text, l.Raw)
+			}
 		}
 		for _, x := range d.Tasks {
 			in("task", x.Line)

@@ -73,6 +73,26 @@ func TestTextLinesExcludeCodeHTMLAndQuotes(t *testing.T) {
 	}
 }
 
+// Raw[:Col]+Text is the line as a reader sees it.
+func TestTextColumn(t *testing.T) {
+	src := "## Head ##\n" +
+		"- item <!-- c --> x\n" +
+		"  - [x] nested\n" +
+		"lazy\n" +
+		"\n" +
+		"para\n" +
+		"\tcontinued\n" +
+		"> quoted\n"
+	var got []string
+	for _, l := range mustParse(t, src).Text {
+		got = append(got, l.Raw[:l.Col]+"|"+l.Text)
+	}
+	want := []string{"## |Head", "- |item            x", "  - |[x] nested", "|lazy", "|para", "\t|continued"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("prefix|text = %q, want %q", got, want)
+	}
+}
+
 func TestTasks(t *testing.T) {
 	src := "Intro\n" +
 		"- [x] Evals pass, see [run](https://ci/1) and `results.json`\n" +

@@ -107,10 +107,17 @@ func FuzzParseSignOff(f *testing.F) {
 	f.Add("As a PR reviewer and CODEOWNER, I have reviewed this and have:\n- [x] a https://x.y/z\n  - [ ] b\n### Additional detail section:\n- insert any additional info here\nSigned: `u`\n")
 	f.Add("- [x] \t\n- [ ]  \r\n* [X] c\r")
 	f.Add("## Additional detail section\nhttps://a.b/(c)., http://d.e/f_*\nSigned: ``")
+	f.Add("```\n- [x] hidden\n```\n<!--\n- [x] hidden\n-->\n> - [x] quoted\n- [ ] real")
+	f.Add(strings.Repeat(">", 70) + " deep\n- [x] a")
 	f.Fuzz(func(t *testing.T, body string) {
 		s := Parse(body)
 		if s.Body != body {
 			t.Fatal("Body not preserved")
+		}
+		if s.Unreadable != "" {
+			if len(s.Items) != 0 || s.Detail != "" || !s.DetailEmpty || len(s.Links) != 0 || s.Signed != "" {
+				t.Fatalf("unreadable body read as %+v", s)
+			}
 		}
 		lines := len(strings.Split(strings.ReplaceAll(strings.ReplaceAll(body, "\r\n", "\n"), "\r", "\n"), "\n"))
 		prev := 0
@@ -146,4 +153,44 @@ func FuzzParseSignOff(f *testing.F) {
 			t.Fatal("non-deterministic parse")
 		}
 	})
+}
+
+// FuzzHiddenSignOff: whatever a body holds, inside an HTML comment or a
+// fenced code block it carries no item, detail, link or Signed: line, and
+// does not make a candidate.
+func FuzzHiddenSignOff(f *testing.F) {
+	f.Add("As a PR reviewer and CODEOWNER, I have reviewed this and have:\n- [x] a https://x.y/z\n### Additional detail section:\nexception\nSigned: `u`")
+	f.Add("-->\n- [x] a\n```\n- [x] b\n~~~")
+	f.Fuzz(func(t *testing.T, body string) {
+		norm := strings.ReplaceAll(strings.ReplaceAll(body, "\r\n", "\n"), "\r", "\n")
+		fence := strings.Repeat("`", longestRun(norm, '`')+3)
+		for _, hidden := range []string{
+			"<!--\n" + strings.ReplaceAll(norm, "-->", "") + "\n-->",
+			fence + "\n" + norm + "\n" + fence,
+		} {
+			s := Parse(hidden)
+			if s.Unreadable != "" {
+				continue // refused as a whole: nothing is read either
+			}
+			if len(s.Items) != 0 || s.Detail != "" || len(s.Links) != 0 || s.Signed != "" {
+				t.Fatalf("read from hidden text %q: %+v", hidden, s)
+			}
+			if IsCandidate(hidden, "As a PR reviewer and CODEOWNER") {
+				t.Fatalf("hidden phrase makes a candidate: %q", hidden)
+			}
+		}
+	})
+}
+
+func longestRun(s string, c byte) int {
+	best, n := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			n++
+			best = max(best, n)
+		} else {
+			n = 0
+		}
+	}
+	return best
 }

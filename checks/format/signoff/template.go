@@ -2,25 +2,22 @@ package signoff
 
 import (
 	"errors"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
 
 	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/format/markdown"
 )
 
-// The checklist template is the fenced block under the "## Template"
-// heading of the checklist document; a sign-off must carry its items. The
-// matcher is deterministic: normalized text, a shared opening, or a high
-// token overlap make two items the same item.
+// The checklist template is the fenced block under the "Template" heading
+// of the checklist document; a sign-off must carry its items. The matcher
+// is deterministic: normalized text, a shared opening, or a high token
+// overlap make two items the same item.
 
-var (
-	templateHeadingRE = regexp.MustCompile(`(?i)^ {0,3}(#{1,6})\s+template\s*#*\s*$`)
-	anyHeadingRE      = regexp.MustCompile(`^ {0,3}(#{1,6})(\s|$)`)
-	fenceOpenRE       = regexp.MustCompile("^ {0,3}(`{3,}|~{3,})(.*)$")
-	mdLinkRE          = regexp.MustCompile(`!?\[([^\[\]]*)\]\([^()\s]*(?:\s+"[^"]*")?\)`)
-)
+var mdLinkRE = regexp.MustCompile(`!?\[([^\[\]]*)\]\([^()\s]*(?:\s+"[^"]*")?\)`)
 
 // Errors of ExtractTemplate.
 var (
@@ -29,45 +26,37 @@ var (
 	ErrNoTemplateItems   = errors.New("the template block has no checkbox items")
 )
 
-// ExtractTemplate returns the checkbox items of the first fenced
-// code block after the "## Template" heading of the checklist document,
-// nested items included (their Depth is relative to the shallowest item).
-func ExtractTemplate(markdown string) ([]checks.ChecklistItem, error) {
-	lines := strings.Split(strings.ReplaceAll(markdown, "\r\n", "\n"), "\n")
-	start, level := -1, 0
-	for i, l := range lines {
-		if m := templateHeadingRE.FindStringSubmatch(l); m != nil {
-			start, level = i+1, len(m[1])
+// ExtractTemplate returns the checkbox items of the first fenced code
+// block of the checklist document's "Template" section (its first heading
+// that reads "Template", any level, outside code and quotes), nested items
+// included (their Depth is relative to the shallowest item). The block's
+// content is read as the sign-off that copies it will be: an item inside a
+// code block or an HTML comment of the template is no item, and neither is
+// one after its Additional detail section heading.
+func ExtractTemplate(md string) ([]checks.ChecklistItem, error) {
+	d, err := markdown.Parse(md)
+	if err != nil {
+		return nil, fmt.Errorf("reading the checklist document: %w", err)
+	}
+	sec := d.Section("template")
+	if sec == nil {
+		return nil, ErrNoTemplateHeading
+	}
+	var block *markdown.Code
+	for _, c := range d.CodeIn(sec) {
+		if c.Fenced && !c.Quoted {
+			block = &c
 			break
 		}
 	}
-	if start < 0 {
-		return nil, ErrNoTemplateHeading
-	}
-	var block []string
-	found := false
-	for i := start; i < len(lines) && !found; i++ {
-		l := lines[i]
-		if m := anyHeadingRE.FindStringSubmatch(l); m != nil && len(m[1]) <= level {
-			break // the Template section ended without a code block
-		}
-		m := fenceOpenRE.FindStringSubmatch(l)
-		if m == nil || (m[1][0] == '`' && strings.Contains(m[2], "`")) {
-			continue
-		}
-		found = true
-		// An unclosed fence runs to the end of the document (CommonMark).
-		for _, b := range lines[i+1:] {
-			if closesTemplateFence(b, m[1]) {
-				break
-			}
-			block = append(block, b)
-		}
-	}
-	if !found {
+	if block == nil {
 		return nil, ErrNoTemplateBlock
 	}
-	items := Parse(strings.Join(block, "\n")).Items
+	s := Parse(block.Body)
+	if s.Unreadable != "" {
+		return nil, fmt.Errorf("reading the template block: %s", s.Unreadable)
+	}
+	items := s.Items
 	if len(items) == 0 {
 		return nil, ErrNoTemplateItems
 	}
@@ -81,18 +70,6 @@ func ExtractTemplate(markdown string) ([]checks.ChecklistItem, error) {
 		items[i].Depth -= min
 	}
 	return items, nil
-}
-
-func closesTemplateFence(line, open string) bool {
-	t := strings.TrimLeft(line, " ")
-	if len(line)-len(t) > 3 {
-		return false
-	}
-	n := 0
-	for n < len(t) && t[n] == open[0] {
-		n++
-	}
-	return n >= len(open) && strings.TrimSpace(t[n:]) == ""
 }
 
 // NormalizeItem is the canonical form two checklist items are

@@ -23,7 +23,12 @@ func TestExtractChecklistTemplate(t *testing.T) {
 		"  - [ ] nested item",
 		"* [ ] star bullet item",
 		"```",
+		"- [ ] an item in a code block of the template is not an item",
+		"```",
 		"- [ ] still inside: a shorter fence of another kind does not close",
+		"<!--",
+		"- [ ] nor is one in an HTML comment",
+		"-->",
 		"~~~~",
 		"### Additional detail section:",
 		"- [ ] a second block is ignored",
@@ -49,6 +54,11 @@ func TestExtractChecklistTemplate(t *testing.T) {
 		"heading without block":   {"## Template\ntext\n## Example\n```\n- [ ] x\n```\n", ErrNoTemplateBlock},
 		"block without items":     {"## Template\n```\nnothing to check\n```\n", ErrNoTemplateItems},
 		"translated heading only": {"## 模板\n```\n- [ ] x\n```\n", ErrNoTemplateHeading},
+		"heading inside code":     {"```\n## Template\n```\n```\n- [ ] x\n```\n", ErrNoTemplateHeading},
+		"heading inside a quote":  {"> ## Template\n\n```\n- [ ] x\n```\n", ErrNoTemplateHeading},
+		"only a quoted block":     {"## Template\n> ```\n> - [ ] x\n> ```\n", ErrNoTemplateBlock},
+		"only an indented block":  {"## Template\n\n    - [ ] x\n", ErrNoTemplateBlock},
+		"items only in code":      {"## Template\n````\n```\n- [ ] x\n```\n````\n", ErrNoTemplateItems},
 	} {
 		if _, err := ExtractTemplate(tc.doc); !errors.Is(err, tc.want) {
 			t.Errorf("%s: err = %v, want %v", name, err, tc.want)
