@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/format/signoff"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
 	"github.com/verdict-bot/verdict/checks/inferencex/serving"
 )
@@ -67,6 +68,9 @@ func runUpstreamRecipe(ctx context.Context, pr *checks.PR) checks.Result {
 	}
 	sort.Strings(engines)
 
+	if why, bad := signoff.Unreadable(pr.SignOff); bad {
+		return checks.Unverified(why)
+	}
 	var links []serving.UpstreamLink
 	if !pr.SignOff.DetailEmpty {
 		for _, raw := range pr.SignOff.DetailLinks {

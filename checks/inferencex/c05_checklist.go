@@ -50,6 +50,9 @@ func runChecklistTemplate(ctx context.Context, pr *checks.PR) checks.Result {
 	}
 	ev := []checks.Evidence{templateEvidence(pr, path, len(tpl))}
 
+	if why, bad := signoff.Unreadable(pr.SignOff); bad {
+		return checks.Unverified(why).WithEvidence(ev...)
+	}
 	got := pr.SignOff.Items
 	if len(got) == 0 {
 		return checks.FailR(checks.T(

@@ -40,6 +40,7 @@ func runImages(ctx context.Context, pr *checks.PR) checks.Result {
 		s = &d
 	}
 	exception := signoff.ImageException(pr.SignOff)
+	unreadable, isUnreadable := signoff.Unreadable(pr.SignOff)
 
 	var fail, review, pass findings
 	var images []string
@@ -58,6 +59,8 @@ func runImages(ctx context.Context, pr *checks.PR) checks.Result {
 			pass.note(ev)
 		case !s.IsEstablishedSKU(e.SKU):
 			pass.note(checks.Evidence{Label: k, Value: e.Image + " on new hardware " + e.SKU})
+		case isUnreadable:
+			fail.add("could not be verified: "+unreadable.EN, "无法验证："+unreadable.ZH, ev)
 		case exception != "":
 			review.add("exception claimed for "+e.Image, "声明了例外："+e.Image, ev,
 				checks.Evidence{Label: "Additional detail", Value: exception})
@@ -90,6 +93,8 @@ func runImages(ctx context.Context, pr *checks.PR) checks.Result {
 		switch {
 		case !s.IsEstablishedSKU(e.SKU):
 			vendorNotes = append(vendorNotes, e.Framework+" entry on new hardware "+e.SKU)
+		case isUnreadable:
+			fail.add("could not be verified: "+unreadable.EN, "无法验证："+unreadable.ZH, checks.Evidence{Label: k, Value: e.File})
 		case exception != "":
 			review.add("exception claimed for new "+e.Framework+" entry "+k+" with no open-source engine entry for "+e.ModelPrefix+" on "+e.SKU,
 				"新的 "+e.Framework+" 条目 "+k+" 声明了例外，但 "+e.SKU+" 上没有 "+e.ModelPrefix+" 的开源引擎条目",

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/format/signoff"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
 	"github.com/verdict-bot/verdict/checks/inferencex/serving"
 )
@@ -146,6 +147,10 @@ func checkWaiver(ctx context.Context, pr *checks.PR, cs *repo.ChangeSet, hits []
 		return
 	}
 	w := repo.ParseWaiver(wp, string(data))
+	if why, bad := signoff.Unreadable(pr.SignOff); bad {
+		fail.add("could not be verified: "+why.EN, "无法验证："+why.ZH, ev...)
+		return
+	}
 	if !waiverLinked(pr.SignOff, cs.Layout, wp) {
 		fail.add(fmt.Sprintf("waiver not linked in the sign-off (%s covers %s)", wp, first.At()),
 			fmt.Sprintf("签核中未链接豁免文件（%s 对应 %s）", wp, first.At()), ev...)

@@ -95,6 +95,9 @@ func evaluateGolden(ctx context.Context, pr *checks.PR) GoldenOutcome {
 		}
 		s := knobs[0]
 		ev := []checks.Evidence{{Label: "synthetic acceptance", Value: fmt.Sprintf("%s=%s (%s:%d)", s.Name, s.Value, s.File, s.Line)}}
+		if why, bad := signoff.Unreadable(pr.SignOff); bad {
+			return row(checks.Unverified(why).WithEvidence(ev...))
+		}
 		if signoff.ClaimsSyntheticException(pr.SignOff) {
 			return row(checks.ReviewR(checks.T(
 				fmt.Sprintf("%s is not agentic but sets %s in %s; a sanctioned exception is claimed in the sign-off.", c.Key, s.Name, s.File),
@@ -262,6 +265,11 @@ func judgeBand(ctx context.Context, pr *checks.PR, cs *repo.ChangeSet, c *repo.C
 	if !have {
 		// (c) no committed curve (or no point for this draft length).
 		what := fmt.Sprintf("no committed golden curve %s.yaml %s[%d] for %s", stem, mode, k.Num, who)
+		if why, bad := signoff.Unreadable(pr.SignOff); bad {
+			return configOutcome{fail: true,
+				en: fmt.Sprintf("Golden AL could not be verified for %s: %s, and %s.", c.Key, what, why.EN),
+				zh: fmt.Sprintf("无法验证 %s 的黄金接受长度：%s 没有已提交的黄金曲线 %s.yaml %s[%d]，且%s。", c.Key, who, stem, mode, k.Num, why.ZH), ev: ev}
+		}
 		if signoff.StatesALSource(pr.SignOff) {
 			return configOutcome{review: true,
 				en: what + "; the sign-off states an AL source.",

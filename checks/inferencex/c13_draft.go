@@ -81,6 +81,9 @@ func runDraftPrecision(ctx context.Context, pr *checks.PR) checks.Result {
 	if len(fails) > 0 {
 		return checks.FailR(firstFinding(fails), ev...)
 	}
+	if why, bad := signoff.Unreadable(pr.SignOff); bad {
+		return checks.Unverified(why).WithEvidence(ev...)
+	}
 	stored, served, ok := signoff.DraftPrecision(pr.SignOff)
 	if !ok {
 		return checks.FailR(checks.T("Draft precision could not be verified: sign-off does not record draft checkpoint and stored/effective precision",
