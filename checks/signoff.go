@@ -27,8 +27,10 @@ type SignOff struct {
 	// placeholder or nothing.
 	Detail      string
 	DetailEmpty bool
+	// DetailLinks are the Links in the Additional detail section.
 	DetailLinks []string
-	// Links are all http(s) URLs in the body.
+	// Links are the http(s) links GitHub renders in the body, outside
+	// code, HTML and block quotes (format/signoff says why).
 	Links []string
 	// Signed is the value of the Signed: line, backticks removed.
 	Signed string

@@ -1,8 +1,9 @@
 // Package commands reads the slash commands people post on a pull request,
 // one grammar per command (/use, /reuse-sweep-run, /verdict recheck and
-// /verdict bypass, /pareto-bypass), and decides whose commands count: the
+// /verdict bypass, /pareto-bypass) applied to the lines GitHub shows as
+// ordinary text (lines.go), and decides whose commands count: the
 // author-association rule, the newest authorized command, and the admin test
-// of a bypass.
+// of a bypass. The router, the workers and the rows all read commands here.
 package commands
 
 import (
