@@ -20,6 +20,7 @@ import (
 
 	"github.com/verdict-bot/verdict/app/ghsource"
 	"github.com/verdict-bot/verdict/app/jobs"
+	"github.com/verdict-bot/verdict/app/retry"
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/format/commands"
 	infxrepo "github.com/verdict-bot/verdict/checks/inferencex/repo"
@@ -50,7 +51,7 @@ const (
 )
 
 // Acknowledge handles one issue_comment event that carried, or used to
-// carry, a reuse command. Errors wrapping jobs.ErrTransient are retried by
+// carry, a reuse command. Errors wrapping retry.ErrTransient are retried by
 // the queue; every step is idempotent, so a retry repeats work but never
 // duplicates a reaction or a reply.
 func (a *Acknowledger) Acknowledge(ctx context.Context, job jobs.ReuseArgs) error {
@@ -64,7 +65,7 @@ func (a *Acknowledger) Acknowledge(ctx context.Context, job jobs.ReuseArgs) erro
 	}
 	gh, err := a.Client(ctx, job.InstallationID)
 	if err != nil {
-		return jobs.Transient(fmt.Errorf("creating a client for installation %d: %w", job.InstallationID, err))
+		return retry.Transient(fmt.Errorf("creating a client for installation %d: %w", job.InstallationID, err))
 	}
 	r := &ack{Acknowledger: a, gh: gh, job: job, log: log, owner: job.Owner, repo: job.Name}
 	return r.run(ctx)

@@ -12,7 +12,7 @@ import (
 	"github.com/verdict-bot/verdict/app/ghclient"
 	"github.com/verdict-bot/verdict/app/ghsource"
 	"github.com/verdict-bot/verdict/app/githubtest"
-	"github.com/verdict-bot/verdict/app/jobs"
+	"github.com/verdict-bot/verdict/app/retry"
 	"github.com/verdict-bot/verdict/app/verify"
 )
 
@@ -53,7 +53,7 @@ func TestTransientFailureIsNeverAVerdict(t *testing.T) {
 			req := sampleRequest()
 			req.Publish = true
 			out, err := v.Verify(context.Background(), gh, req)
-			if !jobs.IsTransient(ghclient.Classify(err)) {
+			if !retry.IsTransient(ghclient.Classify(err)) {
 				t.Fatalf("err = %v (outcome %s %s); want a transient error", err, out.Status, out.Verdict.Overall)
 			}
 			for _, c := range srv.Comments(sampleRepo, samplePR) {

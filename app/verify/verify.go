@@ -15,9 +15,9 @@ import (
 
 	"github.com/verdict-bot/verdict/app/ghclient"
 	"github.com/verdict-bot/verdict/app/ghsource"
-	"github.com/verdict-bot/verdict/app/jobs"
 	"github.com/verdict-bot/verdict/app/render"
 	"github.com/verdict-bot/verdict/app/repoconfig"
+	"github.com/verdict-bot/verdict/app/retry"
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/format/signoff"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
@@ -203,7 +203,7 @@ func (v *Verifier) Verify(ctx context.Context, gh *github.Client, req Request) (
 	switch {
 	case err == nil && cur.GetHead().GetSHA() != pr.HeadSHA:
 		vd.AdvancedTo = cur.GetHead().GetSHA()
-	case err != nil && (ctx.Err() != nil || jobs.IsTransient(ghclient.Classify(err))):
+	case err != nil && (ctx.Err() != nil || retry.IsTransient(ghclient.Classify(err))):
 		return Outcome{}, pinned(fmt.Errorf("re-reading PR #%d: %w", req.Number, err))
 	}
 	md, rerr := render.Markdown(vd)

@@ -19,9 +19,9 @@ import (
 	"github.com/verdict-bot/verdict/app/ghclient"
 	"github.com/verdict-bot/verdict/app/ghsource"
 	"github.com/verdict-bot/verdict/app/githubtest"
-	"github.com/verdict-bot/verdict/app/jobs"
 	"github.com/verdict-bot/verdict/app/publish"
 	"github.com/verdict-bot/verdict/app/render"
+	"github.com/verdict-bot/verdict/app/retry"
 	"github.com/verdict-bot/verdict/app/verify"
 	"github.com/verdict-bot/verdict/checks"
 )
@@ -216,7 +216,7 @@ const checkAttempts = 3
 func verifyRetrying(ctx context.Context, log *slog.Logger, pause time.Duration, run func(retry bool) (verify.Outcome, error)) (verify.Outcome, error) {
 	for attempt := 1; ; attempt++ {
 		out, err := run(attempt > 1)
-		if err == nil || attempt == checkAttempts || ctx.Err() != nil || !jobs.IsTransient(ghclient.Classify(err)) {
+		if err == nil || attempt == checkAttempts || ctx.Err() != nil || !retry.IsTransient(ghclient.Classify(err)) {
 			return out, err
 		}
 		wait := time.Duration(attempt) * pause

@@ -152,7 +152,7 @@ func TestServeEndToEnd(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("serve: %v", err)
 	}
-	if v.count() != 1 || v.n[0].SignOffKey != "issuecomment-9" {
+	if v.count() != 1 || v.n[0].SignOff.Key() != "issuecomment-9" {
 		t.Fatalf("verifications: %+v", v.n)
 	}
 	for _, m := range []string{`verdict_webhook_deliveries_total{event="issue_comment",outcome="duplicate"} 1`, "verdict_queue_depth", "verdict_verification_duration_seconds"} {

@@ -17,6 +17,7 @@ import (
 	"github.com/verdict-bot/verdict/app/ghsource"
 	"github.com/verdict-bot/verdict/app/jobs"
 	"github.com/verdict-bot/verdict/app/publish"
+	"github.com/verdict-bot/verdict/app/retry"
 	"github.com/verdict-bot/verdict/app/reuse"
 	"github.com/verdict-bot/verdict/app/store"
 	"github.com/verdict-bot/verdict/app/verify"
@@ -93,7 +94,7 @@ func (a *appIdentity) bots(ctx context.Context) ([]string, error) {
 	if slug == "" {
 		app, _, err := a.app.Apps.Get(ctx, "")
 		if err != nil {
-			return nil, jobs.Transient(fmt.Errorf("reading the App's identity (GET /app; VERDICT_APP_SLUG skips it): %w", err))
+			return nil, retry.Transient(fmt.Errorf("reading the App's identity (GET /app; VERDICT_APP_SLUG skips it): %w", err))
 		}
 		if slug = app.GetSlug(); slug == "" {
 			return nil, errors.New("GET /app returned no slug; set VERDICT_APP_SLUG")
@@ -138,7 +139,7 @@ type appVerifier struct {
 func (a appVerifier) request(j jobs.VerifyArgs, at jobs.Attempt) verify.Request {
 	return verify.Request{
 		Owner: j.Owner, Repo: j.Name, Number: j.PR,
-		SignOff:  j.SignOffKey,
+		SignOff:  j.SignOff.Key(),
 		Explicit: j.Manual,
 		Actor:    j.ActorLogin, ActorType: j.ActorType,
 		DeliveryID: j.DeliveryID,
@@ -172,7 +173,7 @@ func (a appVerifier) Verify(ctx context.Context, j jobs.VerifyArgs, at jobs.Atte
 	case err == nil:
 		return nil
 	case errors.Is(err, verify.ErrPRChanged), errors.Is(err, verify.ErrIncomplete):
-		return jobs.Transient(err)
+		return retry.Transient(err)
 	default:
 		return ghclient.Classify(err)
 	}
@@ -194,7 +195,7 @@ func (a appVerifier) Abandon(ctx context.Context, j jobs.VerifyArgs, cause error
 
 // abandonReason is the one line a status shows for a verification given up.
 func abandonReason(err error) string {
-	if jobs.IsTransient(err) {
+	if retry.IsTransient(err) {
 		return "GitHub kept failing: " + oneLine(err)
 	}
 	return oneLine(err)
