@@ -93,7 +93,8 @@ type ReuseArgs struct {
 	// PreviousBody is changes.body.from for edits (empty otherwise).
 	PreviousBody string `json:"previous_body,omitempty"`
 	// AuthorLogin/AuthorAssociation describe the comment's author: reuse
-	// commands are authorized by association (RULES.md, "Reuse commands").
+	// commands are authorized by association
+	// (checks/inferencex/RULES.md, "Reuse commands").
 	AuthorLogin       string `json:"author_login"`
 	AuthorAssociation string `json:"author_association"`
 	DeliveryID        string `json:"delivery_id"`

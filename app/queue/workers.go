@@ -31,12 +31,13 @@ type Abandoner interface {
 	Abandon(ctx context.Context, a jobs.VerifyArgs, cause error) error
 }
 
-// ReuseAcknowledger reacts to a reuse command comment (§3.5).
+// ReuseAcknowledger reacts to a reuse command comment
+// (checks/inferencex/RULES.md, "Reuse commands").
 type ReuseAcknowledger interface {
 	Acknowledge(ctx context.Context, a jobs.ReuseArgs) error
 }
 
-// Welcomer posts the welcome / recipe reminder when it applies (§2.7).
+// Welcomer posts the welcome / recipe reminder when it applies.
 type Welcomer interface {
 	Welcome(ctx context.Context, a jobs.WelcomeArgs) error
 }
@@ -114,7 +115,7 @@ func (w *reuseWorker) Work(ctx context.Context, job *river.Job[jobs.ReuseArgs]) 
 	if q.opt.Reuse == nil {
 		return q.final(log, jobs.KindReuse, errors.New("no reuse acknowledger configured"))
 	}
-	// §1.6: its own per-PR group, so acknowledgements never overtake each
+	// Its own per-PR group, so acknowledgements never overtake each
 	// other but do not wait for verifications.
 	return q.exclusive(ctx, log, job.JobRow, "reuse:"+jobs.PRKey(a.Repo, a.PR), jobs.KindReuse, func(ctx context.Context) error {
 		return q.opt.Reuse.Acknowledge(ctx, a)

@@ -18,7 +18,7 @@ import (
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
 )
 
-// The §7 slash-command acceptance table, one comment at a time.
+// The slash-command acceptance table, one comment at a time.
 func TestAcknowledgeTable(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -38,7 +38,7 @@ func TestAcknowledgeTable(t *testing.T) {
 		{name: "not at line start", assoc: "MEMBER", body: "Please /use 123"},
 		{name: "auto-select skips the gate no-op run", assoc: "OWNER", body: "/reuse-sweep-run", reaction: "+1",
 			log: "Reuse accepted / 复用请求已接受: PR #12, run 30123456789 (success)."},
-		// gen-1 read the 42 on the next line as a pin; gen 2+ auto-selects.
+		// The 42 on the next line is not an argument: commands are whole lines.
 		{name: "id on the next line is not a pin", assoc: "MEMBER", body: "/reuse-sweep-run\n42", reaction: "+1",
 			log: "Reuse accepted / 复用请求已接受: PR #12, run 30123456789 (success)."},
 		{name: "CRLF body", assoc: "MEMBER", body: "thanks!\r\n/use 777\r\n", reaction: "+1", log: "run 777 (cancelled)"},
