@@ -231,6 +231,7 @@ func TestParseSignOffRef(t *testing.T) {
 		{in: "discussion_r3", want: "discussion_r3"},
 		{in: "https://github.com/o/r/pull/7#issuecomment-5", want: "issuecomment-5"},
 		{in: "https://github.com/O/R/pull/7/files#discussion_r3", want: "discussion_r3"},
+		{in: "https://ghes.example.com/o/r/pull/7#pullrequestreview-9", want: "pullrequestreview-9"},
 		{in: "https://github.com/o/other/pull/7#issuecomment-5", err: "names o/other"},
 		{in: "https://github.com/o/r/pull/8#issuecomment-5", err: "names PR #8"},
 		{in: "issuecomment-0", err: "neither"},
