@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/verdict-bot/verdict/checks/format/signoff"
 )
 
 // Server is what `verdict serve` needs to run.
@@ -58,7 +60,6 @@ const (
 	DefaultListen      = ":8080"
 	DefaultDatabaseURL = "sqlite://verdict.db"
 	DefaultGitHubURL   = "https://api.github.com/"
-	DefaultPhrase      = "As a PR reviewer and CODEOWNER"
 
 	DefaultGitHubTimeout = 10 * time.Second
 	DefaultGitHubBackoff = 500 * time.Millisecond
@@ -103,7 +104,7 @@ func LoadServer(args []string, getenv func(string) string, out io.Writer) (Serve
 	fs.StringVar(&s.DatabaseURL, "database-url", env("VERDICT_DATABASE_URL", DefaultDatabaseURL), "sqlite://<file> or postgres://... (VERDICT_DATABASE_URL)")
 	fs.StringVar(&s.GitHubURL, "github-url", env("VERDICT_GITHUB_URL", DefaultGitHubURL), "GitHub REST API base URL (VERDICT_GITHUB_URL)")
 	fs.StringVar(&s.AppSlug, "app-slug", env("VERDICT_APP_SLUG", ""), "App slug, to ignore the App's own events (VERDICT_APP_SLUG)")
-	fs.StringVar(&s.Phrase, "signoff-phrase", env("VERDICT_SIGNOFF_PHRASE", DefaultPhrase), "sign-off phrase (VERDICT_SIGNOFF_PHRASE)")
+	fs.StringVar(&s.Phrase, "signoff-phrase", env("VERDICT_SIGNOFF_PHRASE", signoff.DefaultPhrase), "sign-off phrase (VERDICT_SIGNOFF_PHRASE)")
 	fs.StringVar(&s.LogLevel, "log-level", env("VERDICT_LOG_LEVEL", "info"), "debug, info, warn or error (VERDICT_LOG_LEVEL)")
 	durations := []struct {
 		dst          *time.Duration

@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/verdict-bot/verdict/app/githubtest"
-	"github.com/verdict-bot/verdict/app/jobs"
+	"github.com/verdict-bot/verdict/app/retry"
 )
 
 // TestStalledAttemptsRetried: a response whose headers do not come, or whose
@@ -59,7 +59,7 @@ func TestStallThatOutlastsRetriesIsATimeout(t *testing.T) {
 	if !errors.As(err, &te) || !errors.As(err, &ne) || !ne.Timeout() || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v (%T); want a TimeoutError", err, err)
 	}
-	if !jobs.IsTransient(Classify(err)) {
+	if !retry.IsTransient(Classify(err)) {
 		t.Errorf("Classify(%v) is not transient", err)
 	}
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
-	"github.com/verdict-bot/verdict/app/jobs"
+	"github.com/verdict-bot/verdict/app/retry"
 )
 
 // Classify marks a GitHub API failure for the job queue: rate limits wait as
@@ -19,12 +19,12 @@ import (
 func Classify(err error) error { return classify(err, time.Now()) }
 
 func classify(err error, now time.Time) error {
-	if err == nil || jobs.IsTransient(err) {
+	if err == nil || retry.IsTransient(err) {
 		return err
 	}
 	var rle *github.RateLimitError
 	if errors.As(err, &rle) {
-		return &jobs.RateLimitError{RetryAfter: max(rle.Rate.Reset.Time.Sub(now)+time.Second, time.Second), Err: err}
+		return &retry.RateLimitError{RetryAfter: max(rle.Rate.Reset.Time.Sub(now)+time.Second, time.Second), Err: err}
 	}
 	var abuse *github.AbuseRateLimitError
 	if errors.As(err, &abuse) {
@@ -32,7 +32,7 @@ func classify(err error, now time.Time) error {
 		if abuse.RetryAfter != nil && abuse.Response != nil && abuse.Response.Header.Get("Retry-After") != "" {
 			wait = *abuse.RetryAfter
 		}
-		return &jobs.RateLimitError{RetryAfter: max(wait, time.Second), Err: err}
+		return &retry.RateLimitError{RetryAfter: max(wait, time.Second), Err: err}
 	}
 	var er *github.ErrorResponse
 	if errors.As(err, &er) && er.Response != nil {
@@ -41,16 +41,16 @@ func classify(err error, now time.Time) error {
 		// documentation URL go-github looks for.
 		status := er.Response.StatusCode
 		if wait, _, ok := rateLimit(status, er.Response.Header, now, func() bool { return mentionsSecondaryLimit(er.Message) }); ok {
-			return &jobs.RateLimitError{RetryAfter: max(wait, time.Second), Err: err}
+			return &retry.RateLimitError{RetryAfter: max(wait, time.Second), Err: err}
 		}
 		if status >= 500 {
-			return jobs.Transient(err)
+			return retry.Transient(err)
 		}
 		return err
 	}
 	var ne net.Error
 	if errors.As(err, &ne) || errors.Is(err, context.DeadlineExceeded) {
-		return jobs.Transient(err)
+		return retry.Transient(err)
 	}
 	return err
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/verdict-bot/verdict/app/githubtest"
-	"github.com/verdict-bot/verdict/app/jobs"
+	"github.com/verdict-bot/verdict/app/retry"
 )
 
 // fakeNow is the injected clock of these tests: waits are computed from it
@@ -114,8 +114,8 @@ func TestClassifyRateLimits(t *testing.T) {
 				t.Fatal("want the rate-limit error once the wait budget is exceeded")
 			}
 			got := classify(err, fakeNow)
-			var rl *jobs.RateLimitError
-			if !errors.As(got, &rl) || !jobs.IsTransient(got) {
+			var rl *retry.RateLimitError
+			if !errors.As(got, &rl) || !retry.IsTransient(got) {
 				t.Fatalf("classify = %v, want a RateLimitError", got)
 			}
 			if rl.RetryAfter != tt.want {
@@ -131,7 +131,7 @@ func TestClassifyOrdinaryFailures(t *testing.T) {
 	srv.AddFault(githubtest.Fault{Path: `/pulls/5$`, Status: http.StatusForbidden, Times: 1,
 		Body: `{"message":"Resource not accessible by integration"}`})
 	_, _, err := c.PullRequests.Get(context.Background(), "acme", "bench", 5)
-	if err == nil || jobs.IsTransient(classify(err, fakeNow)) {
+	if err == nil || retry.IsTransient(classify(err, fakeNow)) {
 		t.Errorf("a permission 403 must be final: %v", err)
 	}
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
-	"github.com/verdict-bot/verdict/app/jobs"
+	"github.com/verdict-bot/verdict/app/retry"
 	"github.com/verdict-bot/verdict/checks"
 )
 
@@ -111,7 +111,7 @@ func (s *Source) Commits(ctx context.Context) (checks.CommitList, error) {
 			// Only the PR's own count can say whether the cap hid commits;
 			// if it cannot be read, assume it did.
 			pr, err := s.pull(ctx)
-			if jobs.IsTransient(err) {
+			if retry.IsTransient(err) {
 				return checks.CommitList{}, err
 			}
 			out.Truncated = err != nil || pr.GetCommits() > len(out.Commits)

@@ -17,7 +17,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/verdict-bot/verdict/app/ghclient"
-	"github.com/verdict-bot/verdict/app/jobs"
+	"github.com/verdict-bot/verdict/app/retry"
 	"github.com/verdict-bot/verdict/checks"
 )
 
@@ -192,7 +192,7 @@ func apiErr(what string, resp *github.Response, err error) error {
 	if errors.As(err, &rle) || errors.As(err, &arle) {
 		return transient(rawResp(resp), fmt.Errorf("%s: GitHub rate limit: %w", what, err))
 	}
-	if t := transient(rawResp(resp), err); jobs.IsTransient(t) {
+	if t := transient(rawResp(resp), err); retry.IsTransient(t) {
 		return fmt.Errorf("%s: %w", what, t)
 	}
 	var sentinel error

@@ -16,7 +16,7 @@ import (
 
 	"github.com/verdict-bot/verdict/app/ghclient"
 	"github.com/verdict-bot/verdict/app/githubtest"
-	"github.com/verdict-bot/verdict/app/jobs"
+	"github.com/verdict-bot/verdict/app/retry"
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
 )
@@ -339,7 +339,7 @@ func TestFaultsAreRetried(t *testing.T) {
 		t.Errorf("retried faults left a transient failure: %v", err)
 	}
 	s.AddFault(githubtest.Fault{Path: `/pulls/3412/commits$`, Status: 500})
-	if _, err := src.Commits(ctx); !jobs.IsTransient(err) || src.Transient() == nil {
+	if _, err := src.Commits(ctx); !retry.IsTransient(err) || src.Transient() == nil {
 		t.Errorf("persistent 500 must surface as a transient error, got %v", err)
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"net/http"
 
 	"github.com/verdict-bot/verdict/app/ghclient"
-	"github.com/verdict-bot/verdict/app/jobs"
+	"github.com/verdict-bot/verdict/app/retry"
 )
 
 // A read either answers, finds its evidence absent (404, 410: a row may say
@@ -16,7 +16,7 @@ import (
 // answer: a row may say so too), or fails for now: a server error, a
 // timeout, a broken connection, a rate limit, a cancelled verification.
 // The last kind must never become a row, because repeating the read could
-// change the verdict. Such errors are marked jobs.ErrTransient and the
+// change the verdict. Such errors are marked retry.ErrTransient and the
 // Source remembers the first one, so the verification can be abandoned and
 // retried whatever a check made of the error it was handed.
 
@@ -24,10 +24,10 @@ import (
 // (nil when none arrived); its headers matter for answers go-github did not
 // decode, such as the archive redirect and the storage download.
 func transient(resp *http.Response, err error) error {
-	if err == nil || jobs.IsTransient(err) {
+	if err == nil || retry.IsTransient(err) {
 		return err
 	}
-	if c := ghclient.Classify(err); jobs.IsTransient(c) {
+	if c := ghclient.Classify(err); retry.IsTransient(c) {
 		return c
 	}
 	status := 0
@@ -42,14 +42,14 @@ func transient(resp *http.Response, err error) error {
 	case status >= 500, status == http.StatusTooManyRequests, limited,
 		errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded),
 		errors.Is(err, io.ErrUnexpectedEOF), errors.As(err, &ne):
-		return jobs.Transient(err)
+		return retry.Transient(err)
 	}
 	return err
 }
 
 // noteTransient remembers the first transient failure a read met.
 func (s *Source) noteTransient(err error) {
-	if !jobs.IsTransient(err) {
+	if !retry.IsTransient(err) {
 		return
 	}
 	s.mu.Lock()

@@ -13,7 +13,7 @@ import (
 
 	"github.com/verdict-bot/verdict/app/ghclient"
 	"github.com/verdict-bot/verdict/app/githubtest"
-	"github.com/verdict-bot/verdict/app/jobs"
+	"github.com/verdict-bot/verdict/app/retry"
 	"github.com/verdict-bot/verdict/checks"
 )
 
@@ -49,7 +49,7 @@ func TestTransientClassification(t *testing.T) {
 		if tc.status != 0 {
 			resp = &http.Response{StatusCode: tc.status, Header: http.Header{}}
 		}
-		if got := jobs.IsTransient(transient(resp, tc.err)); got != tc.want {
+		if got := retry.IsTransient(transient(resp, tc.err)); got != tc.want {
 			t.Errorf("%s: transient = %v, want %v", tc.name, got, tc.want)
 		}
 	}
@@ -101,7 +101,7 @@ func TestTransientFailuresNeverLookAbsent(t *testing.T) {
 					MaxRetries: 1, AttemptTimeout: 50 * time.Millisecond}})
 				s.AddFault(fault(rd.path))
 				err := rd.read(context.Background(), src, fx)
-				if !jobs.IsTransient(err) {
+				if !retry.IsTransient(err) {
 					t.Fatalf("err = %v; want a transient error", err)
 				}
 				for _, absent := range []error{checks.ErrNotFound, checks.ErrExpired, checks.ErrForbidden} {
@@ -132,14 +132,14 @@ func TestAbsenceIsNotTransient(t *testing.T) {
 	s, fx := sample(t)
 	src := newSource(t, s, Options{})
 	ctx := context.Background()
-	if _, err := src.ReadFile(ctx, fx.SHA(ixFull, "main"), "nope.txt"); !errors.Is(err, checks.ErrNotFound) || jobs.IsTransient(err) {
+	if _, err := src.ReadFile(ctx, fx.SHA(ixFull, "main"), "nope.txt"); !errors.Is(err, checks.ErrNotFound) || retry.IsTransient(err) {
 		t.Errorf("missing file: %v", err)
 	}
-	if _, err := src.Permission(ctx, "ghost"); !errors.Is(err, checks.ErrNotFound) || jobs.IsTransient(err) {
+	if _, err := src.Permission(ctx, "ghost"); !errors.Is(err, checks.ErrNotFound) || retry.IsTransient(err) {
 		t.Errorf("unknown user: %v", err)
 	}
 	s.AddFault(githubtest.Fault{Path: `/permission$`, Status: 403, Body: `{"message":"Resource not accessible by integration"}`})
-	if _, err := src.Permission(ctx, "maintainer-a"); !errors.Is(err, checks.ErrForbidden) || jobs.IsTransient(err) {
+	if _, err := src.Permission(ctx, "maintainer-a"); !errors.Is(err, checks.ErrForbidden) || retry.IsTransient(err) {
 		t.Errorf("refused: %v", err)
 	}
 	if err := src.Transient(); err != nil {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
-	"github.com/verdict-bot/verdict/app/jobs"
+	"github.com/verdict-bot/verdict/app/retry"
 	"github.com/verdict-bot/verdict/checks"
 )
 
@@ -45,7 +45,7 @@ func (s *Source) TeamMember(ctx context.Context, org, slug, login string) (check
 		what := fmt.Sprintf("reading @%s's membership of @%s/%s", login, org, slug)
 		m, resp, err := s.gh.Teams.GetTeamMembershipBySlug(ctx, org, slug, login)
 		switch {
-		case jobs.IsTransient(transient(rawResp(resp), err)):
+		case retry.IsTransient(transient(rawResp(resp), err)):
 			// A rate-limited 403 says nothing about visibility.
 			return checks.MembershipUnknown, apiErr(what, resp, err)
 		case err == nil && m.GetState() == "active":
@@ -59,7 +59,7 @@ func (s *Source) TeamMember(ctx context.Context, org, slug, login string) (check
 		}
 		if _, tresp, terr := s.gh.Teams.GetTeamBySlug(ctx, org, slug); terr == nil {
 			return checks.NotMember, nil
-		} else if st := statusOf(tresp); jobs.IsTransient(transient(rawResp(tresp), terr)) ||
+		} else if st := statusOf(tresp); retry.IsTransient(transient(rawResp(tresp), terr)) ||
 			(st != http.StatusNotFound && st != http.StatusForbidden && st != http.StatusUnauthorized) {
 			return checks.MembershipUnknown, apiErr("reading team @"+org+"/"+slug, tresp, terr)
 		}
@@ -70,7 +70,7 @@ func (s *Source) TeamMember(ctx context.Context, org, slug, login string) (check
 // refused reports whether an upstream read should be retried with the
 // fallback client: the installation was refused, not rate limited.
 func refused(resp *github.Response, err error) bool {
-	if jobs.IsTransient(transient(rawResp(resp), err)) {
+	if retry.IsTransient(transient(rawResp(resp), err)) {
 		return false
 	}
 	switch statusOf(resp) {

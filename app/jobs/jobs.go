@@ -1,14 +1,14 @@
 // Package jobs defines the units of work the queue runs: one argument type
-// per job kind, serialized as JSON into the queue, and the error markers that
-// decide whether a failed job is retried.
+// per job kind, serialized as JSON into the queue. How a failed job is
+// retried is said by the markers of package retry.
 package jobs
 
 import (
-	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/verdict-bot/verdict/checks/format/signoff"
 )
 
 // Job kinds. They are stored in the queue: never rename one.
@@ -16,14 +16,6 @@ const (
 	KindVerify  = "verdict.verify"
 	KindReuse   = "verdict.reuse"
 	KindWelcome = "verdict.welcome"
-)
-
-// Sign-off kinds, as logs and reasons name them (the same strings as
-// checks.KindConversation, KindReview and KindInline).
-const (
-	SignOffConversation = "conversation comment"
-	SignOffReview       = "review summary"
-	SignOffInline       = "inline review comment"
 )
 
 // Args is what every job argument type implements (it is River's JobArgs).
@@ -51,13 +43,11 @@ func PRKey(r Repo, pr int) string {
 type VerifyArgs struct {
 	Repo
 	PR int `json:"pr"`
-	// SignOffKey is issuecomment-<id>, pullrequestreview-<id> or
-	// discussion_r<id>. Empty means "the newest sign-off on the PR"
-	// (a maintainer's /verdict recheck).
-	SignOffKey string `json:"signoff_key,omitempty"`
-	// SignOffKind is SignOffConversation, SignOffReview or SignOffInline
-	// (empty when SignOffKey is empty).
-	SignOffKind string `json:"signoff_kind,omitempty"`
+	// SignOff is the sign-off to verify, stored as its key
+	// (issuecomment-<id>, pullrequestreview-<id> or discussion_r<id>). The
+	// zero Ref means "the newest sign-off on the PR" (a maintainer's
+	// /verdict recheck).
+	SignOff signoff.Ref `json:"signoff_key,omitzero"`
 	// ActorLogin/ActorType are the event's sender (for edits, the editor):
 	// the verifier authorizes the trigger through the API (gate f).
 	ActorLogin string `json:"actor_login"`
@@ -81,14 +71,14 @@ func (VerifyArgs) Kind() string { return KindVerify }
 // CoalesceKey groups the events that a single verification answers: the same
 // sign-off on the same PR (or "newest" for a recheck).
 func (a VerifyArgs) CoalesceKey() string {
-	k := a.SignOffKey
+	k := a.SignOff.Key()
 	if k == "" {
 		k = "newest"
 	}
 	return PRKey(a.Repo, a.PR) + "/" + k
 }
 
-// ReuseArgs asks the reuse acknowledger (§3) to react to one comment that may
+// ReuseArgs asks the reuse acknowledger to react to one comment that may
 // hold a /reuse-sweep-run or /use command.
 type ReuseArgs struct {
 	Repo
@@ -102,8 +92,9 @@ type ReuseArgs struct {
 	UpdatedAt time.Time `json:"updated_at"`
 	// PreviousBody is changes.body.from for edits (empty otherwise).
 	PreviousBody string `json:"previous_body,omitempty"`
-	// AuthorLogin/AuthorAssociation describe the comment's author, which
-	// §3.1 authorizes by association.
+	// AuthorLogin/AuthorAssociation describe the comment's author: reuse
+	// commands are authorized by association
+	// (checks/inferencex/RULES.md, "Reuse commands").
 	AuthorLogin       string `json:"author_login"`
 	AuthorAssociation string `json:"author_association"`
 	DeliveryID        string `json:"delivery_id"`
@@ -112,8 +103,8 @@ type ReuseArgs struct {
 // Kind implements Args.
 func (ReuseArgs) Kind() string { return KindReuse }
 
-// WelcomeArgs asks for the welcome / recipe-reminder comment (§2.7). The
-// welcomer decides from the PR's files whether it applies.
+// WelcomeArgs asks for the welcome / recipe-reminder comment. The welcomer
+// decides from the PR's files whether it applies.
 type WelcomeArgs struct {
 	Repo
 	PR      int    `json:"pr"`
@@ -126,54 +117,6 @@ type WelcomeArgs struct {
 
 // Kind implements Args.
 func (WelcomeArgs) Kind() string { return KindWelcome }
-
-// ErrTransient marks a failure worth retrying later: a GitHub 5xx, a timeout,
-// a rate limit, a database hiccup. Wrap it (fmt.Errorf("...: %w", ...) or
-// Transient) and the queue retries with backoff; any other error is final.
-var ErrTransient = errors.New("transient")
-
-// Transient wraps err so that errors.Is(result, ErrTransient) holds. It
-// returns nil for a nil err.
-func Transient(err error) error {
-	if err == nil {
-		return nil
-	}
-	return &transientError{err: err}
-}
-
-type transientError struct{ err error }
-
-func (e *transientError) Error() string { return e.err.Error() }
-func (e *transientError) Unwrap() []error {
-	return []error{e.err, ErrTransient}
-}
-
-// RateLimitError is a transient failure that knows when to try again (from
-// Retry-After or X-RateLimit-Reset). The queue waits that long instead of its
-// usual backoff.
-type RateLimitError struct {
-	RetryAfter time.Duration
-	Err        error
-}
-
-func (e *RateLimitError) Error() string {
-	return fmt.Sprintf("rate limited, retry after %s: %v", e.RetryAfter, e.Err)
-}
-
-// Unwrap makes a RateLimitError both ErrTransient and its cause.
-func (e *RateLimitError) Unwrap() []error { return []error{e.Err, ErrTransient} }
-
-// IsTransient reports whether err should be retried.
-func IsTransient(err error) bool { return errors.Is(err, ErrTransient) }
-
-// RetryAfter returns the wait a rate-limited error asks for, if any.
-func RetryAfter(err error) (time.Duration, bool) {
-	var rl *RateLimitError
-	if errors.As(err, &rl) && rl.RetryAfter > 0 {
-		return rl.RetryAfter, true
-	}
-	return 0, false
-}
 
 // Attempt says which try of a job is running. The queue counts an attempt
 // when it starts one; waiting for a busy PR, a rate limit or a restart

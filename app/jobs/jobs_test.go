@@ -2,52 +2,20 @@ package jobs
 
 import (
 	"encoding/json"
-	"errors"
-	"fmt"
+	"strings"
 	"testing"
-	"time"
-)
 
-func TestErrorClassification(t *testing.T) {
-	cause := errors.New("502 Bad Gateway")
-	tests := []struct {
-		name      string
-		err       error
-		transient bool
-		wait      time.Duration
-	}{
-		{"plain", cause, false, 0},
-		{"nil", nil, false, 0},
-		{"wrapped marker", fmt.Errorf("fetching PR: %w", ErrTransient), true, 0},
-		{"Transient", Transient(cause), true, 0},
-		{"Transient wrapped again", fmt.Errorf("verify: %w", Transient(cause)), true, 0},
-		{"rate limit", &RateLimitError{RetryAfter: time.Minute, Err: cause}, true, time.Minute},
-		{"rate limit without wait", &RateLimitError{Err: cause}, true, 0},
-	}
-	for _, tc := range tests {
-		if got := IsTransient(tc.err); got != tc.transient {
-			t.Errorf("%s: IsTransient = %v", tc.name, got)
-		}
-		wait, ok := RetryAfter(tc.err)
-		if wait != tc.wait || ok != (tc.wait > 0) {
-			t.Errorf("%s: RetryAfter = %v, %v", tc.name, wait, ok)
-		}
-		if tc.err != nil && tc.err != cause && tc.name != "wrapped marker" && !errors.Is(tc.err, cause) {
-			t.Errorf("%s: cause lost", tc.name)
-		}
-	}
-	if Transient(nil) != nil {
-		t.Error("Transient(nil) != nil")
-	}
-}
+	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/format/signoff"
+)
 
 func TestKeys(t *testing.T) {
 	r := Repo{Owner: "SemiAnalysisAI", Name: "InferenceX"}
 	if got := PRKey(r, 12); got != "semianalysisai/inferencex#12" {
 		t.Errorf("PRKey = %q", got)
 	}
-	a := VerifyArgs{Repo: r, PR: 12, SignOffKey: "issuecomment-5"}
-	b := VerifyArgs{Repo: Repo{Owner: "semianalysisai", Name: "inferencex"}, PR: 12, SignOffKey: "issuecomment-5"}
+	a := VerifyArgs{Repo: r, PR: 12, SignOff: signoff.Ref{Kind: checks.KindConversation, ID: 5}}
+	b := VerifyArgs{Repo: Repo{Owner: "semianalysisai", Name: "inferencex"}, PR: 12, SignOff: signoff.Ref{Kind: checks.KindConversation, ID: 5}}
 	if a.CoalesceKey() != b.CoalesceKey() {
 		t.Error("coalesce key depends on case")
 	}
@@ -57,11 +25,16 @@ func TestKeys(t *testing.T) {
 }
 
 func TestArgsRoundTrip(t *testing.T) {
-	in := VerifyArgs{Repo: Repo{InstallationID: 9, Owner: "o", Name: "r"}, PR: 3, SignOffKey: "pullrequestreview-4",
-		SignOffKind: SignOffReview, ActorLogin: "a", ActorType: "User", DeliveryID: "d", Action: "edited", Manual: true, Generation: 2}
+	in := VerifyArgs{Repo: Repo{InstallationID: 9, Owner: "o", Name: "r"}, PR: 3, SignOff: signoff.Ref{Kind: checks.KindReview, ID: 4},
+		ActorLogin: "a", ActorType: "User", DeliveryID: "d", Action: "edited", Manual: true, Generation: 2}
 	b, err := json.Marshal(in)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Jobs already in the queue carry the key as a string: the stored form
+	// must not change.
+	if !strings.Contains(string(b), `"signoff_key":"pullrequestreview-4"`) {
+		t.Errorf("stored form changed: %s", b)
 	}
 	var out VerifyArgs
 	if err := json.Unmarshal(b, &out); err != nil || out != in {

@@ -20,7 +20,7 @@ import (
 	"github.com/verdict-bot/verdict/app/gitsource"
 	"github.com/verdict-bot/verdict/app/render"
 	"github.com/verdict-bot/verdict/app/repoconfig"
-	"github.com/verdict-bot/verdict/app/verify"
+	"github.com/verdict-bot/verdict/app/scope"
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/format/signoff"
 	infxrepo "github.com/verdict-bot/verdict/checks/inferencex/repo"
@@ -179,8 +179,9 @@ func (c *Change) SetSignOff(body, signer string) {
 
 // Outcome is the result of one local verification.
 type Outcome struct {
-	Status  verify.Status // Verified or NotRequired
-	Scope   verify.Scope
+	// Scope is the scope gate's answer: with Required false the App would
+	// not verify the change at all.
+	Scope   scope.Scope
 	Verdict render.Verdict
 	// Refused lists, per row, the GitHub-only evidence it asked for
 	// (Source method names, sorted).
@@ -196,19 +197,16 @@ type Outcome struct {
 
 // Verify applies the scope gate and, when a sign-off is required, runs the
 // checks and decides. A change whose every path is owned by the core team
-// is NotRequired, as the App would leave it; force runs the checks anyway
-// (the history replay measures every change).
+// needs no sign-off and is left alone, as the App would leave it; force
+// runs the checks anyway (the history replay measures every change).
 func (c *Change) Verify(ctx context.Context, force bool) (Outcome, error) {
-	scope, err := verify.ScopeOf(ctx, c.PR, c.Layout)
+	sc, err := scope.Of(ctx, c.PR)
 	if err != nil {
 		return Outcome{}, err
 	}
-	out := Outcome{Status: verify.Verified, Scope: scope}
-	if !scope.Required {
-		out.Status = verify.NotRequired
-		if !force {
-			return out, nil
-		}
+	out := Outcome{Scope: sc}
+	if !sc.Required && !force {
+		return out, nil
 	}
 	rows := checks.Run(ctx, registry(c.track, c.signed), c.PR, c.Config.Settings.Enabled)
 	for i := range rows {

@@ -32,9 +32,6 @@ type Published struct {
 	Action     Action
 	// Wrote reports whether the comment was created or edited.
 	Wrote bool
-	// Guard is set when Finish's validation rejected the verdict it was
-	// given and published the fixed invalid-verdict body instead.
-	Guard error
 }
 
 // maxCommentPages bounds the listing: 200 pages of 100 is far beyond any
@@ -42,7 +39,7 @@ type Published struct {
 const maxCommentPages = 200
 
 // Upsert makes body the content of this App's comment keyed by marker on
-// issue or PR number (INFERENCEX.md section 2.4): a comment is ours iff a
+// issue or PR number: a comment is ours iff a
 // configured bot login wrote it AND its body starts with marker + "\n". The
 // last such comment is edited in place (nothing is written when it already
 // has body); with none, a comment is posted; if it was deleted between the
@@ -70,7 +67,7 @@ func (p *Publisher) Upsert(ctx context.Context, owner, repo string, number int, 
 		return Published{CommentID: mine.GetID(), CommentURL: mine.GetHTMLURL(), Action: Unchanged}, nil
 	}
 	// Setting a comment to a given body twice changes nothing: retryable.
-	edited, _, err := p.Client.Issues.EditComment(ghclient.Repeatable(ctx), owner, repo, mine.GetID(), &github.IssueComment{Body: github.String(body)})
+	edited, err := p.Client.EditIssueComment(ghclient.Repeatable(ctx), owner, repo, mine.GetID(), body)
 	if isNotFound(err) {
 		return p.create(ctx, owner, repo, number, body, Recreated)
 	}
@@ -81,7 +78,8 @@ func (p *Publisher) Upsert(ctx context.Context, owner, repo string, number int, 
 }
 
 // PostOnce posts body unless any comment on the issue, by anyone, already
-// contains marker (the recipe reminder's rule, section 2.7, over all pages).
+// contains marker (the recipe reminder's rule: whoever copied the marker
+// meant the reminder to be there), over all pages.
 func (p *Publisher) PostOnce(ctx context.Context, owner, repo string, number int, marker, body string) (Published, error) {
 	if err := p.checkCommentArgs(owner, repo, number, marker, body); err != nil {
 		return Published{}, err
@@ -144,7 +142,7 @@ func (p *Publisher) checkIdentity(key string) error {
 const maxCommentChars = 65536
 
 func (p *Publisher) create(ctx context.Context, owner, repo string, number int, body string, a Action) (Published, error) {
-	c, _, err := p.Client.Issues.CreateComment(ctx, owner, repo, number, &github.IssueComment{Body: github.String(body)})
+	c, err := p.Client.CreateIssueComment(ctx, owner, repo, number, body)
 	if err != nil {
 		return Published{}, fmt.Errorf("posting comment on %s/%s#%d: %w", owner, repo, number, err)
 	}
@@ -154,12 +152,11 @@ func (p *Publisher) create(ctx context.Context, owner, repo string, number int, 
 // eachComment visits every conversation comment in creation order until
 // visit returns false.
 func (p *Publisher) eachComment(ctx context.Context, owner, repo string, number int, visit func(*github.IssueComment) bool) error {
-	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
-	for page := 0; ; page++ {
-		if page == maxCommentPages {
+	for pages, page := 0, 0; ; pages++ {
+		if pages == maxCommentPages {
 			return fmt.Errorf("listing comments on %s/%s#%d: more than %d pages", owner, repo, number, maxCommentPages)
 		}
-		cs, resp, err := p.Client.Issues.ListComments(ctx, owner, repo, number, opts)
+		cs, next, err := p.Client.IssueComments(ctx, owner, repo, number, page)
 		if err != nil {
 			return fmt.Errorf("listing comments on %s/%s#%d: %w", owner, repo, number, err)
 		}
@@ -168,10 +165,10 @@ func (p *Publisher) eachComment(ctx context.Context, owner, repo string, number 
 				return nil
 			}
 		}
-		if resp.NextPage == 0 {
+		if next == 0 {
 			return nil
 		}
-		opts.Page = resp.NextPage
+		page = next
 	}
 }
 

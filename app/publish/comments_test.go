@@ -94,7 +94,7 @@ func TestEditTouchesOnlyItsOwnSignOff(t *testing.T) {
 
 func TestUpsertTakesTheLastOwnComment(t *testing.T) {
 	e := newEnv(t)
-	b, _ := e.body(keyA, e.head, nil)
+	b := e.body(keyA, e.head, nil).Markdown()
 	m := render.Marker(keyA)
 	old := e.s.AddComment(fullName, prNum, githubtest.Comment{User: "GitHub-Actions[bot]", Body: m + "\nold\n"})
 	last := e.s.AddComment(fullName, prNum, githubtest.Comment{User: bot, Body: m + "\nolder run\n"})
@@ -114,7 +114,7 @@ func TestUpsertPaginates(t *testing.T) {
 		e.s.AddComment(fullName, prNum, githubtest.Comment{User: "someone", Body: fmt.Sprintf("comment %d", i)})
 	}
 	own := e.s.AddComment(fullName, prNum, githubtest.Comment{User: bot, Body: m + "\nstale\n"})
-	b, _ := e.body(keyA, e.head, nil)
+	b := e.body(keyA, e.head, nil).Markdown()
 	pub, err := e.p.Upsert(e.ctx, owner, name, prNum, m, b)
 	if err != nil {
 		t.Fatal(err)
@@ -153,8 +153,7 @@ func TestPatchErrorsPropagate(t *testing.T) {
 			e.s.AddFault(githubtest.Fault{Method: http.MethodPatch, Path: `/issues/comments/[0-9]+$`, Status: code})
 			e.s.ResetCounts()
 			h := Handle{Owner: owner, Repo: name, SHA: e.head}
-			b, ov := e.body(keyA, e.head, map[int]checks.Status{1: checks.Fail})
-			_, err := e.p.Finish(e.ctx, h, prNum, keyA, b, ov)
+			_, err := e.p.Finish(e.ctx, h, prNum, e.body(keyA, e.head, map[int]checks.Status{1: checks.Fail}))
 			var ge *github.ErrorResponse
 			if err == nil || !asErr(err, &ge) || ge.Response.StatusCode != code {
 				t.Fatalf("Finish error = %v, want the %d", err, code)
@@ -174,7 +173,7 @@ func TestPostOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range 40 { // past the first page of 30, where the original looked
+	for i := range 40 { // past the first page of 30: a look at one page would miss it
 		e.s.AddComment(fullName, prNum, githubtest.Comment{User: "someone", Body: fmt.Sprint(i)})
 	}
 	first, err := e.p.PostOnce(e.ctx, owner, name, prNum, render.WelcomeMarker, body)
@@ -189,7 +188,7 @@ func TestPostOnce(t *testing.T) {
 		t.Fatalf("second = %+v, %v", second, err)
 	}
 
-	// Anyone's comment carrying the marker suppresses it (section 2.7).
+	// Anyone's comment carrying the marker suppresses it.
 	e2 := newEnv(t)
 	e2.s.AddComment(fullName, prNum, githubtest.Comment{User: "human", Body: "see " + render.WelcomeMarker})
 	third, err := e2.p.PostOnce(e2.ctx, owner, name, prNum, render.WelcomeMarker, body)

@@ -27,14 +27,28 @@ import (
 	"github.com/verdict-bot/verdict/checks/format/signoff"
 )
 
+// GitHub is what publishing reads and writes: the PR's conversation
+// comments, commit statuses and check runs. Listings take a page (0 for the
+// first) and return the next one (0 when there is none).
+type GitHub interface {
+	IssueComments(ctx context.Context, owner, repo string, number, page int) ([]*github.IssueComment, int, error)
+	CreateIssueComment(ctx context.Context, owner, repo string, number int, body string) (*github.IssueComment, error)
+	EditIssueComment(ctx context.Context, owner, repo string, id int64, body string) (*github.IssueComment, error)
+	CreateStatus(ctx context.Context, owner, repo, sha string, status *github.RepoStatus) error
+	CheckRuns(ctx context.Context, owner, repo, sha, name string, page int) ([]*github.CheckRun, int, error)
+	CreateCheckRun(ctx context.Context, owner, repo string, opts github.CreateCheckRunOptions) (*github.CheckRun, error)
+	UpdateCheckRun(ctx context.Context, owner, repo string, id int64, opts github.UpdateCheckRunOptions) error
+}
+
 // Defaults for the zero Publisher fields.
 const (
 	DefaultStatusContext = "codeowner-signoff-verify"
 	DefaultCheckRunName  = "Verdict / sign-off"
 )
 
-// Status descriptions (INFERENCEX.md section 2.6; the PASS, REJECTED and
-// no-verdict strings are the original's).
+// Status descriptions. The PASS, REJECTED and no-verdict strings are the
+// ones the repository's branch protection and people already know from the
+// bot Verdict replaces: keep them.
 const (
 	descPending  = "Verifying CODEOWNER sign-off"
 	descPass     = "CODEOWNER sign-off independently verified"
@@ -52,7 +66,7 @@ var shaRE = regexp.MustCompile(`^[0-9a-f]{40}$`)
 
 // Publisher publishes through one installation client.
 type Publisher struct {
-	Client *github.Client
+	Client GitHub
 	// BotLogins are the identities whose comments count as ours, e.g.
 	// "verdict[bot]" (compared case-insensitively).
 	BotLogins []string
@@ -119,7 +133,7 @@ func (p *Publisher) openCheckRun(ctx context.Context, h Handle, retry bool) (int
 	if cr != nil && (retry || cr.GetStatus() != "completed") {
 		return cr.GetID(), nil
 	}
-	created, _, err := p.Client.Checks.CreateCheckRun(ctx, h.Owner, h.Repo, github.CreateCheckRunOptions{
+	created, err := p.Client.CreateCheckRun(ctx, h.Owner, h.Repo, github.CreateCheckRunOptions{
 		Name:       p.checkRunName(),
 		HeadSHA:    h.SHA,
 		ExternalID: github.String(h.externalID()),
@@ -136,72 +150,52 @@ func (p *Publisher) openCheckRun(ctx context.Context, h Handle, retry bool) (int
 // ID names h's sign-off and commit, nil when there is none.
 func (p *Publisher) findCheckRun(ctx context.Context, h Handle) (*github.CheckRun, error) {
 	name := p.checkRunName()
-	opt := &github.ListCheckRunsOptions{CheckName: github.String(name), Filter: github.String("all"), ListOptions: github.ListOptions{PerPage: 100}}
 	var found *github.CheckRun
-	for {
-		list, resp, err := p.Client.Checks.ListCheckRunsForRef(ctx, h.Owner, h.Repo, h.SHA, opt)
+	for page := 0; ; {
+		list, next, err := p.Client.CheckRuns(ctx, h.Owner, h.Repo, h.SHA, name, page)
 		if err != nil {
 			return nil, fmt.Errorf("looking up the check run of %s on %s/%s@%s: %w", h.Key, h.Owner, h.Repo, h.SHA, err)
 		}
-		for _, cr := range list.CheckRuns {
+		for _, cr := range list {
 			if cr.GetName() == name && cr.GetExternalID() == h.externalID() && p.isBot(cr.GetApp().GetSlug()+"[bot]") &&
 				(found == nil || cr.GetID() > found.GetID()) {
 				found = cr
 			}
 		}
-		if resp.NextPage == 0 {
+		if next == 0 {
 			return found, nil
 		}
-		opt.Page = resp.NextPage
+		page = next
 	}
 }
 
-// Finish publishes the verdict body rendered for sign-off key on PR pr and
-// completes the status and check run of h. The commit status follows the
-// verdict the body itself announces, or overall if that is stricter, so it
-// can never be greener than the comment it links to. Nothing is written when
-// the key, the body's marker or its assessed commit do not match.
-func (p *Publisher) Finish(ctx context.Context, h Handle, pr int, key, body string, overall checks.Overall) (Published, error) {
+// Finish publishes body, the verdict rendered for h's sign-off and commit,
+// on PR pr, and completes the status and check run of h. The status follows
+// body.Overall, the verdict the body announces (a body the guard refused is
+// the REJECTED invalid-verdict body), so it can never be greener than the
+// comment it links to. Nothing is written when the handle and the body do
+// not name the same sign-off and commit.
+func (p *Publisher) Finish(ctx context.Context, h Handle, pr int, body render.Body) (Published, error) {
+	if body.IsZero() {
+		return Published{}, errors.New("publish: no rendered verdict")
+	}
 	if h.Key == "" {
-		h.Key = key
+		h.Key = body.Key()
 	}
 	if err := p.checkHandle(h); err != nil {
 		return Published{}, err
 	}
-	if h.Key != key {
-		return Published{}, fmt.Errorf("publish: handle of %s used for %s", h.Key, key)
+	if h.Key != body.Key() {
+		return Published{}, fmt.Errorf("publish: handle of %s used for %s", h.Key, body.Key())
 	}
-	prefix, footer := render.Marker(key)+"\n", "\n\nAssessed commit: `"+h.SHA+"`.\n"
-	english := render.EnglishPart(body)
-	if !strings.HasPrefix(english, prefix) {
-		return Published{}, fmt.Errorf("publish: verdict body does not start with the marker of %s", key)
-	}
-	if !strings.HasSuffix(english, footer) || len(english) < len(prefix)+len(footer) {
+	if h.SHA != body.HeadSHA() {
 		return Published{}, fmt.Errorf("publish: verdict body is not for the assessed commit %s", h.SHA)
 	}
-	if stricter(overall, overall) == "" {
-		return Published{}, fmt.Errorf("publish: unknown overall verdict %q", overall)
-	}
-	// The publisher's own guard (section 2.3): a body whose English verdict
-	// fails validation is replaced by the fixed invalid verdict.
-	invalid, err := render.InvalidMarkdown(key, h.SHA)
+	state := body.Overall()
+	pub, err := p.Upsert(ctx, h.Owner, h.Repo, pr, render.Marker(h.Key), body.Markdown())
 	if err != nil {
-		return Published{}, err
+		return Published{}, fmt.Errorf("publishing verdict for %s: %w", h.Key, err)
 	}
-	var guard error
-	if body != invalid {
-		if verr := render.Validate(english[len(prefix) : len(english)-len(footer)]); verr != nil {
-			guard = fmt.Errorf("verdict for %s failed validation, published the invalid-verdict body: %w", key, verr)
-			body, english = invalid, render.EnglishPart(invalid)
-		}
-	}
-	state := stricter(overall, render.BodyState(body))
-
-	pub, err := p.Upsert(ctx, h.Owner, h.Repo, pr, render.Marker(key), body)
-	if err != nil {
-		return Published{}, fmt.Errorf("publishing verdict for %s: %w", key, err)
-	}
-	pub.Guard = guard
 
 	var errs []error
 	if p.StatusEnabled {
@@ -213,9 +207,9 @@ func (p *Publisher) Finish(ctx context.Context, h Handle, pr int, key, body stri
 	if p.CheckRunsEnabled {
 		out := &github.CheckRunOutput{
 			Title:   github.String(title(state)),
-			Summary: github.String(truncate(english, maxOutputChars)),
+			Summary: github.String(truncate(body.English(), maxOutputChars)),
 		}
-		if zh := strings.TrimPrefix(body, english); strings.TrimSpace(zh) != "" {
+		if zh := body.Chinese(); strings.TrimSpace(zh) != "" {
 			out.Text = github.String(truncate(strings.TrimLeft(zh, "\n"), maxOutputChars))
 		}
 		if err := p.completeCheckRun(ctx, h, conclusion(state), pub.CommentURL, out); err != nil {
@@ -288,7 +282,7 @@ func (p *Publisher) status(ctx context.Context, h Handle, state, desc, target st
 		st.TargetURL = github.String(target)
 	}
 	// Setting a status twice changes nothing, so it may be retried.
-	if _, _, err := p.Client.Repositories.CreateStatus(ghclient.Repeatable(ctx), h.Owner, h.Repo, h.SHA, st); err != nil {
+	if err := p.Client.CreateStatus(ghclient.Repeatable(ctx), h.Owner, h.Repo, h.SHA, st); err != nil {
 		return fmt.Errorf("setting %s status on %s/%s@%s: %w", state, h.Owner, h.Repo, h.SHA, err)
 	}
 	return nil
@@ -311,7 +305,7 @@ func (p *Publisher) completeCheckRun(ctx context.Context, h Handle, concl, detai
 		h.CheckRunID = cr.GetID()
 	}
 	if h.CheckRunID != 0 {
-		_, _, err := p.Client.Checks.UpdateCheckRun(ghclient.Repeatable(ctx), h.Owner, h.Repo, h.CheckRunID, github.UpdateCheckRunOptions{
+		err := p.Client.UpdateCheckRun(ghclient.Repeatable(ctx), h.Owner, h.Repo, h.CheckRunID, github.UpdateCheckRunOptions{
 			Name: p.checkRunName(), Status: github.String("completed"), Conclusion: github.String(concl),
 			DetailsURL: details, ExternalID: ext, Output: out,
 		})
@@ -322,7 +316,7 @@ func (p *Publisher) completeCheckRun(ctx context.Context, h Handle, concl, detai
 			return fmt.Errorf("completing check run %d on %s/%s@%s: %w", h.CheckRunID, h.Owner, h.Repo, h.SHA, err)
 		}
 	}
-	_, _, err := p.Client.Checks.CreateCheckRun(ctx, h.Owner, h.Repo, github.CreateCheckRunOptions{
+	_, err := p.Client.CreateCheckRun(ctx, h.Owner, h.Repo, github.CreateCheckRunOptions{
 		Name: p.checkRunName(), HeadSHA: h.SHA, Status: github.String("completed"), Conclusion: github.String(concl),
 		DetailsURL: details, ExternalID: ext, Output: out,
 	})
@@ -357,18 +351,6 @@ func (p *Publisher) checkRunName() string {
 		return DefaultCheckRunName
 	}
 	return p.CheckRunName
-}
-
-// stricter returns the more severe of two verdicts, "" for an unknown one.
-func stricter(a, b checks.Overall) checks.Overall {
-	rank := map[checks.Overall]int{checks.VerdictPass: 1, checks.VerdictWarn: 2, checks.VerdictRejected: 3}
-	if rank[a] == 0 || rank[b] == 0 {
-		return ""
-	}
-	if rank[a] >= rank[b] {
-		return a
-	}
-	return b
 }
 
 func title(v checks.Overall) string {

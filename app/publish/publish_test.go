@@ -9,10 +9,11 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
+	"github.com/verdict-bot/verdict/app/ghapi"
+	"github.com/verdict-bot/verdict/app/ghsource"
 	"github.com/verdict-bot/verdict/app/githubtest"
 	"github.com/verdict-bot/verdict/app/render"
 	"github.com/verdict-bot/verdict/app/repoconfig"
-	"github.com/verdict-bot/verdict/app/verify"
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/inferencex"
 )
@@ -51,10 +52,13 @@ func newEnv(t *testing.T) *env {
 	s := githubtest.New(t, fx)
 	return &env{
 		t: t, s: s, head: head, newer: newer, ctx: context.Background(),
-		p: &Publisher{Client: s.Client(), BotLogins: []string{bot, "github-actions[bot]"},
+		p: &Publisher{Client: client(s), BotLogins: []string{bot, "github-actions[bot]"},
 			StatusEnabled: true, CheckRunsEnabled: true},
 	}
 }
+
+// client is the production GitHub client over the fake server.
+func client(s *githubtest.Server) *ghapi.Client { return ghapi.New(s.Client(), ghsource.Options{}) }
 
 func rows(over map[int]checks.Status) []checks.Outcome {
 	var out []checks.Outcome
@@ -69,15 +73,15 @@ func rows(over map[int]checks.Status) []checks.Outcome {
 	return out
 }
 
-func (e *env) body(key, sha string, over map[int]checks.Status) (string, checks.Overall) {
+func (e *env) body(key, sha string, over map[int]checks.Status) render.Body {
 	e.t.Helper()
 	rs := rows(over)
 	v := render.Verdict{Key: key, Author: "owner-a", HeadSHA: sha, Rows: rs, Overall: checks.Decide(rs), Escalation: []string{"@m-a"}}
-	b, err := render.Markdown(v)
+	b, err := render.Render(v)
 	if err != nil {
 		e.t.Fatalf("render: %v", err)
 	}
-	return b, v.Overall
+	return b
 }
 
 func (e *env) publish(key, sha string, over map[int]checks.Status) (Published, error) {
@@ -86,8 +90,7 @@ func (e *env) publish(key, sha string, over map[int]checks.Status) (Published, e
 	if err != nil {
 		e.t.Fatalf("Start: %v", err)
 	}
-	b, ov := e.body(key, sha, over)
-	return e.p.Finish(e.ctx, h, prNum, key, b, ov)
+	return e.p.Finish(e.ctx, h, prNum, e.body(key, sha, over))
 }
 
 func (e *env) commentWrites() []githubtest.Write {
@@ -102,21 +105,22 @@ func (e *env) commentWrites() []githubtest.Write {
 
 func TestInvalidInputsRejectedBeforeAnyWrite(t *testing.T) {
 	e := newEnv(t)
-	good, ov := e.body(keyA, e.head, nil)
+	good := e.body(keyA, e.head, nil)
 	h := Handle{Owner: owner, Repo: name, SHA: e.head, CheckRunID: 0}
+	with := func(key string) Handle { k := h; k.Key = key; return k }
 	tests := []struct {
 		name string
 		run  func() error
 	}{
-		{"invalid key", func() error { _, err := e.p.Finish(e.ctx, h, prNum, "issuecomment-abc", good, ov); return err }},
-		{"key injection", func() error { _, err := e.p.Finish(e.ctx, h, prNum, keyA+" -->", good, ov); return err }},
-		{"body for another key", func() error { _, err := e.p.Finish(e.ctx, h, prNum, keyB, good, ov); return err }},
+		{"invalid key", func() error { _, err := e.p.Finish(e.ctx, with("issuecomment-abc"), prNum, good); return err }},
+		{"key injection", func() error { _, err := e.p.Finish(e.ctx, with(keyA+" -->"), prNum, good); return err }},
+		{"body for another key", func() error { _, err := e.p.Finish(e.ctx, with(keyB), prNum, good); return err }},
 		{"body for another commit", func() error {
-			_, err := e.p.Finish(e.ctx, Handle{Owner: owner, Repo: name, SHA: e.newer}, prNum, keyA, good, ov)
+			_, err := e.p.Finish(e.ctx, Handle{Owner: owner, Repo: name, SHA: e.newer}, prNum, good)
 			return err
 		}},
 		{"bad sha", func() error { _, err := e.p.Start(e.ctx, owner, name, "HEAD", keyA, false); return err }},
-		{"unknown overall", func() error { _, err := e.p.Finish(e.ctx, h, prNum, keyA, good, "MAYBE"); return err }},
+		{"no rendered verdict", func() error { _, err := e.p.Finish(e.ctx, h, prNum, render.Body{}); return err }},
 		{"bad warnAs", func() error {
 			p := *e.p
 			p.WarnAs = "neutral"
@@ -126,7 +130,7 @@ func TestInvalidInputsRejectedBeforeAnyWrite(t *testing.T) {
 		{"no bot identities", func() error {
 			p := *e.p
 			p.BotLogins = nil
-			_, err := p.Upsert(e.ctx, owner, name, prNum, render.Marker(keyA), good)
+			_, err := p.Upsert(e.ctx, owner, name, prNum, render.Marker(keyA), good.Markdown())
 			return err
 		}},
 		{"body without marker", func() error {
@@ -184,8 +188,8 @@ func TestStatusAndCheckRun(t *testing.T) {
 				t.Fatalf("start check runs = %+v", crs)
 			}
 
-			b, ov := e.body(keyA, e.head, tt.over)
-			pub, err := e.p.Finish(e.ctx, h, prNum, keyA, b, ov)
+			b := e.body(keyA, e.head, tt.over)
+			pub, err := e.p.Finish(e.ctx, h, prNum, b)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -199,7 +203,7 @@ func TestStatusAndCheckRun(t *testing.T) {
 			}
 			cr := crs[0]
 			if cr.GetStatus() != "completed" || cr.GetConclusion() != tt.conclusion || cr.GetOutput().GetTitle() != tt.title ||
-				cr.GetOutput().GetSummary() != render.EnglishPart(b) || !strings.Contains(cr.GetOutput().GetText(), "中文") ||
+				cr.GetOutput().GetSummary() != b.English() || !strings.Contains(cr.GetOutput().GetText(), "中文") ||
 				cr.GetDetailsURL() != pub.CommentURL || cr.GetExternalID() != keyA+"@"+e.head {
 				t.Errorf("check run = %+v", cr)
 			}
@@ -215,11 +219,11 @@ func TestStatusAndCheckRun(t *testing.T) {
 func TestStatusNeverGreenerThanTheBody(t *testing.T) {
 	e := newEnv(t)
 	h, _ := e.p.Start(e.ctx, owner, name, e.head, keyA, false)
-	invalid, err := render.InvalidMarkdown(keyA, e.head)
+	invalid, err := render.Invalid(keyA, e.head)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.p.Finish(e.ctx, h, prNum, keyA, invalid, checks.VerdictPass); err != nil {
+	if _, err := e.p.Finish(e.ctx, h, prNum, invalid); err != nil {
 		t.Fatal(err)
 	}
 	if st := e.s.Statuses(fullName, e.head)[0]; st.GetState() != "failure" {
@@ -244,9 +248,9 @@ func TestDisabledStatusAndCheckRuns(t *testing.T) {
 func TestCustomContextAndMissingCheckRun(t *testing.T) {
 	e := newEnv(t)
 	e.p.StatusContext, e.p.CheckRunName = "verdict/signoff", "Sign-off"
-	b, ov := e.body(keyA, e.head, nil)
+	b := e.body(keyA, e.head, nil)
 	// Start was never called (or failed): Finish creates a completed run.
-	if _, err := e.p.Finish(e.ctx, Handle{Owner: owner, Repo: name, SHA: e.head}, prNum, keyA, b, ov); err != nil {
+	if _, err := e.p.Finish(e.ctx, Handle{Owner: owner, Repo: name, SHA: e.head}, prNum, b); err != nil {
 		t.Fatal(err)
 	}
 	if st := e.s.Statuses(fullName, e.head); len(st) != 1 || st[0].GetContext() != "verdict/signoff" {
@@ -261,8 +265,8 @@ func TestCommentFailureLeavesStatusPending(t *testing.T) {
 	e := newEnv(t)
 	h, _ := e.p.Start(e.ctx, owner, name, e.head, keyA, false)
 	e.s.AddFault(githubtest.Fault{Method: http.MethodPost, Path: `/issues/7/comments$`, Status: http.StatusBadGateway})
-	b, ov := e.body(keyA, e.head, nil)
-	if _, err := e.p.Finish(e.ctx, h, prNum, keyA, b, ov); err == nil {
+	b := e.body(keyA, e.head, nil)
+	if _, err := e.p.Finish(e.ctx, h, prNum, b); err == nil {
 		t.Fatal("Finish succeeded without a comment")
 	}
 	if st := e.s.Statuses(fullName, e.head); len(st) != 1 || st[0].GetState() != "pending" {
@@ -294,21 +298,20 @@ func TestTruncate(t *testing.T) {
 	}
 }
 
-func TestFinishGuardReplacesMalformedVerdict(t *testing.T) {
+// TestGuardedVerdictIsPublishedRejected: a verdict the guard refuses (one
+// that drops Check 7's row) is rendered as the fixed invalid-verdict body,
+// and that is what is published, with a failing status and check run.
+func TestGuardedVerdictIsPublishedRejected(t *testing.T) {
 	e := newEnv(t)
 	h, _ := e.p.Start(e.ctx, owner, name, e.head, keyA, false)
-	good, _ := e.body(keyA, e.head, nil)
-	// A hand-made body that drops Check 7's row: the guard must refuse it.
-	bad := strings.Replace(good, "✅ Check 7 (Deprecated models): PASS — reason 7 PASS\n\n", "", 1)
-	if bad == good {
-		t.Fatal("test body unchanged")
+	rs := rows(nil)
+	rs = append(rs[:7], rs[8:]...)
+	b, guard := render.Render(render.Verdict{Key: keyA, Author: "owner-a", HeadSHA: e.head, Rows: rs, Overall: checks.VerdictPass})
+	if guard == nil || !strings.Contains(guard.Error(), "Check 7 is missing") {
+		t.Errorf("guard = %v", guard)
 	}
-	pub, err := e.p.Finish(e.ctx, h, prNum, keyA, bad, checks.VerdictPass)
-	if err != nil {
+	if _, err := e.p.Finish(e.ctx, h, prNum, b); err != nil {
 		t.Fatal(err)
-	}
-	if pub.Guard == nil || !strings.Contains(pub.Guard.Error(), "Check 7 is missing") {
-		t.Errorf("Guard = %v", pub.Guard)
 	}
 	invalid, _ := render.InvalidMarkdown(keyA, e.head)
 	cs := e.s.Comments(fullName, prNum)
@@ -330,14 +333,14 @@ func TestVerifierAdapter(t *testing.T) {
 	cfg.Status.Context = "verdict/custom"
 	off := false
 	cfg.CheckRun.Enabled = &off
-	b, ov := e.body(keyA, e.head, map[int]checks.Status{15: checks.Warn})
-	pub := verify.Publication{Client: e.s.Client(), Config: cfg, Owner: owner, Repo: name, Number: prNum, Key: keyA, HeadSHA: e.head, Overall: ov, Body: b}
-	v := Verifier{Pending: true}
+	b := e.body(keyA, e.head, map[int]checks.Status{15: checks.Warn})
+	pub := Target{Client: client(e.s), Config: cfg, Owner: owner, Repo: name, Number: prNum, Key: keyA, HeadSHA: e.head}
+	v := Verdicts{Pending: true}
 	started, err := v.Start(e.ctx, pub)
 	if err != nil {
 		t.Fatal(err)
 	}
-	url, err := v.Finish(e.ctx, started, pub)
+	url, err := v.Finish(e.ctx, started, b)
 	if err != nil || url == "" {
 		t.Fatalf("Finish = %q, %v", url, err)
 	}
@@ -348,9 +351,13 @@ func TestVerifierAdapter(t *testing.T) {
 	if n := len(e.s.CheckRuns(fullName, e.head)); n != 0 {
 		t.Errorf("%d check runs with check runs disabled", n)
 	}
-	// Finish without a Start handle still completes everything.
-	if _, err := v.Finish(e.ctx, nil, pub); err != nil {
+	// Finish after a Start that marked nothing (no check run yet) still
+	// completes everything.
+	if _, err := v.Finish(e.ctx, unmarked(t, e, pub), b); err != nil {
 		t.Fatal(err)
+	}
+	if _, err := v.Finish(e.ctx, Started{}, b); err == nil {
+		t.Error("Finish without Start published")
 	}
 }
 
@@ -358,9 +365,9 @@ func TestVerifierAdapterFailureHandling(t *testing.T) {
 	e := newEnv(t)
 	cfg := repoconfig.Default()
 	cfg.BotLogins = []string{bot}
-	b, ov := e.body(keyA, e.head, nil)
-	pub := verify.Publication{Client: e.s.Client(), Config: cfg, Owner: owner, Repo: name, Number: prNum, Key: keyA, HeadSHA: e.head, Overall: ov, Body: b}
-	v := Verifier{Pending: true}
+	b := e.body(keyA, e.head, nil)
+	pub := Target{Client: client(e.s), Config: cfg, Owner: owner, Repo: name, Number: prNum, Key: keyA, HeadSHA: e.head}
+	v := Verdicts{Pending: true}
 
 	// No statuses permission: neither Start nor Finish fails the job.
 	e.s.AddFault(githubtest.Fault{Method: http.MethodPost, Path: `/statuses/`, Status: http.StatusForbidden})
@@ -368,7 +375,7 @@ func TestVerifierAdapterFailureHandling(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Start: %v", err)
 	}
-	url, err := v.Finish(e.ctx, started, pub)
+	url, err := v.Finish(e.ctx, started, b)
 	if err != nil || url == "" {
 		t.Fatalf("Finish = %q, %v", url, err)
 	}
@@ -380,10 +387,10 @@ func TestVerifierAdapterFailureHandling(t *testing.T) {
 	// retry finds the comment unchanged.
 	e.s.ClearFaults()
 	e.s.AddFault(githubtest.Fault{Method: http.MethodPost, Path: `/statuses/`, Status: http.StatusBadGateway, Times: 1})
-	if _, err := v.Finish(e.ctx, nil, pub); err == nil {
+	if _, err := v.Finish(e.ctx, unmarked(t, e, pub), b); err == nil {
 		t.Error("transient status failure swallowed")
 	}
-	if _, err := v.Finish(e.ctx, nil, pub); err != nil {
+	if _, err := v.Finish(e.ctx, unmarked(t, e, pub), b); err != nil {
 		t.Errorf("retry: %v", err)
 	}
 	if n := len(e.s.Comments(fullName, prNum)); n != 1 {
@@ -392,7 +399,7 @@ func TestVerifierAdapterFailureHandling(t *testing.T) {
 
 	// A comment failure is always returned, whatever its status.
 	e.s.AddFault(githubtest.Fault{Method: http.MethodGet, Path: `/issues/7/comments$`, Status: http.StatusForbidden})
-	if _, err := v.Finish(e.ctx, nil, pub); err == nil {
+	if _, err := v.Finish(e.ctx, unmarked(t, e, pub), b); err == nil {
 		t.Error("comment failure swallowed")
 	}
 	// An invalid commit is refused before any write.
@@ -418,9 +425,9 @@ func TestRetriesFindTheirCheckRunAgain(t *testing.T) {
 		t.Errorf("retry opened check run %d, want to reuse %d", second.CheckRunID, first.CheckRunID)
 	}
 	// The retry completes the run, then its final status write fails.
-	b, ov := e.body(keyA, e.head, nil)
+	b := e.body(keyA, e.head, nil)
 	e.s.AddFault(githubtest.Fault{Method: http.MethodPost, Path: `/statuses/`, Status: http.StatusUnprocessableEntity, Times: 1})
-	if _, err := e.p.Finish(e.ctx, second, prNum, keyA, b, ov); err == nil {
+	if _, err := e.p.Finish(e.ctx, second, prNum, b); err == nil {
 		t.Fatal("Finish hid the status failure")
 	}
 	// The next attempt neither sets pending nor opens a second run.
@@ -431,7 +438,7 @@ func TestRetriesFindTheirCheckRunAgain(t *testing.T) {
 	if third.CheckRunID != first.CheckRunID {
 		t.Errorf("retry after completion opened check run %d, want %d", third.CheckRunID, first.CheckRunID)
 	}
-	if _, err := e.p.Finish(e.ctx, third, prNum, keyA, b, ov); err != nil {
+	if _, err := e.p.Finish(e.ctx, third, prNum, b); err != nil {
 		t.Fatal(err)
 	}
 	for _, st := range e.s.Statuses(fullName, e.head)[:1] {
@@ -447,7 +454,7 @@ func TestRetriesFindTheirCheckRunAgain(t *testing.T) {
 		t.Fatalf("check runs = %+v", crs)
 	}
 	// A Finish without a handle (Start failed) finds the run too.
-	if _, err := e.p.Finish(e.ctx, Handle{Owner: owner, Repo: name, SHA: e.head}, prNum, keyA, b, ov); err != nil || len(e.s.CheckRuns(fullName, e.head)) != 1 {
+	if _, err := e.p.Finish(e.ctx, Handle{Owner: owner, Repo: name, SHA: e.head}, prNum, b); err != nil || len(e.s.CheckRuns(fullName, e.head)) != 1 {
 		t.Errorf("handle-less Finish: %v, %d runs", err, len(e.s.CheckRuns(fullName, e.head)))
 	}
 	// A new verification of the same sign-off and commit gets a new run;
@@ -492,8 +499,8 @@ func TestLookupFailureOpensNoSecondRun(t *testing.T) {
 	if err == nil || h.CheckRunID != 0 {
 		t.Fatalf("Start = %+v, %v; want a failed look-up and no run", h, err)
 	}
-	b, ov := e.body(keyA, e.head, nil)
-	if _, err := e.p.Finish(e.ctx, h, prNum, keyA, b, ov); err == nil {
+	b := e.body(keyA, e.head, nil)
+	if _, err := e.p.Finish(e.ctx, h, prNum, b); err == nil {
 		t.Error("Finish created a run without looking")
 	}
 	if n := len(e.s.CheckRuns(fullName, e.head)); n != 1 {
@@ -509,4 +516,16 @@ func countState(sts []github.RepoStatus, state string) int {
 		}
 	}
 	return n
+}
+
+// unmarked starts the publication of t without marking the commit, as
+// verdict check does: Finish then has no check run ID and finds or creates
+// the run itself.
+func unmarked(t *testing.T, e *env, target Target) Started {
+	t.Helper()
+	s, err := Verdicts{}.Start(e.ctx, target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

@@ -11,9 +11,9 @@ import (
 
 // request is one delivery waiting for its group commit.
 type request struct {
-	d         Delivery
-	duplicate bool
-	done      chan error
+	d       Delivery
+	outcome Outcome
+	done    chan error
 }
 
 // batcher funnels deliveries into group commits. One goroutine commits;
@@ -51,27 +51,30 @@ func (b *batcher) stop() {
 	<-b.finished
 }
 
-func (b *batcher) submit(ctx context.Context, d Delivery) (bool, error) {
+func (b *batcher) submit(ctx context.Context, d Delivery) (Outcome, error) {
 	r := &request{d: d, done: make(chan error, 1)}
 	select {
 	case <-b.quit:
-		return false, ErrClosed
+		return "", ErrClosed
 	default:
 	}
 	select {
 	case b.in <- r:
 	case <-b.quit:
-		return false, ErrClosed
+		return "", ErrClosed
 	case <-ctx.Done():
-		return false, ctx.Err()
+		return "", ctx.Err()
 	}
 	// Once queued, the delivery will be committed or failed even if the
 	// caller goes away; wait for that unless the caller gives up.
 	select {
 	case err := <-r.done:
-		return r.duplicate, err
+		if err != nil {
+			return "", err
+		}
+		return r.outcome, nil
 	case <-ctx.Done():
-		return false, ctx.Err()
+		return "", ctx.Err()
 	}
 }
 
@@ -151,7 +154,7 @@ func (b *batcher) flush(batch []*request) {
 	}
 	b.log.Warn("group commit failed; storing deliveries one by one", "deliveries", len(batch), "err", err)
 	for _, r := range batch {
-		r.duplicate = false
+		r.outcome = ""
 		b.flush([]*request{r})
 	}
 }

@@ -144,20 +144,15 @@ func (e *riverEngine[TTx]) commit(ctx context.Context, batch []*request) (err er
 	}()
 	var params []river.InsertManyParams
 	for _, r := range batch {
+		r.outcome = deliveryOutcome(r.d)
 		d := r.d.Delivery
-		d.Jobs = len(r.d.Jobs)
-		if d.Outcome == "" {
-			d.Outcome = "ignored"
-			if d.Jobs > 0 {
-				d.Outcome = "queued"
-			}
-		}
+		d.Jobs, d.Outcome = len(r.d.Jobs), string(r.outcome)
 		fresh, err := store.InsertDelivery(ctx, ex, d)
 		if err != nil {
 			return err
 		}
-		r.duplicate = !fresh
 		if !fresh {
+			r.outcome = Duplicate
 			continue
 		}
 		for _, a := range r.d.Jobs {

@@ -317,10 +317,31 @@ func (q *Queue) Stop(ctx context.Context) error {
 	return err
 }
 
+// Outcome is what intake did with a delivery; the delivery log stores it
+// and intake's metrics count it.
+type Outcome string
+
+const (
+	// Queued: the delivery and its jobs are stored.
+	Queued Outcome = "queued"
+	// Ignored: the delivery is logged; it asked for nothing.
+	Ignored Outcome = "ignored"
+	// Duplicate: the delivery ID was stored before; nothing was stored.
+	Duplicate Outcome = "duplicate"
+)
+
+// deliveryOutcome is the outcome of storing d for the first time.
+func deliveryOutcome(d Delivery) Outcome {
+	if len(d.Jobs) > 0 {
+		return Queued
+	}
+	return Ignored
+}
+
 // Enqueue stores d and its jobs durably (in a group commit with whatever
-// else arrived meanwhile). It reports duplicate=true, storing nothing, when
-// d's delivery ID was stored before.
-func (q *Queue) Enqueue(ctx context.Context, d Delivery) (duplicate bool, err error) {
+// else arrived meanwhile) and says what it did: Duplicate, storing
+// nothing, when d's delivery ID was stored before.
+func (q *Queue) Enqueue(ctx context.Context, d Delivery) (Outcome, error) {
 	return q.batch.submit(ctx, d)
 }
 

@@ -14,8 +14,10 @@ import (
 
 	"github.com/verdict-bot/verdict/app/jobs"
 	"github.com/verdict-bot/verdict/app/queue"
+	"github.com/verdict-bot/verdict/app/retry"
 	"github.com/verdict-bot/verdict/app/store"
 	"github.com/verdict-bot/verdict/app/store/storetest"
+	"github.com/verdict-bot/verdict/checks/format/signoff"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -152,8 +154,17 @@ var repo = jobs.Repo{InstallationID: 1, Owner: "o", Name: "r"}
 func verifyDelivery(id string, pr int, key string) queue.Delivery {
 	return queue.Delivery{
 		Delivery: store.Delivery{ID: id, Event: "issue_comment", Action: "edited", Repo: "o/r", PR: pr, Received: time.Now()},
-		Jobs:     []jobs.Args{jobs.VerifyArgs{Repo: repo, PR: pr, SignOffKey: key, DeliveryID: id, Action: "edited"}},
+		Jobs:     []jobs.Args{jobs.VerifyArgs{Repo: repo, PR: pr, SignOff: ref(key), DeliveryID: id, Action: "edited"}},
 	}
+}
+
+// ref is the sign-off a key names.
+func ref(key string) signoff.Ref {
+	r, err := signoff.ParseKey(key)
+	if err != nil {
+		panic(err)
+	}
+	return r
 }
 
 func waitFor(t *testing.T, what string, cond func() bool) {
@@ -182,11 +193,11 @@ func TestRedeliveryRunsOnce(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				dup, err := q.Enqueue(ctx, d)
+				out, err := q.Enqueue(ctx, d)
 				if err != nil {
 					t.Error(err)
 				}
-				dups <- dup
+				dups <- out == queue.Duplicate
 			}()
 		}
 		wg.Wait()
@@ -200,8 +211,8 @@ func TestRedeliveryRunsOnce(t *testing.T) {
 		if fresh != 1 {
 			t.Fatalf("%d of 4 concurrent copies were stored as new", fresh)
 		}
-		if dup, err := q.Enqueue(ctx, d); err != nil || !dup {
-			t.Fatalf("late redelivery: dup=%v err=%v", dup, err)
+		if out, err := q.Enqueue(ctx, d); err != nil || out != queue.Duplicate {
+			t.Fatalf("late redelivery: outcome=%v err=%v", out, err)
 		}
 		waitFor(t, "the verification", func() bool { v, _, _ := rec.calls(); return v == 1 })
 		time.Sleep(200 * time.Millisecond)
@@ -223,17 +234,17 @@ func TestJobKindsReachTheirHandlers(t *testing.T) {
 		d := queue.Delivery{
 			Delivery: store.Delivery{ID: "mixed", Event: "issue_comment", Repo: "o/r", PR: 4, Received: time.Now()},
 			Jobs: []jobs.Args{
-				jobs.VerifyArgs{Repo: repo, PR: 4, SignOffKey: "issuecomment-9"},
+				jobs.VerifyArgs{Repo: repo, PR: 4, SignOff: ref("issuecomment-9")},
 				jobs.ReuseArgs{Repo: repo, PR: 4, CommentID: 9, Action: "created", Body: "/use 1"},
 				jobs.WelcomeArgs{Repo: repo, PR: 4, Action: "opened"},
 			},
 		}
-		if _, err := q.Enqueue(context.Background(), d); err != nil {
-			t.Fatal(err)
+		if out, err := q.Enqueue(context.Background(), d); err != nil || out != queue.Queued {
+			t.Fatalf("Enqueue = %v, %v; want queued", out, err)
 		}
 		noJobs := queue.Delivery{Delivery: store.Delivery{ID: "nothing", Event: "issue_comment", Repo: "o/r", PR: 4, Received: time.Now()}}
-		if _, err := q.Enqueue(context.Background(), noJobs); err != nil {
-			t.Fatal(err)
+		if out, err := q.Enqueue(context.Background(), noJobs); err != nil || out != queue.Ignored {
+			t.Fatalf("Enqueue = %v, %v; want ignored", out, err)
 		}
 		waitFor(t, "all three jobs", func() bool { v, r, w := rec.calls(); return v == 1 && r == 1 && w == 1 })
 		rec.mu.Lock()
@@ -336,7 +347,7 @@ func TestBurstCoalesces(t *testing.T) {
 		}
 		got := map[string]string{}
 		for _, v := range rec.verifies {
-			got[v.SignOffKey] = v.DeliveryID
+			got[v.SignOff.Key()] = v.DeliveryID
 		}
 		if got["issuecomment-55"] != "burst-4" || got["issuecomment-56"] != "other" {
 			t.Fatalf("verified %v; want the latest event of each sign-off", got)
@@ -352,18 +363,18 @@ func TestRetries(t *testing.T) {
 	}{
 		{"transient then success", func(n int) error {
 			if n < 3 {
-				return fmt.Errorf("GET /pulls/1: 502: %w", jobs.ErrTransient)
+				return fmt.Errorf("GET /pulls/1: 502: %w", retry.ErrTransient)
 			}
 			return nil
 		}, 3},
 		{"rate limit waits then succeeds", func(n int) error {
 			if n == 1 {
-				return &jobs.RateLimitError{RetryAfter: 50 * time.Millisecond, Err: errors.New("secondary rate limit")}
+				return &retry.RateLimitError{RetryAfter: 50 * time.Millisecond, Err: errors.New("secondary rate limit")}
 			}
 			return nil
 		}, 2},
 		{"final error is not retried", func(int) error { return errors.New("sign-off comment not found") }, 1},
-		{"transient until attempts run out", func(int) error { return jobs.Transient(errors.New("timeout")) }, 3},
+		{"transient until attempts run out", func(int) error { return retry.Transient(errors.New("timeout")) }, 3},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/verdict-bot/verdict/app/jobs"
 	"github.com/verdict-bot/verdict/app/queue"
+	"github.com/verdict-bot/verdict/app/retry"
 	"github.com/verdict-bot/verdict/app/store"
 	"github.com/verdict-bot/verdict/app/store/storetest"
 )
@@ -120,7 +121,7 @@ func TestGivingUpAbandons(t *testing.T) {
 		err  error
 	}{
 		{"final", errString("sign-off deleted")},
-		{"attempts exhausted", jobs.Transient(context.DeadlineExceeded)},
+		{"attempts exhausted", retry.Transient(context.DeadlineExceeded)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

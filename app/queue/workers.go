@@ -13,11 +13,12 @@ import (
 
 	"github.com/verdict-bot/verdict/app/jobs"
 	"github.com/verdict-bot/verdict/app/metrics"
+	"github.com/verdict-bot/verdict/app/retry"
 )
 
 // Verifier verifies one sign-off and publishes the verdict (implemented by
-// the verification pipeline). Errors wrapping jobs.ErrTransient are retried
-// with backoff (a jobs.RateLimitError waits as long as it says); any other
+// the verification pipeline). Errors wrapping retry.ErrTransient are retried
+// with backoff (a retry.RateLimitError waits as long as it says); any other
 // error is final and logged.
 type Verifier interface {
 	Verify(ctx context.Context, a jobs.VerifyArgs, at jobs.Attempt) error
@@ -30,12 +31,13 @@ type Abandoner interface {
 	Abandon(ctx context.Context, a jobs.VerifyArgs, cause error) error
 }
 
-// ReuseAcknowledger reacts to a reuse command comment (§3.5).
+// ReuseAcknowledger reacts to a reuse command comment
+// (checks/inferencex/RULES.md, "Reuse commands").
 type ReuseAcknowledger interface {
 	Acknowledge(ctx context.Context, a jobs.ReuseArgs) error
 }
 
-// Welcomer posts the welcome / recipe reminder when it applies (§2.7).
+// Welcomer posts the welcome / recipe reminder when it applies.
 type Welcomer interface {
 	Welcome(ctx context.Context, a jobs.WelcomeArgs) error
 }
@@ -50,12 +52,12 @@ func (w *verifyWorker) Work(ctx context.Context, job *river.Job[jobs.VerifyArgs]
 	q := w.q
 	log := q.log.With("job", jobs.KindVerify, "job_id", job.ID, "attempt", job.Attempt,
 		"repo", a.FullName(), "pr", a.PR, "delivery_id", a.DeliveryID,
-		"signoff_key", a.SignOffKey, "action", a.Action)
+		"signoff", a.SignOff.Key(), "action", a.Action)
 	// Coalescing: a newer event for the same sign-off was enqueued after
 	// this one; that job will verify the latest state, so this one is moot.
 	cur, err := q.st.Generation(ctx, a.CoalesceKey())
 	if err != nil {
-		return jobs.Transient(err)
+		return retry.Transient(err)
 	}
 	if a.Generation > 0 && a.Generation < cur {
 		log.Info("verification superseded by a newer event for the same sign-off", "generation", a.Generation, "latest", cur)
@@ -113,7 +115,7 @@ func (w *reuseWorker) Work(ctx context.Context, job *river.Job[jobs.ReuseArgs]) 
 	if q.opt.Reuse == nil {
 		return q.final(log, jobs.KindReuse, errors.New("no reuse acknowledger configured"))
 	}
-	// §1.6: its own per-PR group, so acknowledgements never overtake each
+	// Its own per-PR group, so acknowledgements never overtake each
 	// other but do not wait for verifications.
 	return q.exclusive(ctx, log, job.JobRow, "reuse:"+jobs.PRKey(a.Repo, a.PR), jobs.KindReuse, func(ctx context.Context) error {
 		return q.opt.Reuse.Acknowledge(ctx, a)
@@ -144,7 +146,7 @@ func outcomeOf(err error) string {
 	switch {
 	case err == nil:
 		return "ok"
-	case jobs.IsTransient(err):
+	case retry.IsTransient(err):
 		return "retry"
 	default:
 		return "failed"
@@ -158,7 +160,7 @@ func outcomeOf(err error) string {
 func (q *Queue) exclusive(ctx context.Context, log *slog.Logger, job *rivertype.JobRow, key, kind string, f func(context.Context) error) error {
 	lock, ok, err := q.locks.tryLock(ctx, key)
 	if err != nil {
-		return q.classify(ctx, log, job, kind, jobs.Transient(fmt.Errorf("taking the per-PR lock: %w", err)))
+		return q.classify(ctx, log, job, kind, retry.Transient(fmt.Errorf("taking the per-PR lock: %w", err)))
 	}
 	if !ok {
 		metrics.Job(kind, "busy")
@@ -181,7 +183,7 @@ func (q *Queue) exclusive(ctx context.Context, log *slog.Logger, job *rivertype.
 	cancel(nil)
 	lock.release()
 	if cause := context.Cause(workCtx); err != nil && cause != nil && !errors.Is(cause, context.Canceled) {
-		err = jobs.Transient(fmt.Errorf("%w (%v)", err, cause))
+		err = retry.Transient(fmt.Errorf("%w (%v)", err, cause))
 	}
 	return q.classify(ctx, log, job, kind, err)
 }
@@ -196,8 +198,8 @@ func (q *Queue) givesUp(ctx context.Context, job *rivertype.JobRow, err error) b
 	switch {
 	case err == nil, q.interrupted(ctx):
 		return false
-	case jobs.IsTransient(err) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
-		if _, ok := jobs.RetryAfter(err); ok && time.Since(job.CreatedAt) < q.opt.RateLimitMaxAge {
+	case retry.IsTransient(err) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		if _, ok := retry.After(err); ok && time.Since(job.CreatedAt) < q.opt.RateLimitMaxAge {
 			return false
 		}
 		return job.Attempt >= job.MaxAttempts
@@ -218,12 +220,12 @@ func (q *Queue) classify(ctx context.Context, log *slog.Logger, job *rivertype.J
 		log.Info("job interrupted by shutdown; it resumes at the next start without spending an attempt", "err", err)
 		return river.JobSnooze(0)
 	}
-	if wait, ok := jobs.RetryAfter(err); ok && time.Since(job.CreatedAt) < q.opt.RateLimitMaxAge {
+	if wait, ok := retry.After(err); ok && time.Since(job.CreatedAt) < q.opt.RateLimitMaxAge {
 		metrics.Job(kind, "retry")
 		log.Warn("rate limited; waiting before retrying", "wait", wait, "err", err)
 		return river.JobSnooze(wait)
 	}
-	if jobs.IsTransient(err) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	if retry.IsTransient(err) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		metrics.Job(kind, "retry")
 		if job.Attempt >= job.MaxAttempts {
 			log.Error("job failed for the last time", "err", err)

@@ -10,7 +10,7 @@ import (
 )
 
 // WelcomeMarker is the first line of the recipe reminder. Any comment that
-// contains it means the reminder was already posted (section 2.7).
+// contains it means the reminder was already posted.
 const WelcomeMarker = "<!-- recipe-reminder -->"
 
 // Welcome is the data of the recipe reminder.
@@ -72,7 +72,7 @@ func ReplyMarker(commandCommentID int64) string {
 // ReuseUsage is the syntax shown for an unparsable reuse command.
 var ReuseUsage = []string{"/use <run_id>", "/reuse-sweep-run [run_id]"}
 
-// ReuseReply acknowledges a reuse command (section 3.5). The 👍/👎 reaction
+// ReuseReply acknowledges a reuse command. The 👍/👎 reaction
 // stays the primary signal; the reply says why.
 type ReuseReply struct {
 	CommentID  int64

@@ -1,12 +1,13 @@
 // Package render turns a finished verification into the comment body Verdict
-// publishes: the English verdict exactly as INFERENCEX.md section 2.2 lays it
-// out, followed by the same verdict in Chinese inside
+// publishes: the English verdict in the fixed layout reviewers and the
+// repository's tooling read (header, failing and warning rows, the passing
+// ones collapsed, footer), followed by the same verdict in Chinese inside
 // <details><summary>中文</summary>. It also renders the JSON form of a
 // verdict, the recipe reminder and the short command replies. Rendering never
 // decides anything: the overall verdict comes from the caller and the guard
-// (Validate, section 2.3) refuses a body whose rows disagree with it.
+// (Validate) refuses a body whose rows disagree with it.
 //
-// Body layout. The English part is byte-for-byte the section 2.4 body:
+// Body layout. The English part is, byte for byte:
 //
 //	marker(KEY) + "\n" + verdict + "\n\nAssessed commit: `H`.\n"
 //
@@ -16,8 +17,8 @@
 //
 // Keeping the footer inside the English part (rather than at the very end)
 // means the English part can be cut out with EnglishPart, validated and
-// compared exactly as a gen-4 publisher would, and the Chinese block never
-// sits between a verdict and the commit it was made for.
+// compared by any tool that reads English verdicts only, and the Chinese
+// block never sits between a verdict and the commit it was made for.
 package render
 
 import (
@@ -70,7 +71,7 @@ var (
 	handleRE     = regexp.MustCompile(`^@[A-Za-z0-9][A-Za-z0-9-]{0,38}(/[A-Za-z0-9][A-Za-z0-9._-]*)?$`)
 )
 
-// statusEmoji is the fixed emoji of each row status (section 2.1).
+// statusEmoji is the fixed emoji of each row status.
 var statusEmoji = map[checks.Status]string{
 	checks.Pass: "✅",
 	checks.Fail: "❌",
@@ -84,55 +85,108 @@ func Marker(key string) string {
 	return "<!-- codeowner-signoff-verify signoff=" + key + " -->"
 }
 
-// Markdown renders the full comment body for v. The English verdict is run
-// through Validate first; if the guard rejects it, Markdown returns the fixed
-// "did not produce a valid verdict" body together with an error, so a caller
-// that publishes anyway publishes a REJECTED verdict, never a malformed one.
-// Malformed inputs (key, SHAs, handles) are an error with an empty body.
-func Markdown(v Verdict) (string, error) {
+// Body is a verdict comment ready to publish. Only Render and Invalid make
+// one, after the guard has accepted its text, so Overall is always the
+// verdict the text announces: a publisher takes the commit status from it
+// and never reads the verdict back out of the text.
+type Body struct {
+	key, headSHA string
+	overall      checks.Overall
+	markdown     string
+}
+
+// Key is the sign-off key the body's marker carries.
+func (b Body) Key() string { return b.key }
+
+// HeadSHA is the commit the body says it assessed.
+func (b Body) HeadSHA() string { return b.headSHA }
+
+// Overall is the verdict the body announces.
+func (b Body) Overall() checks.Overall { return b.overall }
+
+// Markdown is the whole comment: English part, then the Chinese block.
+func (b Body) Markdown() string { return b.markdown }
+
+// English is the marker, the English verdict and its footer.
+func (b Body) English() string { return EnglishPart(b.markdown) }
+
+// Chinese is what follows the English part: the collapsed Chinese block.
+func (b Body) Chinese() string { return strings.TrimPrefix(b.markdown, b.English()) }
+
+// IsZero reports a Body that Render or Invalid did not make.
+func (b Body) IsZero() bool { return b == Body{} }
+
+// Render renders the full comment body for v. The English verdict is run
+// through Validate first; if the guard rejects it, Render returns the fixed
+// "did not produce a valid verdict" body (REJECTED) together with an error,
+// so a caller that publishes anyway publishes a REJECTED verdict, never a
+// malformed one. Malformed inputs (key, SHAs, handles) are an error with
+// the zero Body.
+func Render(v Verdict) (Body, error) {
 	if err := v.checkInputs(); err != nil {
-		return "", err
+		return Body{}, err
 	}
 	en, err := v.verdictText(EN)
 	if err != nil {
-		return "", err
+		return Body{}, err
 	}
 	if verr := Validate(en); verr != nil {
-		body, err := InvalidMarkdown(v.Key, v.HeadSHA)
+		body, err := Invalid(v.Key, v.HeadSHA)
 		if err != nil {
-			return "", err
+			return Body{}, err
 		}
 		return body, fmt.Errorf("rendered verdict failed validation: %w", verr)
 	}
 	zh, err := v.verdictText(ZH)
 	if err != nil {
-		return "", err
+		return Body{}, err
 	}
-	return compose(v.Key, v.HeadSHA, en, zh)
+	md, err := compose(v.Key, v.HeadSHA, en, zh)
+	if err != nil {
+		return Body{}, err
+	}
+	return Body{key: v.Key, headSHA: v.HeadSHA, overall: v.Overall, markdown: md}, nil
 }
 
-// InvalidMarkdown is the body published when no valid verdict exists (section
-// 2.3 step 4): REJECTED header, the fixed sentence, the footer.
-func InvalidMarkdown(key, headSHA string) (string, error) {
+// Markdown is Render's text: the full comment body for v, or the invalid
+// verdict's with an error when the guard refused it.
+func Markdown(v Verdict) (string, error) {
+	b, err := Render(v)
+	return b.markdown, err
+}
+
+// Invalid is the body published when no valid verdict exists: the REJECTED
+// header, the fixed sentence that no valid verdict was produced, the footer.
+func Invalid(key, headSHA string) (Body, error) {
 	if err := checkKeySHA(key, headSHA); err != nil {
-		return "", err
+		return Body{}, err
 	}
 	var parts [2]string
 	for i, l := range langs {
 		h, err := text(l, "header."+string(checks.VerdictRejected), nil)
 		if err != nil {
-			return "", err
+			return Body{}, err
 		}
 		s, err := text(l, "invalid", nil)
 		if err != nil {
-			return "", err
+			return Body{}, err
 		}
 		parts[i] = h + "\n\n" + s
 	}
-	return compose(key, headSHA, parts[0], parts[1])
+	md, err := compose(key, headSHA, parts[0], parts[1])
+	if err != nil {
+		return Body{}, err
+	}
+	return Body{key: key, headSHA: headSHA, overall: checks.VerdictRejected, markdown: md}, nil
 }
 
-// EnglishPart returns the section 2.4 body (marker, English verdict, footer)
+// InvalidMarkdown is Invalid's text.
+func InvalidMarkdown(key, headSHA string) (string, error) {
+	b, err := Invalid(key, headSHA)
+	return b.markdown, err
+}
+
+// EnglishPart returns the English part (marker, English verdict, footer)
 // of a body produced by this package: everything before the Chinese block.
 func EnglishPart(body string) string {
 	summary, err := text(ZH, "lang.summary", nil)
@@ -220,7 +274,7 @@ type row struct {
 
 // verdictText renders the verdict of language l without marker and footer:
 // header, [escalation], [@author line], expanded rows, collapsed group,
-// [head-advanced sentence], joined by blank lines (section 2.2).
+// [head-advanced sentence], joined by blank lines.
 func (v Verdict) verdictText(l Lang) (string, error) {
 	rows := slices.Clone(v.Rows)
 	slices.SortStableFunc(rows, func(a, b checks.Outcome) int { return a.Number - b.Number })

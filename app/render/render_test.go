@@ -22,7 +22,7 @@ const (
 	newSHA  = "9f8e7d6c5b4a39281706f5e4d3c2b1a098f7e6d5"
 )
 
-// baseRows is a fully passing gen-4 verdict; scenarios override rows.
+// baseRows is a fully passing 16-row verdict; scenarios override rows.
 func baseRows() []checks.Outcome {
 	reasons := map[int]checks.Text{
 		0:  checks.T("@nv-owner-a owns every changed file (configs/nvidia-master.yaml).", "@nv-owner-a 拥有所有改动文件（configs/nvidia-master.yaml）。"),
@@ -151,7 +151,7 @@ func TestMarkdownGolden(t *testing.T) {
 }
 
 // checkBodyShape asserts the invariants that the golden files only show:
-// the section 2.4 shape of the English part and that the guard accepts it.
+// the shape of the English part and that the guard accepts it.
 func checkBodyShape(t *testing.T, v Verdict, body string, invalid bool) {
 	t.Helper()
 	en := EnglishPart(body)
@@ -167,7 +167,7 @@ func checkBodyShape(t *testing.T, v Verdict, body string, invalid bool) {
 	if err := Validate(verdict); err != nil && !invalid {
 		t.Errorf("published English verdict fails the guard: %v", err)
 	}
-	// A gen-4 guard run over the whole body (Chinese block included) must
+	// A guard run over the whole body (Chinese block included) must
 	// reach the same judgement: Chinese rows and headers are not rows to it.
 	_, rest, _ := strings.Cut(body, "\n")
 	if err := Validate(rest); (err == nil) == invalid {

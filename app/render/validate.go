@@ -7,13 +7,12 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/verdict-bot/verdict/checks"
 )
 
-// The guard of INFERENCEX.md section 2.3, kept as the original publisher
-// applies it. The headers are repeated here rather than read from the
-// templates on purpose: the guard must catch a template that drifts.
+// The publisher's guard: a verdict is published only when its rows are
+// well-formed, complete and agree with its header, whatever produced it.
+// The headers are repeated here rather than read from the templates on
+// purpose: the guard must catch a template that drifts.
 const (
 	HeaderPass     = "## ✅✅✅ **Verdict: PASS** ✅✅✅"
 	HeaderWarn     = "## ⚠️ **Verdict: WARN** ⚠️"
@@ -30,11 +29,12 @@ var (
 // guardEmoji is the emoji each status must carry.
 var guardEmoji = map[string]string{"PASS": "✅", "FAIL": "❌", "N/A": "➖", "WARN": "⚠️"}
 
-// warnCapable are the gen-4 advisory rows: the only ones that may WARN and
-// the ones that may never FAIL.
+// warnCapable are the preset's advisory rows (checks/inferencex/RULES.md,
+// "Rows and outcomes"): the only ones that may WARN and the ones that may
+// never FAIL.
 var warnCapable = map[int]bool{4: true, 14: true, 15: true}
 
-// numChecks is the gen-4 row count: every number 0..15 exactly once.
+// numChecks is the preset's row count: every number 0..15 exactly once.
 const numChecks = 16
 
 // Validate applies the publisher guard to an English verdict (the text
@@ -110,25 +110,9 @@ func Validate(englishVerdict string) error {
 	return errors.Join(errs...)
 }
 
-// BodyState reads back the verdict a published body announces (section 2.3
-// step 6): PASS or WARN when the line after the marker is that header, else
-// REJECTED. Publishers derive the commit status from it so that the status
-// can never be greener than the comment it points to.
-func BodyState(body string) checks.Overall {
-	_, rest, _ := strings.Cut(body, "\n")
-	header, _, _ := strings.Cut(rest, "\n")
-	switch header {
-	case HeaderPass:
-		return checks.VerdictPass
-	case HeaderWarn:
-		return checks.VerdictWarn
-	}
-	return checks.VerdictRejected
-}
-
-// splitLines splits like Python's str.splitlines, which the original guard
-// used: every Unicode line boundary ends a line, so a row cannot hide a second
-// line behind a character Markdown might treat as a break.
+// splitLines splits like Python's str.splitlines: every Unicode line
+// boundary ends a line, so a row cannot hide a second line behind a
+// character Markdown might treat as a break.
 func splitLines(s string) []string {
 	var out []string
 	start := 0

@@ -135,7 +135,7 @@ func TestBodyState(t *testing.T) {
 }
 
 // FuzzValidate checks that the guard never panics and that whatever it
-// accepts really has the properties section 2.3 promises.
+// accepts really has the properties the guard promises.
 func FuzzValidate(f *testing.F) {
 	f.Add(strings.Join(verdictLines(HeaderPass, nil), "\n"))
 	f.Add(strings.Join(verdictLines(HeaderRejected, map[int]string{1: "FAIL", 14: "WARN"}), "\n"))
@@ -161,7 +161,7 @@ func FuzzValidate(f *testing.F) {
 }
 
 // FuzzMarkdownReason feeds arbitrary reasons through the renderer: the
-// English part must always pass the guard and keep the section 2.4 shape.
+// English part must always pass the guard and keep its shape.
 func FuzzMarkdownReason(f *testing.F) {
 	f.Add("plain reason", "理由")
 	f.Add("x </details> <!-- y", "`<b>` ): PASS — z")

@@ -30,7 +30,7 @@ type Config struct {
 	BotLogins []string `yaml:"bot_logins"`
 }
 
-// StatusConfig is the commit-status feature (gen-1 behaviour, on by default).
+// StatusConfig is the commit-status feature (on by default).
 type StatusConfig struct {
 	Enabled *bool  `yaml:"enabled"`
 	Context string `yaml:"context"`

@@ -104,10 +104,10 @@ func TestCheck(t *testing.T) {
 				`line 1: core_team must be a GitHub handle such as @login or @org/team, not "SemiAnalysisAI/core"`,
 				`line 2: escalation_handles[1] must be a GitHub handle such as @login or @org/team, not "b"`,
 			}},
-		{name: "paths", in: "paths:\n  models: ../MODELS.md\n  waiverdir: /etc\n  root: x/\n",
+		{name: "paths", in: "paths:\n  models: ../MODELS.md\n  waiver_dir: /etc\n  root: x/\n",
 			want: []string{
 				`line 2: paths.models must be a relative path inside the repository (forward slashes, no .. or leading /), not "../MODELS.md"`,
-				`line 3: paths.waiverdir must be a relative path inside the repository (forward slashes, no .. or leading /), not "/etc"`,
+				`line 3: paths.waiver_dir must be a relative path inside the repository (forward slashes, no .. or leading /), not "/etc"`,
 				"line 4: paths.root cannot be set: choose the layout with layout: legacy or e2e instead",
 			}},
 		{name: "layout", in: "layout: flat\n", want: []string{`line 1: layout must be legacy or e2e (or empty), not "flat"`}},

@@ -12,12 +12,13 @@ import (
 	"github.com/verdict-bot/verdict/app/githubtest"
 	"github.com/verdict-bot/verdict/app/jobs"
 	"github.com/verdict-bot/verdict/app/render"
+	"github.com/verdict-bot/verdict/app/retry"
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/inferencex"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
 )
 
-// The §7 slash-command acceptance table, one comment at a time.
+// The slash-command acceptance table, one comment at a time.
 func TestAcknowledgeTable(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -37,7 +38,7 @@ func TestAcknowledgeTable(t *testing.T) {
 		{name: "not at line start", assoc: "MEMBER", body: "Please /use 123"},
 		{name: "auto-select skips the gate no-op run", assoc: "OWNER", body: "/reuse-sweep-run", reaction: "+1",
 			log: "Reuse accepted / 复用请求已接受: PR #12, run 30123456789 (success)."},
-		// gen-1 read the 42 on the next line as a pin; gen 2+ auto-selects.
+		// The 42 on the next line is not an argument: commands are whole lines.
 		{name: "id on the next line is not a pin", assoc: "MEMBER", body: "/reuse-sweep-run\n42", reaction: "+1",
 			log: "Reuse accepted / 复用请求已接受: PR #12, run 30123456789 (success)."},
 		{name: "CRLF body", assoc: "MEMBER", body: "thanks!\r\n/use 777\r\n", reaction: "+1", log: "run 777 (cancelled)"},
@@ -261,7 +262,7 @@ func TestTransientErrorsAreRetried(t *testing.T) {
 	id := e.post("maintainer", "MEMBER", "/use 30123456789")
 	e.s.AddFault(githubtest.Fault{Method: "GET", Path: `/reactions$`, Status: 502, Times: 1})
 	err := e.ack.Acknowledge(context.Background(), e.job(id, "created"))
-	if !jobs.IsTransient(err) {
+	if !retry.IsTransient(err) {
 		t.Fatalf("want a transient error, got %v", err)
 	}
 	// The retry succeeds.
@@ -271,7 +272,7 @@ func TestTransientErrorsAreRetried(t *testing.T) {
 	e2 := newEnv(t)
 	id2 := e2.post("maintainer", "MEMBER", "/use 30123456789")
 	e2.s.AddFault(githubtest.Fault{Method: "POST", Path: `/reactions$`, Status: 403, Times: 1})
-	if err := e2.ack.Acknowledge(context.Background(), e2.job(id2, "created")); err == nil || jobs.IsTransient(err) {
+	if err := e2.ack.Acknowledge(context.Background(), e2.job(id2, "created")); err == nil || retry.IsTransient(err) {
 		t.Fatalf("a 403 must be final, got %v", err)
 	}
 }
@@ -288,7 +289,7 @@ func TestEvidenceFailures(t *testing.T) {
 		e := newEnv(t)
 		id := e.post("maintainer", "MEMBER", "/use 30123456789")
 		e.s.AddFault(githubtest.Fault{Method: "GET", Path: `/actions/runs/30123456789$`, Status: 502, Times: 1})
-		if err := e.ack.Acknowledge(context.Background(), e.job(id, "created")); !jobs.IsTransient(err) {
+		if err := e.ack.Acknowledge(context.Background(), e.job(id, "created")); !retry.IsTransient(err) {
 			t.Fatalf("want a transient error, got %v", err)
 		}
 		e.expect(id, "", "")
@@ -300,7 +301,7 @@ func TestEvidenceFailures(t *testing.T) {
 		id := e.post("maintainer", "MEMBER", "/use 30123456789")
 		e.s.AddFault(githubtest.RateLimitFault(`/actions/runs/30123456789/artifacts$`, 1, 10*time.Minute))
 		err := e.ack.Acknowledge(context.Background(), e.job(id, "created"))
-		if d, ok := jobs.RetryAfter(err); !ok || d < 8*time.Minute || d > 11*time.Minute {
+		if d, ok := retry.After(err); !ok || d < 8*time.Minute || d > 11*time.Minute {
 			t.Fatalf("want a rate-limit retry after ~10m, got %v (%v, %v)", err, d, ok)
 		}
 	})

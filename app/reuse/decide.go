@@ -16,21 +16,24 @@ import (
 	"github.com/verdict-bot/verdict/checks/inferencex/sweep"
 )
 
-// Rejection reasons of §3.5 that are not eligibility reasons.
+// Rejection reasons that are not eligibility reasons.
 var supersededReason = checks.T(
 	"a newer reuse request supersedes this comment",
 	"已有更新的复用请求取代了此评论",
 )
 
-// decide validates a command comment in the order of §3.5 step 4 and
-// returns the first failure, or the acceptance with the chosen source run.
+// decide validates a command comment (checks/inferencex/RULES.md, "Reuse
+// commands") in a fixed order: the author's association, the grammar,
+// whether it is the newest authorized request, an open PR, then the source
+// run's eligibility. It returns the first failure, or the acceptance with the
+// chosen source run.
 // An error means the answer could not be determined (retry or log).
 func (r *ack) decide(ctx context.Context, c commentView) (outcome, error) {
-	pr, _, err := r.gh.PullRequests.Get(ctx, r.owner, r.repo, r.job.PR)
+	pr, err := r.gh.PullRequest(ctx, r.owner, r.repo, r.job.PR)
 	if err != nil {
 		return outcome{}, apiError(fmt.Sprintf("reading PR #%d", r.job.PR), err)
 	}
-	src := r.source(r.gh, r.owner, r.repo, r.job.PR)
+	src := r.gh.Evidence(r.owner, r.repo, r.job.PR)
 	settings, invalid, err := r.loadSettings(ctx, pr, src)
 	if err != nil {
 		return outcome{}, err
@@ -170,17 +173,16 @@ func orList(list []string, conj string) string {
 func (r *ack) loadSettings(ctx context.Context, pr *github.PullRequest, src checks.Source) (s infxrepo.Settings, invalid, err error) {
 	def := pr.GetBase().GetRepo().GetDefaultBranch()
 	if def == "" {
-		repo, _, err := r.gh.Repositories.Get(ctx, r.owner, r.repo)
+		repo, err := r.gh.Repository(ctx, r.owner, r.repo)
 		if err != nil {
 			return s, nil, apiError("reading the repository", err)
 		}
 		def = repo.GetDefaultBranch()
 	}
-	br, _, err := r.gh.Repositories.GetBranch(ctx, r.owner, r.repo, def, 1)
+	sha, err := r.gh.BranchSHA(ctx, r.owner, r.repo, def)
 	if err != nil {
 		return s, nil, apiError("reading default branch "+def, err)
 	}
-	sha := br.GetCommit().GetSHA()
 	data, err := src.ReadFile(ctx, sha, repoconfig.Path)
 	switch {
 	case errors.Is(err, checks.ErrNotFound):

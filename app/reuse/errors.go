@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/verdict-bot/verdict/app/ghclient"
-	"github.com/verdict-bot/verdict/app/jobs"
+	"github.com/verdict-bot/verdict/app/retry"
 )
 
 // apiError wraps a GitHub API failure with what was being done and marks it
@@ -22,8 +22,8 @@ func notFound(err error) bool { return ghclient.IsNotFound(err) }
 // retryable marks an evidence error from the Source for retry: after a rate
 // limit's reset when GitHub named one, else with the queue's backoff.
 func retryable(err error) error {
-	if c := ghclient.Classify(err); jobs.IsTransient(c) {
+	if c := ghclient.Classify(err); retry.IsTransient(c) {
 		return c
 	}
-	return jobs.Transient(err)
+	return retry.Transient(err)
 }

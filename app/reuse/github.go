@@ -5,18 +5,15 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/google/go-github/v62/github"
-
 	"github.com/verdict-bot/verdict/app/render"
 )
 
 // clearReactions removes the bot's own 👍 and 👎 from the command comment.
 // Other people's reactions and the bot's other reactions stay.
 func (r *ack) clearReactions(ctx context.Context) error {
-	opt := &github.ListOptions{PerPage: 100}
 	var mine []int64
-	for {
-		rs, resp, err := r.gh.Reactions.ListIssueCommentReactions(ctx, r.owner, r.repo, r.job.CommentID, opt)
+	for page := 0; ; {
+		rs, next, err := r.gh.IssueCommentReactions(ctx, r.owner, r.repo, r.job.CommentID, page)
 		if notFound(err) {
 			return nil // the comment is gone, and its reactions with it
 		}
@@ -28,13 +25,13 @@ func (r *ack) clearReactions(ctx context.Context) error {
 				mine = append(mine, x.GetID())
 			}
 		}
-		if resp.NextPage == 0 {
+		if next == 0 {
 			break
 		}
-		opt.Page = resp.NextPage
+		page = next
 	}
 	for _, id := range mine {
-		_, err := r.gh.Reactions.DeleteIssueCommentReaction(ctx, r.owner, r.repo, r.job.CommentID, id)
+		err := r.gh.DeleteIssueCommentReaction(ctx, r.owner, r.repo, r.job.CommentID, id)
 		if err != nil && !notFound(err) {
 			return apiError(fmt.Sprintf("removing reaction %d from comment %d", id, r.job.CommentID), err)
 		}
@@ -43,7 +40,7 @@ func (r *ack) clearReactions(ctx context.Context) error {
 }
 
 func (r *ack) react(ctx context.Context, content string) error {
-	_, _, err := r.gh.Reactions.CreateIssueCommentReaction(ctx, r.owner, r.repo, r.job.CommentID, content)
+	err := r.gh.CreateIssueCommentReaction(ctx, r.owner, r.repo, r.job.CommentID, content)
 	if err != nil {
 		return apiError(fmt.Sprintf("reacting %s to comment %d", content, r.job.CommentID), err)
 	}
@@ -94,7 +91,7 @@ func (r *ack) upsertReply(ctx context.Context, body string) error {
 	if first.body == body {
 		return nil
 	}
-	_, _, err = r.gh.Issues.EditComment(ctx, r.owner, r.repo, first.id, &github.IssueComment{Body: github.String(body)})
+	_, err = r.gh.EditIssueComment(ctx, r.owner, r.repo, first.id, body)
 	if notFound(err) {
 		return r.createReply(ctx, body) // deleted by someone meanwhile
 	}
@@ -105,7 +102,7 @@ func (r *ack) upsertReply(ctx context.Context, body string) error {
 }
 
 func (r *ack) createReply(ctx context.Context, body string) error {
-	_, _, err := r.gh.Issues.CreateComment(ctx, r.owner, r.repo, r.job.PR, &github.IssueComment{Body: github.String(body)})
+	_, err := r.gh.CreateIssueComment(ctx, r.owner, r.repo, r.job.PR, body)
 	if err != nil {
 		return apiError(fmt.Sprintf("replying on PR #%d", r.job.PR), err)
 	}
@@ -127,7 +124,7 @@ func (r *ack) removeReply(ctx context.Context) error {
 }
 
 func (r *ack) deleteComment(ctx context.Context, id int64) error {
-	_, err := r.gh.Issues.DeleteComment(ctx, r.owner, r.repo, id)
+	err := r.gh.DeleteIssueComment(ctx, r.owner, r.repo, id)
 	if err != nil && !notFound(err) {
 		return apiError(fmt.Sprintf("deleting reply %d", id), err)
 	}

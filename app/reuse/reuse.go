@@ -1,7 +1,7 @@
 // Package reuse is the acknowledger of /use and /reuse-sweep-run commands
-// (INFERENCEX.md §3.5). For each command comment it removes its own earlier
-// reaction, validates the request in the specified order, and answers with
-// 👍 or 👎. A 👎 also gets one short bilingual reply saying why, keyed by a
+// (checks/inferencex/RULES.md, "Reuse commands"). For each command comment
+// it removes its own earlier reaction, validates the request in a fixed
+// order, and answers with 👍 or 👎. A 👎 also gets one short bilingual reply saying why, keyed by a
 // hidden marker so that editing the command updates the same reply and
 // editing the command away removes it. The acknowledger never triggers,
 // cancels or merges anything: the sweep workflow's own gate acts on the
@@ -18,39 +18,56 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
-	"github.com/verdict-bot/verdict/app/ghsource"
 	"github.com/verdict-bot/verdict/app/jobs"
+	"github.com/verdict-bot/verdict/app/retry"
+	"github.com/verdict-bot/verdict/app/snapshot"
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/format/commands"
 	infxrepo "github.com/verdict-bot/verdict/checks/inferencex/repo"
 )
 
+// GitHub is what acknowledging a command needs from GitHub: the PR and the
+// repository's default branch (for its configuration), the command comment
+// and the PR's other comments, the bot's reactions and replies, and the
+// evidence source through which a run's eligibility is read. Listings take
+// a page (0 for the first) and return the next (0 at the end).
+type GitHub interface {
+	Repository(ctx context.Context, owner, repo string) (*github.Repository, error)
+	PullRequest(ctx context.Context, owner, repo string, number int) (*github.PullRequest, error)
+	BranchSHA(ctx context.Context, owner, repo, branch string) (string, error)
+	Evidence(owner, repo string, number int) snapshot.Evidence
+
+	IssueComment(ctx context.Context, owner, repo string, id int64) (*github.IssueComment, error)
+	IssueComments(ctx context.Context, owner, repo string, number, page int) ([]*github.IssueComment, int, error)
+	CreateIssueComment(ctx context.Context, owner, repo string, number int, body string) (*github.IssueComment, error)
+	EditIssueComment(ctx context.Context, owner, repo string, id int64, body string) (*github.IssueComment, error)
+	DeleteIssueComment(ctx context.Context, owner, repo string, id int64) error
+
+	IssueCommentReactions(ctx context.Context, owner, repo string, id int64, page int) ([]*github.Reaction, int, error)
+	CreateIssueCommentReaction(ctx context.Context, owner, repo string, id int64, content string) error
+	DeleteIssueCommentReaction(ctx context.Context, owner, repo string, commentID, reactionID int64) error
+}
+
 // Acknowledger reacts to reuse command comments. It implements the queue's
 // ReuseAcknowledger.
 type Acknowledger struct {
-	// Client returns a client authorized for an App installation.
-	Client func(ctx context.Context, installationID int64) (*github.Client, error)
-	// SourceOptions configure the GitHub-backed evidence source through
-	// which eligibility (§3.4) reads commits, runs, artifacts and the
-	// repository configuration.
-	SourceOptions ghsource.Options
-	// NewSource replaces that source (tests); nil means ghsource.New.
-	NewSource func(gh *github.Client, owner, repo string, number int) checks.Source
+	// Client returns GitHub as an App installation may use it.
+	Client func(ctx context.Context, installationID int64) (GitHub, error)
 	// BotLogins are the App's own identities ("<slug>[bot]"). Only reactions
 	// and replies authored by one of them are treated as the bot's own.
 	BotLogins []string
 	Logger    *slog.Logger
 }
 
-// Summaries written to the log, as the original writes them to the step
-// summary.
+// Summaries written to the log, worded as the sweep workflow words them in
+// its step summary.
 const (
 	acceptedSummary = "Reuse accepted / 复用请求已接受: PR #%d, run %d (%s)."
 	rejectedSummary = "Reuse rejected / 复用请求未接受: %s"
 )
 
 // Acknowledge handles one issue_comment event that carried, or used to
-// carry, a reuse command. Errors wrapping jobs.ErrTransient are retried by
+// carry, a reuse command. Errors wrapping retry.ErrTransient are retried by
 // the queue; every step is idempotent, so a retry repeats work but never
 // duplicates a reaction or a reply.
 func (a *Acknowledger) Acknowledge(ctx context.Context, job jobs.ReuseArgs) error {
@@ -64,17 +81,10 @@ func (a *Acknowledger) Acknowledge(ctx context.Context, job jobs.ReuseArgs) erro
 	}
 	gh, err := a.Client(ctx, job.InstallationID)
 	if err != nil {
-		return jobs.Transient(fmt.Errorf("creating a client for installation %d: %w", job.InstallationID, err))
+		return retry.Transient(fmt.Errorf("creating a client for installation %d: %w", job.InstallationID, err))
 	}
 	r := &ack{Acknowledger: a, gh: gh, job: job, log: log, owner: job.Owner, repo: job.Name}
 	return r.run(ctx)
-}
-
-func (a *Acknowledger) source(gh *github.Client, owner, repo string, number int) checks.Source {
-	if a.NewSource != nil {
-		return a.NewSource(gh, owner, repo, number)
-	}
-	return ghsource.New(gh, owner, repo, number, a.SourceOptions)
 }
 
 func (a *Acknowledger) logger() *slog.Logger {
@@ -87,7 +97,7 @@ func (a *Acknowledger) logger() *slog.Logger {
 // ack is the state of one acknowledgement.
 type ack struct {
 	*Acknowledger
-	gh          *github.Client
+	gh          GitHub
 	job         jobs.ReuseArgs
 	log         *slog.Logger
 	owner, repo string
@@ -197,7 +207,7 @@ type commentView struct {
 }
 
 func (r *ack) comment(ctx context.Context) (commentView, error) {
-	ic, _, err := r.gh.Issues.GetComment(ctx, r.owner, r.repo, r.job.CommentID)
+	ic, err := r.gh.IssueComment(ctx, r.owner, r.repo, r.job.CommentID)
 	if err != nil {
 		if notFound(err) {
 			return commentView{}, err
@@ -231,23 +241,22 @@ const maxCommentPages = 100
 // comments lists the PR's conversation comments, fresh (never memoized: the
 // race guard depends on seeing comments posted a moment ago).
 func (r *ack) comments(ctx context.Context) ([]checks.Comment, error) {
-	opt := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
 	var out []checks.Comment
-	for page := 0; ; page++ {
-		if page == maxCommentPages {
+	for pages, page := 0, 0; ; pages++ {
+		if pages == maxCommentPages {
 			return nil, fmt.Errorf("PR #%d has more than %d comments; refusing to list further", r.job.PR, maxCommentPages*100)
 		}
-		cs, resp, err := r.gh.Issues.ListComments(ctx, r.owner, r.repo, r.job.PR, opt)
+		cs, next, err := r.gh.IssueComments(ctx, r.owner, r.repo, r.job.PR, page)
 		if err != nil {
 			return nil, apiError(fmt.Sprintf("listing PR #%d comments", r.job.PR), err)
 		}
 		for _, ic := range cs {
 			out = append(out, toComment(ic))
 		}
-		if resp.NextPage == 0 {
+		if next == 0 {
 			return out, nil
 		}
-		opt.Page = resp.NextPage
+		page = next
 	}
 }
 

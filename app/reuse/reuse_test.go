@@ -9,12 +9,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-github/v62/github"
-
+	"github.com/verdict-bot/verdict/app/ghapi"
 	"github.com/verdict-bot/verdict/app/ghsource"
 	"github.com/verdict-bot/verdict/app/githubtest"
 	"github.com/verdict-bot/verdict/app/jobs"
 	"github.com/verdict-bot/verdict/app/render"
+	"github.com/verdict-bot/verdict/app/snapshot"
 	"github.com/verdict-bot/verdict/checks"
 )
 
@@ -89,31 +89,39 @@ func newEnv(t *testing.T, opts ...envOpt) *env {
 
 	e := &env{t: t, s: s, fx: fx, log: &bytes.Buffer{}}
 	var once sync.Once
+	gh := hookGitHub{Client: ghapi.New(s.Client(), ghsource.Options{}), f: func() {
+		if e.hook != nil {
+			once.Do(e.hook)
+		}
+	}}
 	e.ack = &Acknowledger{
-		Client: func(context.Context, int64) (*github.Client, error) { return s.Client(), nil },
-		NewSource: func(gh *github.Client, owner, repo string, n int) checks.Source {
-			return hookSource{ghsource.New(gh, owner, repo, n, ghsource.Options{}), func() {
-				if e.hook != nil {
-					once.Do(e.hook)
-				}
-			}}
-		},
+		Client:    func(context.Context, int64) (GitHub, error) { return gh, nil },
 		BotLogins: []string{bot},
 		Logger:    slog.New(slog.NewTextHandler(e.log, nil)),
 	}
 	return e
 }
 
-// hookSource runs f when eligibility lists a run's artifacts, which is the
-// last read before the race guard.
+// hookGitHub is the production client whose evidence sources run f when
+// eligibility lists a run's artifacts, which is the last read before the
+// race guard.
+type hookGitHub struct {
+	*ghapi.Client
+	f func()
+}
+
+func (h hookGitHub) Evidence(owner, repo string, number int) snapshot.Evidence {
+	return hookSource{h.Client.Evidence(owner, repo, number), h.f}
+}
+
 type hookSource struct {
-	checks.Source
+	snapshot.Evidence
 	f func()
 }
 
 func (h hookSource) Artifacts(ctx context.Context, id int64) ([]checks.Artifact, error) {
 	h.f()
-	return h.Source.Artifacts(ctx, id)
+	return h.Evidence.Artifacts(ctx, id)
 }
 
 // post adds a user comment; each one is a minute newer than the last.

@@ -1,8 +1,13 @@
 // Package router turns a webhook delivery into the jobs it calls for: a
-// verification of a sign-off (§1.1-1.3b), a reuse-command acknowledgement
-// (§3.1-3.2), a maintainer's /verdict recheck, or the welcome reminder
-// (§2.7). It is pure: no I/O, no authorization beyond cheap pre-filters —
-// the workers authorize through the API.
+// verification of a sign-off, a reuse-command acknowledgement, a
+// maintainer's /verdict recheck, or the welcome reminder. It is pure: no
+// I/O, no authorization beyond cheap pre-filters; the workers authorize
+// through the API.
+//
+// Every event Verdict acts on is one entry of the events table: its name
+// and the function that makes jobs of a delivery. Intake answers any other
+// event without storing it, and the App subscribes to exactly the events
+// the table lists (a test compares it with deploy/app-manifest.yml).
 package router
 
 import (
@@ -10,70 +15,87 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"strconv"
+	"slices"
 	"strings"
 
 	"github.com/verdict-bot/verdict/app/jobs"
+	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/format/commands"
 	"github.com/verdict-bot/verdict/checks/format/signoff"
 )
-
-// DefaultPhrase is the sign-off phrase of the InferenceX preset.
-const DefaultPhrase = "As a PR reviewer and CODEOWNER"
 
 // ErrMalformed is returned for a payload that is not JSON or lacks the
 // fields every handled event has.
 var ErrMalformed = errors.New("malformed payload")
 
-// Router routes deliveries. The zero value uses DefaultPhrase.
+// Router routes deliveries. The zero value uses signoff.DefaultPhrase.
 type Router struct {
 	// Phrase makes a comment a sign-off candidate (case-sensitive substring).
 	Phrase string
 	// AppSlug is the App's slug; its bot account "<slug>[bot]" is ignored
 	// (so is every other bot).
 	AppSlug string
-	// RecheckAssociations may use /verdict recheck before the API check of
-	// gate f; default OWNER, MEMBER, COLLABORATOR (anyone with write access
-	// has one of them).
+	// RecheckAssociations may use /verdict recheck before the verifier
+	// checks the actor's permission; default OWNER, MEMBER, COLLABORATOR
+	// (anyone with write access has one of them).
 	RecheckAssociations []string
 }
 
 // Decision is what a delivery asks for.
 type Decision struct {
 	Event, Action string
-	Repo          jobs.Repo
-	PR            int
-	HeadSHA       string // when the payload carries it
-	Sender        string
+	DeliveryID    string
+	// Unhandled is set for an event not in the table: nothing was parsed
+	// and nothing needs storing.
+	Unhandled bool
+	Repo      jobs.Repo
+	PR        int
+	HeadSHA   string // when the payload carries it
+	Sender    string
 	// IgnoredSender is set for the App itself and other bots: nothing is
 	// enqueued and nothing needs storing.
 	IgnoredSender bool
 	Jobs          []jobs.Args
 }
 
-// Handles reports whether event may produce jobs; other events are answered
-// without being stored.
-func Handles(event string) bool {
-	switch event {
-	case "issue_comment", "pull_request_review", "pull_request_review_comment", "pull_request":
-		return true
-	}
-	return false
+// route makes the jobs of one delivery of an event, whose common fields
+// (repository, PR number, sender) d already holds.
+type route func(r Router, d *Decision, p *payload)
+
+// events is every webhook event Verdict acts on. Adding one is one entry
+// here (and the event in deploy/app-manifest.yml).
+var events = map[string]route{
+	"issue_comment":               Router.issueComment,
+	"pull_request_review":         Router.review,
+	"pull_request_review_comment": Router.reviewComment,
+	"pull_request":                Router.pullRequest,
 }
 
+// Handles lists the webhook events that may produce jobs, sorted; the App
+// subscribes to exactly these.
+func Handles() []string {
+	names := make([]string, 0, len(events))
+	for name := range events {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// The identifiers that reach URLs and logs must have the shapes GitHub
+// gives them; anything else did not come from GitHub and is dropped.
 var (
-	// §1.3b sanity gate.
 	repoNameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$`)
 	loginRE    = regexp.MustCompile(`^[A-Za-z0-9-]+(\[bot\])?$`)
-	// §1.4 sign-off URL.
-	signOffURLRE = regexp.MustCompile(`(?i)^https://github\.com/([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+)/pull/([1-9][0-9]*)(?:/files)?#(issuecomment-|pullrequestreview-|discussion_r)([1-9][0-9]*)$`)
 )
 
 // Route decides what the delivery of event with body calls for. Only an
 // unparsable payload is an error; anything irrelevant yields no jobs.
 func (r Router) Route(event, deliveryID string, body []byte) (Decision, error) {
-	d := Decision{Event: event}
-	if !Handles(event) {
+	d := Decision{Event: event, DeliveryID: deliveryID}
+	handle, ok := events[event]
+	if !ok {
+		d.Unhandled = true
 		return d, nil
 	}
 	var p payload
@@ -104,32 +126,10 @@ func (r Router) Route(event, deliveryID string, body []byte) (Decision, error) {
 		d.IgnoredSender = true
 		return d, nil
 	}
-	// §1.3b: names and ids that could not come from GitHub are dropped
-	// before anything is queued.
 	if !repoNameRE.MatchString(p.Repository.FullName) || d.PR <= 0 {
 		return d, nil
 	}
-	switch event {
-	case "issue_comment":
-		r.issueComment(&d, &p, deliveryID)
-	case "pull_request_review":
-		if p.Review != nil && (p.Action == "submitted" || p.Action == "edited") {
-			r.signOff(&d, &p, deliveryID, "pullrequestreview-", jobs.SignOffReview, p.Review.ID, p.Review.User.Login, deref(p.Review.Body))
-		}
-	case "pull_request_review_comment":
-		if p.Comment != nil && (p.Action == "created" || p.Action == "edited") {
-			r.signOff(&d, &p, deliveryID, "discussion_r", jobs.SignOffInline, p.Comment.ID, p.Comment.User.Login, deref(p.Comment.Body))
-		}
-	case "pull_request":
-		switch p.Action {
-		case "opened", "reopened", "ready_for_review", "review_requested":
-			w := jobs.WelcomeArgs{Repo: d.Repo, PR: d.PR, Action: p.Action, HeadSHA: d.HeadSHA, DeliveryID: deliveryID}
-			if p.PullRequest != nil {
-				w.AuthorLogin = p.PullRequest.User.Login
-			}
-			d.Jobs = append(d.Jobs, w)
-		}
-	}
+	handle(r, &d, &p)
 	return d, nil
 }
 
@@ -142,13 +142,37 @@ func (r Router) isBot(u user) bool {
 
 func (r Router) phrase() string {
 	if r.Phrase == "" {
-		return DefaultPhrase
+		return signoff.DefaultPhrase
 	}
 	return r.Phrase
 }
 
-func (r Router) issueComment(d *Decision, p *payload, deliveryID string) {
-	// Only PR conversation comments count (§1.1, §3.1).
+func (r Router) review(d *Decision, p *payload) {
+	if p.Review != nil && (p.Action == "submitted" || p.Action == "edited") {
+		r.signOff(d, p, signoff.Ref{Kind: checks.KindReview, ID: p.Review.ID}, p.Review.User.Login, deref(p.Review.Body))
+	}
+}
+
+func (r Router) reviewComment(d *Decision, p *payload) {
+	if p.Comment != nil && (p.Action == "created" || p.Action == "edited") {
+		r.signOff(d, p, signoff.Ref{Kind: checks.KindInline, ID: p.Comment.ID}, p.Comment.User.Login, deref(p.Comment.Body))
+	}
+}
+
+func (r Router) pullRequest(d *Decision, p *payload) {
+	switch p.Action {
+	case "opened", "reopened", "ready_for_review", "review_requested":
+		w := jobs.WelcomeArgs{Repo: d.Repo, PR: d.PR, Action: p.Action, HeadSHA: d.HeadSHA, DeliveryID: d.DeliveryID}
+		if p.PullRequest != nil {
+			w.AuthorLogin = p.PullRequest.User.Login
+		}
+		d.Jobs = append(d.Jobs, w)
+	}
+}
+
+func (r Router) issueComment(d *Decision, p *payload) {
+	// Only PR conversation comments count: an issue's comments are not
+	// sign-offs, and reuse commands are about a PR's sweep.
 	if p.Issue == nil || p.Issue.PullRequest == nil || p.Comment == nil || p.Comment.ID <= 0 {
 		return
 	}
@@ -159,8 +183,8 @@ func (r Router) issueComment(d *Decision, p *payload, deliveryID string) {
 	}
 	switch p.Action {
 	case "created", "edited":
-		r.signOff(d, p, deliveryID, "issuecomment-", jobs.SignOffConversation, p.Comment.ID, p.Comment.User.Login, body)
-		r.recheck(d, p, deliveryID, body, before)
+		r.signOff(d, p, signoff.Ref{Kind: checks.KindConversation, ID: p.Comment.ID}, p.Comment.User.Login, body)
+		r.recheck(d, p, body, before)
 		fallthrough
 	case "deleted":
 		if commands.HasReuseLine(body) || commands.HasReuseLine(before) {
@@ -168,7 +192,7 @@ func (r Router) issueComment(d *Decision, p *payload, deliveryID string) {
 				Repo: d.Repo, PR: d.PR, CommentID: p.Comment.ID, Action: p.Action,
 				Body: body, UpdatedAt: p.Comment.UpdatedAt, PreviousBody: before,
 				AuthorLogin: p.Comment.User.Login, AuthorAssociation: p.Comment.AuthorAssociation,
-				DeliveryID: deliveryID,
+				DeliveryID: d.DeliveryID,
 			})
 		}
 	}
@@ -176,27 +200,26 @@ func (r Router) issueComment(d *Decision, p *payload, deliveryID string) {
 
 // signOff enqueues a verification when body is a sign-off candidate whose
 // author and id pass the sanity gate. An edit that removed the phrase is
-// ignored: the existing verdict stays (§1.2).
-func (r Router) signOff(d *Decision, p *payload, deliveryID, prefix, kind string, id int64, author, body string) {
-	if id <= 0 || !loginRE.MatchString(author) || !signoff.IsCandidate(body, r.phrase()) {
+// ignored: the existing verdict stays until the sign-off is verified again.
+func (r Router) signOff(d *Decision, p *payload, ref signoff.Ref, author, body string) {
+	if ref.ID <= 0 || !loginRE.MatchString(author) || !signoff.IsCandidate(body, r.phrase()) {
 		return
 	}
 	d.Jobs = append(d.Jobs, jobs.VerifyArgs{
-		Repo: d.Repo, PR: d.PR,
-		SignOffKey: prefix + strconv.FormatInt(id, 10), SignOffKind: kind,
+		Repo: d.Repo, PR: d.PR, SignOff: ref,
 		ActorLogin: p.Sender.Login, ActorType: p.Sender.Type,
-		DeliveryID: deliveryID, Action: p.Action,
+		DeliveryID: d.DeliveryID, Action: p.Action,
 	})
 }
 
 // recheck handles "/verdict recheck [<sign-off URL>]" from a maintainer: a
 // manual verification of the named sign-off, or of the newest one.
-func (r Router) recheck(d *Decision, p *payload, deliveryID, body, before string) {
+func (r Router) recheck(d *Decision, p *payload, body, before string) {
 	assoc := r.RecheckAssociations
 	if assoc == nil {
 		assoc = []string{"OWNER", "MEMBER", "COLLABORATOR"}
 	}
-	if !containsFold(assoc, p.Comment.AuthorAssociation) {
+	if !commands.AssociationAllowed(p.Comment.AuthorAssociation, assoc) {
 		return
 	}
 	cmd, perr := commands.ParseVerdict(body)
@@ -210,33 +233,17 @@ func (r Router) recheck(d *Decision, p *payload, deliveryID, body, before string
 	a := jobs.VerifyArgs{
 		Repo: d.Repo, PR: d.PR,
 		ActorLogin: p.Sender.Login, ActorType: p.Sender.Type,
-		DeliveryID: deliveryID, Action: "recheck", Manual: true,
+		DeliveryID: d.DeliveryID, Action: "recheck", Manual: true,
 	}
 	if cmd.Target != "" {
-		u := signOffURLRE.FindStringSubmatch(cmd.Target)
-		// The URL must name this repository and this PR (§1.4); the
-		// verifier still checks the fetched object's issue/PR URL.
-		if u == nil || !strings.EqualFold(u[1]+"/"+u[2], d.Repo.FullName()) || u[3] != strconv.Itoa(d.PR) {
+		// The URL must name this repository and this PR; the verifier
+		// still checks the fetched object's issue or PR URL, since comment
+		// IDs are repository-wide.
+		l, ok := signoff.ParseURL(cmd.Target)
+		if !ok || !l.Names(d.Repo.Owner, d.Repo.Name, d.PR) {
 			return
 		}
-		a.SignOffKey = strings.ToLower(u[4]) + u[5]
-		switch a.SignOffKey[0] {
-		case 'i':
-			a.SignOffKind = jobs.SignOffConversation
-		case 'p':
-			a.SignOffKind = jobs.SignOffReview
-		default:
-			a.SignOffKind = jobs.SignOffInline
-		}
+		a.SignOff = l.Ref
 	}
 	d.Jobs = append(d.Jobs, a)
-}
-
-func containsFold(list []string, s string) bool {
-	for _, x := range list {
-		if strings.EqualFold(x, s) {
-			return true
-		}
-	}
-	return false
 }

@@ -5,10 +5,15 @@ import (
 	"errors"
 	"reflect"
 	"regexp"
+	"slices"
 	"testing"
 	"time"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/verdict-bot/verdict/app/jobs"
+	"github.com/verdict-bot/verdict/checks/format/signoff"
+	"github.com/verdict-bot/verdict/deploy"
 )
 
 const signOff = "As a PR reviewer and CODEOWNER, I have reviewed this and have:\n- [x] item"
@@ -49,8 +54,20 @@ func pr(n int) map[string]any {
 	return map[string]any{"number": n, "head": map[string]any{"sha": "abc123"}, "user": map[string]any{"login": "carol"}}
 }
 
-func verify(key, kind, action string) jobs.VerifyArgs {
-	return jobs.VerifyArgs{Repo: repo, PR: 12, SignOffKey: key, SignOffKind: kind, ActorLogin: "alice", ActorType: "User", DeliveryID: "d", Action: action}
+// ref is the sign-off a key names; "" is the newest.
+func ref(key string) signoff.Ref {
+	if key == "" {
+		return signoff.Ref{}
+	}
+	r, err := signoff.ParseKey(key)
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
+
+func verify(key, action string) jobs.VerifyArgs {
+	return jobs.VerifyArgs{Repo: repo, PR: 12, SignOff: ref(key), ActorLogin: "alice", ActorType: "User", DeliveryID: "d", Action: action}
 }
 
 func reuse(action, body, before string) jobs.ReuseArgs {
@@ -58,8 +75,8 @@ func reuse(action, body, before string) jobs.ReuseArgs {
 		AuthorLogin: "bob", AuthorAssociation: "MEMBER", DeliveryID: "d"}
 }
 
-func recheck(key, kind string) jobs.VerifyArgs {
-	return jobs.VerifyArgs{Repo: repo, PR: 12, SignOffKey: key, SignOffKind: kind, ActorLogin: "alice", ActorType: "User", DeliveryID: "d", Action: "recheck", Manual: true}
+func recheck(key string) jobs.VerifyArgs {
+	return jobs.VerifyArgs{Repo: repo, PR: 12, SignOff: ref(key), ActorLogin: "alice", ActorType: "User", DeliveryID: "d", Action: "recheck", Manual: true}
 }
 
 func TestRoute(t *testing.T) {
@@ -70,36 +87,36 @@ func TestRoute(t *testing.T) {
 		body  []byte
 		want  []jobs.Args
 	}{
-		// §1.1 issue_comment
+		// issue_comment
 		{"issue comment created", "issue_comment", ev("created", map[string]any{"issue": prIssue(), "comment": cmt(5, signOff, "MEMBER")}),
-			[]jobs.Args{verify("issuecomment-5", jobs.SignOffConversation, "created")}},
+			[]jobs.Args{verify("issuecomment-5", "created")}},
 		{"issue comment edited", "issue_comment", ev("edited", map[string]any{"issue": prIssue(), "comment": cmt(5, signOff, "MEMBER"), "changes": edit("old")}),
-			[]jobs.Args{verify("issuecomment-5", jobs.SignOffConversation, "edited")}},
+			[]jobs.Args{verify("issuecomment-5", "edited")}},
 		{"issue comment deleted", "issue_comment", ev("deleted", map[string]any{"issue": prIssue(), "comment": cmt(5, signOff, "MEMBER")}), nil},
 		{"issue comment on an issue", "issue_comment", ev("created", map[string]any{"issue": map[string]any{"number": 12}, "comment": cmt(5, signOff, "MEMBER")}), nil},
 		{"no phrase", "issue_comment", ev("created", map[string]any{"issue": prIssue(), "comment": cmt(5, "LGTM", "MEMBER")}), nil},
 		{"phrase lowercased", "issue_comment", ev("created", map[string]any{"issue": prIssue(), "comment": cmt(5, "as a pr reviewer and codeowner", "MEMBER")}), nil},
 		{"edit removed phrase", "issue_comment", ev("edited", map[string]any{"issue": prIssue(), "comment": cmt(5, "withdrawn", "MEMBER"), "changes": edit(signOff)}), nil},
 		{"null body", "issue_comment", ev("created", map[string]any{"issue": prIssue(), "comment": map[string]any{"id": 5, "body": nil, "user": map[string]any{"login": "bob"}}}), nil},
-		// §1.1 pull_request_review
+		// pull_request_review
 		{"review submitted", "pull_request_review", ev("submitted", map[string]any{"pull_request": pr(12), "review": map[string]any{"id": 9, "body": signOff, "user": map[string]any{"login": "bob"}}}),
-			[]jobs.Args{verify("pullrequestreview-9", jobs.SignOffReview, "submitted")}},
+			[]jobs.Args{verify("pullrequestreview-9", "submitted")}},
 		{"review edited", "pull_request_review", ev("edited", map[string]any{"pull_request": pr(12), "review": map[string]any{"id": 9, "body": signOff, "user": map[string]any{"login": "bob"}}}),
-			[]jobs.Args{verify("pullrequestreview-9", jobs.SignOffReview, "edited")}},
+			[]jobs.Args{verify("pullrequestreview-9", "edited")}},
 		{"review dismissed", "pull_request_review", ev("dismissed", map[string]any{"pull_request": pr(12), "review": map[string]any{"id": 9, "body": signOff, "user": map[string]any{"login": "bob"}}}), nil},
 		{"review without body", "pull_request_review", ev("submitted", map[string]any{"pull_request": pr(12), "review": map[string]any{"id": 9, "body": nil, "user": map[string]any{"login": "bob"}}}), nil},
-		// §1.1 pull_request_review_comment
+		// pull_request_review_comment
 		{"inline created", "pull_request_review_comment", ev("created", map[string]any{"pull_request": pr(12), "comment": cmt(77, signOff, "MEMBER")}),
-			[]jobs.Args{verify("discussion_r77", jobs.SignOffInline, "created")}},
+			[]jobs.Args{verify("discussion_r77", "created")}},
 		{"inline edited", "pull_request_review_comment", ev("edited", map[string]any{"pull_request": pr(12), "comment": cmt(77, signOff, "MEMBER")}),
-			[]jobs.Args{verify("discussion_r77", jobs.SignOffInline, "edited")}},
+			[]jobs.Args{verify("discussion_r77", "edited")}},
 		{"inline deleted", "pull_request_review_comment", ev("deleted", map[string]any{"pull_request": pr(12), "comment": cmt(77, signOff, "MEMBER")}), nil},
-		// §1.3b sanity gate
+		// sanity gate: identifiers GitHub would not send
 		{"bad repo name", "issue_comment", ev("created", map[string]any{"repository": map[string]any{"full_name": "o/r/x"}, "issue": prIssue(), "comment": cmt(5, signOff, "MEMBER")}), nil},
 		{"bad author login", "issue_comment", ev("created", map[string]any{"issue": prIssue(), "comment": map[string]any{"id": 5, "body": signOff, "user": map[string]any{"login": "bo b"}}}), nil},
 		{"zero comment id", "issue_comment", ev("created", map[string]any{"issue": prIssue(), "comment": cmt(0, signOff, "MEMBER")}), nil},
 		{"negative review id", "pull_request_review", ev("submitted", map[string]any{"pull_request": pr(12), "review": map[string]any{"id": -9, "body": signOff, "user": map[string]any{"login": "bob"}}}), nil},
-		// §3.2 reuse pre-filter
+		// reuse pre-filter
 		{"reuse created", "issue_comment", ev("created", map[string]any{"issue": prIssue(), "comment": cmt(5, "/reuse-sweep-run", "MEMBER")}),
 			[]jobs.Args{reuse("created", "/reuse-sweep-run", "")}},
 		{"use with id", "issue_comment", ev("created", map[string]any{"issue": prIssue(), "comment": cmt(5, "thanks\n  /use 123", "MEMBER")}),
@@ -115,19 +132,21 @@ func TestRoute(t *testing.T) {
 		{"prefix only", "issue_comment", ev("created", map[string]any{"issue": prIssue(), "comment": cmt(5, "/user 9", "MEMBER")}), nil},
 		{"reuse on an issue", "issue_comment", ev("created", map[string]any{"issue": map[string]any{"number": 12}, "comment": cmt(5, "/use 9", "MEMBER")}), nil},
 		{"sign-off with command", "issue_comment", ev("created", map[string]any{"issue": prIssue(), "comment": cmt(5, signOff+"\n/reuse-sweep-run", "MEMBER")}),
-			[]jobs.Args{verify("issuecomment-5", jobs.SignOffConversation, "created"), reuse("created", signOff+"\n/reuse-sweep-run", "")}},
+			[]jobs.Args{verify("issuecomment-5", "created"), reuse("created", signOff+"\n/reuse-sweep-run", "")}},
 		// /verdict recheck
 		{"recheck newest", "issue_comment", ev("created", map[string]any{"issue": prIssue(), "comment": cmt(5, "/verdict recheck", "MEMBER")}),
-			[]jobs.Args{recheck("", "")}},
+			[]jobs.Args{recheck("")}},
 		{"recheck named", "issue_comment", ev("created", map[string]any{"issue": prIssue(), "comment": cmt(5, "/verdict recheck https://github.com/semianalysisai/inferencex/pull/12#pullrequestreview-31", "OWNER")}),
-			[]jobs.Args{recheck("pullrequestreview-31", jobs.SignOffReview)}},
+			[]jobs.Args{recheck("pullrequestreview-31")}},
+		{"recheck named on GHES", "issue_comment", ev("created", map[string]any{"issue": prIssue(), "comment": cmt(5, "/verdict recheck https://ghes.example.com/SemiAnalysisAI/InferenceX/pull/12/files#discussion_r7", "OWNER")}),
+			[]jobs.Args{recheck("discussion_r7")}},
 		{"recheck other PR", "issue_comment", ev("created", map[string]any{"issue": prIssue(), "comment": cmt(5, "/verdict recheck https://github.com/SemiAnalysisAI/InferenceX/pull/13#issuecomment-31", "OWNER")}), nil},
 		{"recheck other repo", "issue_comment", ev("created", map[string]any{"issue": prIssue(), "comment": cmt(5, "/verdict recheck https://github.com/x/InferenceX/pull/12#issuecomment-31", "OWNER")}), nil},
 		{"recheck by outsider", "issue_comment", ev("created", map[string]any{"issue": prIssue(), "comment": cmt(5, "/verdict recheck", "CONTRIBUTOR")}), nil},
 		{"recheck mid-line", "issue_comment", ev("created", map[string]any{"issue": prIssue(), "comment": cmt(5, "do /verdict recheck", "MEMBER")}), nil},
 		{"recheck re-edited", "issue_comment", ev("edited", map[string]any{"issue": prIssue(), "comment": cmt(5, "/verdict recheck\nthanks", "MEMBER"), "changes": edit("/verdict recheck")}), nil},
 		{"recheck deleted", "issue_comment", ev("deleted", map[string]any{"issue": prIssue(), "comment": cmt(5, "/verdict recheck", "MEMBER")}), nil},
-		// §2.7 welcome
+		// welcome
 		{"pr opened", "pull_request", ev("opened", map[string]any{"number": 12, "pull_request": pr(12)}),
 			[]jobs.Args{jobs.WelcomeArgs{Repo: repo, PR: 12, Action: "opened", HeadSHA: "abc123", AuthorLogin: "carol", DeliveryID: "d"}}},
 		{"pr reopened", "pull_request", ev("reopened", map[string]any{"number": 12, "pull_request": pr(12)}),
@@ -220,11 +239,34 @@ func FuzzRoute(f *testing.F) {
 			return
 		}
 		for _, j := range d.Jobs {
-			if v, ok := j.(jobs.VerifyArgs); ok && v.SignOffKey != "" && !validKey.MatchString(v.SignOffKey) {
-				t.Fatalf("invalid sign-off key %q", v.SignOffKey)
+			if v, ok := j.(jobs.VerifyArgs); ok && !v.SignOff.IsZero() && !validKey.MatchString(v.SignOff.Key()) {
+				t.Fatalf("invalid sign-off key %q", v.SignOff.Key())
 			}
 		}
 	})
 }
 
 var validKey = regexp.MustCompile(`^(issuecomment-|pullrequestreview-|discussion_r)[1-9][0-9]*$`)
+
+// TestHandlesMatchesTheManifest: the App subscribes to exactly the events
+// the table routes, so adding an event is one entry and one subscription.
+func TestHandlesMatchesTheManifest(t *testing.T) {
+	var m struct {
+		Events []string `yaml:"default_events"`
+	}
+	if err := yaml.Unmarshal(deploy.AppManifest, &m); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(m.Events)
+	if got := Handles(); !slices.Equal(got, m.Events) {
+		t.Errorf("Handles() = %v, deploy/app-manifest.yml subscribes to %v", got, m.Events)
+	}
+	for _, event := range Handles() {
+		if d, _ := (Router{}).Route(event, "d", []byte(`{}`)); d.Unhandled {
+			t.Errorf("%s is listed but not routed", event)
+		}
+	}
+	if d, err := (Router{}).Route("push", "d", []byte(`not json`)); err != nil || !d.Unhandled {
+		t.Errorf("push: %+v, %v; want unhandled without parsing", d, err)
+	}
+}

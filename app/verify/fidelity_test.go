@@ -37,7 +37,7 @@ func TestPROverTheFileListingCapGetsAFailClosedVerdictAtOnce(t *testing.T) {
 	srv := githubtest.New(t, fx)
 	req := sampleRequest()
 	req.Publish = true
-	out, err := newTestVerifier(srv, nil).Verify(context.Background(), client(t, srv), req)
+	out, err := newTestVerifier().Verify(context.Background(), client(t, srv), req)
 	if err != nil {
 		t.Fatalf("a PR over the cap must get a verdict, not an error the queue retries: %v", err)
 	}
@@ -70,14 +70,14 @@ func TestFailedAttemptAndGreenRerunPassCheck1(t *testing.T) {
 		Run: green.Run, Job: green.Job + 500}
 	fx.Repos[0].CheckRuns["head"] = append([]*githubtest.CheckRun{failed}, runs...)
 	srv := githubtest.New(t, fx)
-	out, err := newTestVerifier(srv, nil).Verify(context.Background(), client(t, srv), sampleRequest())
+	out, err := newTestVerifier().Verify(context.Background(), client(t, srv), sampleRequest())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r := rowOf(t, out, 1); r.Result.Status != checks.Pass {
 		t.Errorf("Check 1 = %s %q, want PASS on the green re-run", r.Result.Status, r.Result.Reason.EN)
 	}
-	all, _, err := client(t, srv).Checks.ListCheckRunsForRef(context.Background(), "SemiAnalysisAI", "InferenceX",
+	all, _, err := rest(t, srv).Checks.ListCheckRunsForRef(context.Background(), "SemiAnalysisAI", "InferenceX",
 		fx.SHA(sampleRepo, "head"), nil)
 	if err != nil || all.GetTotal() != len(runs) {
 		t.Errorf("the fake lists %d runs by default, want %d (the failed attempt hidden): %v", all.GetTotal(), len(runs), err)
@@ -106,12 +106,12 @@ func TestLargeMasterConfigIsReadRaw(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := githubtest.New(t, big)
-	out, err := newTestVerifier(srv, nil).Verify(context.Background(), client(t, srv), sampleRequest())
+	out, err := newTestVerifier().Verify(context.Background(), client(t, srv), sampleRequest())
 	if err != nil {
 		t.Fatal(err)
 	}
 	ref := githubtest.New(t, loadSample(t))
-	want, err := newTestVerifier(ref, nil).Verify(context.Background(), client(t, ref), sampleRequest())
+	want, err := newTestVerifier().Verify(context.Background(), client(t, ref), sampleRequest())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,12 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-github/v62/github"
-
+	"github.com/verdict-bot/verdict/app/ghapi"
 	"github.com/verdict-bot/verdict/app/ghclient"
 	"github.com/verdict-bot/verdict/app/ghsource"
 	"github.com/verdict-bot/verdict/app/githubtest"
-	"github.com/verdict-bot/verdict/app/jobs"
+	"github.com/verdict-bot/verdict/app/retry"
 	"github.com/verdict-bot/verdict/app/verify"
 )
 
@@ -53,7 +52,7 @@ func TestTransientFailureIsNeverAVerdict(t *testing.T) {
 			req := sampleRequest()
 			req.Publish = true
 			out, err := v.Verify(context.Background(), gh, req)
-			if !jobs.IsTransient(ghclient.Classify(err)) {
+			if !retry.IsTransient(ghclient.Classify(err)) {
 				t.Fatalf("err = %v (outcome %s %s); want a transient error", err, out.Status, out.Verdict.Overall)
 			}
 			for _, c := range srv.Comments(sampleRepo, samplePR) {
@@ -72,17 +71,15 @@ func TestTransientFailureIsNeverAVerdict(t *testing.T) {
 
 // fastVerifier is the test verifier and client with one quick retry and a
 // 500 ms per-attempt timeout.
-func fastVerifier(t *testing.T, srv *githubtest.Server) (*verify.Verifier, *github.Client) {
+func fastVerifier(t *testing.T, srv *githubtest.Server) (*verify.Verifier, *ghapi.Client) {
 	t.Helper()
 	ro := ghclient.RetryOptions{BaseDelay: time.Millisecond, MaxDelay: time.Millisecond, MaxRetries: 1, AttemptTimeout: 500 * time.Millisecond}
-	v := newTestVerifier(srv, nil)
-	v.SourceOptions.Retry = ro
-	v.SourceOptions.DownloadClient = ghsource.NewDownloadClient(ro)
 	gh, err := ghclient.NewToken(srv.BaseURL(), srv.InstallationToken(), ghclient.Options{Retry: ro})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return v, gh
+	opts := ghsource.Options{Retry: ro, DownloadClient: ghsource.NewDownloadClient(ro), PageClient: srvPageClient(srv)}
+	return newTestVerifier(), ghapi.New(gh, opts)
 }
 
 // TestCancelledVerificationPublishesNothing: a verification whose context
@@ -91,7 +88,7 @@ func fastVerifier(t *testing.T, srv *githubtest.Server) (*verify.Verifier, *gith
 func TestCancelledVerificationPublishesNothing(t *testing.T) {
 	srv := githubtest.New(t, loadSample(t))
 	srv.SetLatency(20 * time.Millisecond)
-	v := newTestVerifier(srv, nil)
+	v := newTestVerifier()
 	ctx, cancel := context.WithCancel(context.Background())
 	srv.SetHook(func(s githubtest.Served) {
 		if strings.Contains(s.Path, "/contents/") {

@@ -1,7 +1,6 @@
-// Package verify runs one verification end to end: it pins the PR, resolves
-// and re-reads the sign-off, applies the gates, gathers evidence through a
-// GitHub-backed checks.Source, runs the checks, decides, renders and (when
-// asked) publishes.
+// Package verify runs one verification end to end: it pins the PR (a
+// snapshot), resolves and re-reads the sign-off, applies the gates, runs
+// the checks on the evidence, decides, renders and (when asked) publishes.
 package verify
 
 import (
@@ -14,25 +13,57 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/verdict-bot/verdict/app/ghclient"
-	"github.com/verdict-bot/verdict/app/ghsource"
-	"github.com/verdict-bot/verdict/app/jobs"
+	"github.com/verdict-bot/verdict/app/publish"
 	"github.com/verdict-bot/verdict/app/render"
-	"github.com/verdict-bot/verdict/app/repoconfig"
+	"github.com/verdict-bot/verdict/app/retry"
+	"github.com/verdict-bot/verdict/app/scope"
+	"github.com/verdict-bot/verdict/app/snapshot"
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/format/signoff"
 	"github.com/verdict-bot/verdict/checks/inferencex"
-	"github.com/verdict-bot/verdict/checks/inferencex/repo"
 )
 
 // Errors callers tell apart.
 var (
 	// ErrNoSignOff: the PR has no sign-off (or the key's body lost the phrase).
 	ErrNoSignOff = errors.New("no sign-off")
-	// ErrIncomplete: GitHub returned an inconsistent view; retry later.
-	ErrIncomplete = errors.New("incomplete evidence")
 	// ErrPRChanged: the PR moved while the scope was determined; retry.
 	ErrPRChanged = errors.New("PR changed while determining sign-off scope; retry on the current head")
 )
+
+// GitHub is what one verification needs from GitHub: the snapshot's reads
+// and the PR's evidence source, the sign-off itself (by ID, or the newest
+// among the PR's comments and reviews), and what publishing writes.
+// Listings take a page (0 for the first) and return the next (0 at the end).
+type GitHub interface {
+	snapshot.GitHub
+	publish.GitHub
+	IssueComment(ctx context.Context, owner, repo string, id int64) (*github.IssueComment, error)
+	Review(ctx context.Context, owner, repo string, number int, id int64) (*github.PullRequestReview, error)
+	ReviewComment(ctx context.Context, owner, repo string, id int64) (*github.PullRequestComment, error)
+	Reviews(ctx context.Context, owner, repo string, number, page int) ([]*github.PullRequestReview, int, error)
+	ReviewComments(ctx context.Context, owner, repo string, number, page int) ([]*github.PullRequestComment, int, error)
+}
+
+// Publisher writes what a verification concludes; publish.Verdicts is the
+// App's.
+type Publisher interface {
+	// Start checks that a verdict can be published, writing nothing when it
+	// cannot, and may mark the assessed commit as being verified (pending
+	// status, in-progress check run). On a retry it must not set pending over
+	// a final status an earlier attempt wrote.
+	Start(ctx context.Context, t publish.Target) (publish.Started, error)
+	// Finish publishes the verdict comment, status and check run. It returns
+	// the verdict comment's URL.
+	Finish(ctx context.Context, s publish.Started, body render.Body) (string, error)
+	// Abort settles a verification given up for good: the status and the
+	// check run of t.Key on t.HeadSHA fail closed, "could not be verified:
+	// why".
+	Abort(ctx context.Context, t publish.Target, why string) error
+	// ReportConfigError tells the PR, with one comment updated in place,
+	// that the repository configuration is invalid.
+	ReportConfigError(ctx context.Context, r publish.ConfigReport) (commentURL string, err error)
+}
 
 // Status says how a verification ended.
 type Status string
@@ -51,8 +82,9 @@ const (
 type Request struct {
 	Owner, Repo string
 	Number      int
-	// SignOff is a key or URL; empty means the newest sign-off on the PR.
-	SignOff string
+	// SignOff is the sign-off to verify; the zero Ref means the newest
+	// sign-off on the PR.
+	SignOff signoff.Ref
 	// Explicit verifications (verdict check, /verdict recheck, dispatch)
 	// bypass the open/non-draft gate; the CLI also bypasses the actor gate.
 	Explicit  bool
@@ -73,44 +105,12 @@ type Request struct {
 type Outcome struct {
 	Status     Status
 	SkipReason string
-	Scope      Scope
+	Scope      scope.Scope
 	Verdict    render.Verdict
 	Markdown   string
 	CommentURL string
 	// APICalls is filled by callers that count requests (benchmarks, CLI -v).
 	APICalls int
-}
-
-// Publisher writes a verdict. The App's implementation lives in app/publish.
-type Publisher interface {
-	// Start checks that a verdict can be published, writing nothing when it
-	// cannot, and may mark the assessed commit as being verified (pending
-	// status, in-progress check run). On a retry it must not set pending over
-	// a final status an earlier attempt wrote.
-	Start(ctx context.Context, p Publication) (any, error)
-	// Finish publishes the verdict comment, status and check run. It returns
-	// the verdict comment's URL.
-	Finish(ctx context.Context, started any, p Publication) (string, error)
-	// Abort settles a verification given up for good: the status and the
-	// check run of p.Key on p.HeadSHA fail closed, "could not be verified:
-	// why".
-	Abort(ctx context.Context, p Publication, why string) error
-}
-
-// Publication is what gets published.
-type Publication struct {
-	Client  *github.Client
-	Config  repoconfig.Config
-	Owner   string
-	Repo    string
-	Number  int
-	Key     string
-	HeadSHA string
-	Overall checks.Overall
-	Body    string
-	Summary string
-	// Retry is Request.Retry.
-	Retry bool
 }
 
 // PinnedError is a verification that failed after it pinned the head: it
@@ -130,10 +130,9 @@ type Recorder interface {
 
 // Verifier holds what every verification shares.
 type Verifier struct {
-	Registry      *checks.Registry
-	SourceOptions ghsource.Options
-	Publisher     Publisher
-	Recorder      Recorder
+	Registry  *checks.Registry
+	Publisher Publisher
+	Recorder  Recorder
 	// BotLogins are the App's identities; they are added to every repo's
 	// configured verifier identities.
 	BotLogins []string
@@ -155,75 +154,74 @@ func (v *Verifier) logger() *slog.Logger {
 	return slog.Default()
 }
 
-// Verify runs one verification with gh, a client authorized for the
-// repository (an installation client in the App, a token client in the CLI).
-// A transient GitHub failure anywhere (one the retrying transport could not
-// get past) or a cancelled ctx returns an error and publishes nothing: no
-// verdict is ever decided from evidence that was merely unavailable.
-func (v *Verifier) Verify(ctx context.Context, gh *github.Client, req Request) (Outcome, error) {
+// Verify runs one verification with gh, authorized for the repository (an
+// installation in the App, a token in the CLI). A transient GitHub failure
+// anywhere (one the retrying transport could not get past) or a cancelled
+// ctx returns an error and publishes nothing: no verdict is ever decided
+// from evidence that was merely unavailable.
+func (v *Verifier) Verify(ctx context.Context, gh GitHub, req Request) (Outcome, error) {
 	log := v.logger().With("repo", req.Owner+"/"+req.Repo, "pr", req.Number, "delivery_id", req.DeliveryID)
 	start := time.Now()
 
-	pr, cfg, out, src, err := v.prepare(ctx, gh, req, log)
-	if terr := unavailable(ctx, src); terr != nil {
+	snap, out, err := v.prepare(ctx, gh, req, log)
+	if terr := unavailable(ctx, snap); terr != nil {
 		return Outcome{}, terr
 	}
 	if err != nil || out.Status != "" {
 		return out, err
 	}
+	pr := snap.PR
 	log = log.With("head_sha", pr.HeadSHA, "signoff", pr.SignOff.Key)
 	pinned := func(err error) error { return &PinnedError{Key: pr.SignOff.Key, HeadSHA: pr.HeadSHA, Err: err} }
 
-	pub := Publication{Client: gh, Config: cfg, Owner: req.Owner, Repo: req.Repo, Number: req.Number, Key: pr.SignOff.Key,
-		HeadSHA: pr.HeadSHA, Retry: req.Retry}
-	var started any
+	var started publish.Started
 	if req.Publish && v.Publisher != nil {
 		// Start refuses, having written nothing, when no verdict could be
 		// published; a failed pending mark it only logs.
-		if started, err = v.Publisher.Start(ctx, pub); err != nil {
+		t := publish.Target{Client: gh, Config: snap.Config, Owner: req.Owner, Repo: req.Repo, Number: req.Number,
+			Key: pr.SignOff.Key, HeadSHA: pr.HeadSHA, Retry: req.Retry}
+		if started, err = v.Publisher.Start(ctx, t); err != nil {
 			return out, fmt.Errorf("publishing verdict: %w", err)
 		}
 	}
 
-	rows := checks.Run(ctx, v.Registry, pr, cfg.Settings.Enabled)
-	if terr := unavailable(ctx, src); terr != nil {
+	rows := checks.Run(ctx, v.Registry, pr, snap.Config.Settings.Enabled)
+	if terr := unavailable(ctx, snap); terr != nil {
 		return Outcome{}, pinned(terr)
 	}
-	overall := checks.Decide(rows)
 	vd := render.Verdict{
 		Key:        pr.SignOff.Key,
 		Author:     pr.SignOff.Author,
 		HeadSHA:    pr.HeadSHA,
 		Rows:       rows,
-		Overall:    overall,
-		Escalation: cfg.EscalationHandles,
+		Overall:    checks.Decide(rows),
+		Escalation: snap.Config.EscalationHandles,
 	}
 	if keys, ok := inferencex.AffectedConfigs(pr); ok {
 		vd.AffectedConfigs = keys
 	}
-	// §1.5: if the head moved while we worked, the verdict still describes
-	// H; say that the newer commit was not assessed.
-	cur, _, err := gh.PullRequests.Get(ctx, req.Owner, req.Repo, req.Number)
+	// If the head moved while we worked, the verdict still describes the
+	// pinned commit; say that the newer one was not assessed.
+	cur, err := gh.PullRequest(ctx, req.Owner, req.Repo, req.Number)
 	switch {
 	case err == nil && cur.GetHead().GetSHA() != pr.HeadSHA:
 		vd.AdvancedTo = cur.GetHead().GetSHA()
-	case err != nil && (ctx.Err() != nil || jobs.IsTransient(ghclient.Classify(err))):
+	case err != nil && (ctx.Err() != nil || retry.IsTransient(ghclient.Classify(err))):
 		return Outcome{}, pinned(fmt.Errorf("re-reading PR #%d: %w", req.Number, err))
 	}
-	md, rerr := render.Markdown(vd)
+	body, rerr := render.Render(vd)
 	if rerr != nil {
-		// The guard refused our own output; Markdown returned the fixed
-		// invalid-verdict body, which is published as REJECTED.
+		// The guard refused our own output; the body is the fixed
+		// invalid-verdict one, which is published as REJECTED.
 		log.Error("verdict failed self-validation", "err", rerr)
 		vd.Overall = checks.VerdictRejected
 	}
-	out.Status, out.Verdict, out.Markdown = Verified, vd, md
+	out.Status, out.Verdict, out.Markdown = Verified, vd, body.Markdown()
 	if !req.Publish || v.Publisher == nil {
 		log.Info("assessed", "verdict", vd.Overall, "duration_ms", time.Since(start).Milliseconds())
 		return out, nil
 	}
-	pub.Overall, pub.Body = vd.Overall, md
-	url, err := v.Publisher.Finish(ctx, started, pub)
+	url, err := v.Publisher.Finish(ctx, started, body)
 	if err != nil {
 		return out, pinned(fmt.Errorf("publishing verdict: %w", err))
 	}
@@ -238,15 +236,16 @@ func (v *Verifier) Verify(ctx context.Context, gh *github.Client, req Request) (
 }
 
 // unavailable is the error that stops a verification whose evidence was
-// not (all) readable: the context's, or the Source's first transient failure.
-func unavailable(ctx context.Context, src *ghsource.Source) error {
+// not (all) readable: the context's, or the evidence source's first
+// transient failure.
+func unavailable(ctx context.Context, snap *snapshot.Snapshot) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("verification interrupted: %w", err)
 	}
-	if src == nil {
+	if snap == nil {
 		return nil
 	}
-	if err := src.Transient(); err != nil {
+	if err := snap.Evidence.Transient(); err != nil {
 		return fmt.Errorf("evidence unavailable, not assessed: %w", err)
 	}
 	return nil
@@ -256,152 +255,100 @@ func unavailable(ctx context.Context, src *ghsource.Source) error {
 // check run of its sign-off fail closed with why. It settles the commit the
 // last attempt pinned (found in cause, a PinnedError) or else the PR's
 // current head, resolving the newest sign-off when req names none.
-func (v *Verifier) Abandon(ctx context.Context, gh *github.Client, req Request, cause error, why string) error {
+func (v *Verifier) Abandon(ctx context.Context, gh GitHub, req Request, cause error, why string) error {
 	if v.Publisher == nil {
 		return nil
 	}
-	repo, _, err := gh.Repositories.Get(ctx, req.Owner, req.Repo)
-	if err != nil {
-		return fmt.Errorf("reading repository %s/%s: %w", req.Owner, req.Repo, err)
-	}
-	def := repo.GetDefaultBranch()
-	defBranch, _, err := gh.Repositories.GetBranch(ctx, req.Owner, req.Repo, def, 1)
-	if err != nil {
-		return fmt.Errorf("reading default branch %s: %w", def, err)
-	}
-	src := ghsource.New(gh, req.Owner, req.Repo, req.Number, v.SourceOptions)
-	cfg, err := repoconfig.Load(ctx, src, defBranch.GetCommit().GetSHA())
+	src := gh.Evidence(req.Owner, req.Repo, req.Number)
+	cfg, err := snapshot.Configuration(ctx, gh, src, req.Owner, req.Repo)
 	if err != nil {
 		return fmt.Errorf("reading the repository's configuration: %w", err)
 	}
 	cfg.BotLogins = append(cfg.BotLogins, v.BotLogins...)
-	pub := Publication{Client: gh, Config: cfg, Owner: req.Owner, Repo: req.Repo, Number: req.Number}
+	t := publish.Target{Client: gh, Config: cfg, Owner: req.Owner, Repo: req.Repo, Number: req.Number}
 	var pe *PinnedError
 	if errors.As(cause, &pe) {
-		pub.Key, pub.HeadSHA = pe.Key, pe.HeadSHA
+		t.Key, t.HeadSHA = pe.Key, pe.HeadSHA
 	} else {
-		ghpr, _, err := gh.PullRequests.Get(ctx, req.Owner, req.Repo, req.Number)
+		ghpr, err := gh.PullRequest(ctx, req.Owner, req.Repo, req.Number)
 		if err != nil {
 			return fmt.Errorf("reading PR #%d: %w", req.Number, err)
 		}
-		pub.HeadSHA = ghpr.GetHead().GetSHA()
-		if pub.Key = req.SignOff; pub.Key == "" {
-			if pub.Key, err = newestSignOff(ctx, gh, src, req.Owner, req.Repo, req.Number, cfg.SignOffPhrase); err != nil {
+		t.HeadSHA = ghpr.GetHead().GetSHA()
+		ref := req.SignOff
+		if ref.IsZero() {
+			if ref, err = newestSignOff(ctx, gh, src, req.Owner, req.Repo, req.Number, cfg.SignOffPhrase); err != nil {
 				return err
 			}
-		} else if pub.Key, err = ParseSignOffRef(pub.Key, req.Owner, req.Repo, req.Number); err != nil {
-			return err
 		}
+		t.Key = ref.Key()
 	}
-	return v.Publisher.Abort(ctx, pub, why)
+	return v.Publisher.Abort(ctx, t, why)
 }
 
-// prepare pins the PR, resolves the sign-off and applies the gates. A
-// non-empty out.Status means the verification stops there.
-func (v *Verifier) prepare(ctx context.Context, gh *github.Client, req Request, log *slog.Logger) (*checks.PR, repoconfig.Config, Outcome, *ghsource.Source, error) {
+// prepare takes the snapshot, resolves the sign-off and applies the gates.
+// A non-empty out.Status means the verification stops there. The snapshot
+// is returned whenever it was taken, so the caller can tell whether its
+// evidence failed transiently.
+func (v *Verifier) prepare(ctx context.Context, gh GitHub, req Request, log *slog.Logger) (*snapshot.Snapshot, Outcome, error) {
 	var out Outcome
-	src := ghsource.New(gh, req.Owner, req.Repo, req.Number, v.SourceOptions)
-	ghRepo, _, err := gh.Repositories.Get(ctx, req.Owner, req.Repo)
+	snap, err := snapshot.Take(ctx, gh, req.Owner, req.Repo, req.Number)
 	if err != nil {
-		return nil, repoconfig.Config{}, out, src, fmt.Errorf("reading repository %s/%s: %w", req.Owner, req.Repo, err)
+		return nil, out, v.configError(ctx, gh, req, err, log)
 	}
-	ghpr, _, err := gh.PullRequests.Get(ctx, req.Owner, req.Repo, req.Number)
-	if err != nil {
-		return nil, repoconfig.Config{}, out, src, fmt.Errorf("reading PR #%d: %w", req.Number, err)
-	}
-
-	def := ghRepo.GetDefaultBranch()
-	defBranch, _, err := gh.Repositories.GetBranch(ctx, req.Owner, req.Repo, def, 1)
-	if err != nil {
-		return nil, repoconfig.Config{}, out, src, fmt.Errorf("reading default branch %s: %w", def, err)
-	}
-	defSHA := defBranch.GetCommit().GetSHA()
-	cfg, err := repoconfig.Load(ctx, src, defSHA)
-	if err != nil {
-		return nil, cfg, out, src, v.configError(ctx, gh, req, ghRepo.GetHTMLURL(), def, defSHA, err, log)
-	}
-	cfg.BotLogins = append(cfg.BotLogins, v.BotLogins...)
+	snap.Config.BotLogins = append(snap.Config.BotLogins, v.BotLogins...)
+	pr := snap.PR
 
 	// Resolve the sign-off and re-read it: the assessed body is the current one.
-	key := req.SignOff
-	if key == "" {
-		if key, err = newestSignOff(ctx, gh, src, req.Owner, req.Repo, req.Number, cfg.SignOffPhrase); err != nil {
-			return nil, cfg, out, src, err
+	ref := req.SignOff
+	if ref.IsZero() {
+		if ref, err = newestSignOff(ctx, gh, snap.Evidence, req.Owner, req.Repo, req.Number, snap.Config.SignOffPhrase); err != nil {
+			return snap, out, err
 		}
-	} else if key, err = ParseSignOffRef(key, req.Owner, req.Repo, req.Number); err != nil {
-		return nil, cfg, out, src, err
 	}
-	so, err := fetchSignOff(ctx, gh, req.Owner, req.Repo, req.Number, key)
+	so, err := fetchSignOff(ctx, gh, req.Owner, req.Repo, req.Number, ref)
 	if err != nil {
-		return nil, cfg, out, src, err
+		return snap, out, err
 	}
-	if !signoff.IsCandidate(so.Body, cfg.SignOffPhrase) {
-		return nil, cfg, Outcome{Status: Skipped, SkipReason: "the sign-off no longer contains the sign-off phrase"}, src, nil
+	if !signoff.IsCandidate(so.Body, snap.Config.SignOffPhrase) {
+		return snap, Outcome{Status: Skipped, SkipReason: "the sign-off no longer contains the sign-off phrase"}, nil
 	}
 	if err := sanityGate(req.Owner+"/"+req.Repo, so.Author, req.Number); err != nil {
-		return nil, cfg, Outcome{Status: Skipped, SkipReason: err.Error()}, src, nil
-	}
-
-	baseBranch := defBranch
-	if base := ghpr.GetBase().GetRef(); base != def {
-		if baseBranch, _, err = gh.Repositories.GetBranch(ctx, req.Owner, req.Repo, base, 1); err != nil {
-			return nil, cfg, out, src, fmt.Errorf("reading base branch %s: %w", base, err)
-		}
-	}
-	labels := make([]string, 0, len(ghpr.Labels))
-	for _, l := range ghpr.Labels {
-		labels = append(labels, l.GetName())
+		return snap, Outcome{Status: Skipped, SkipReason: err.Error()}, nil
 	}
 	reviewDate := req.ReviewDate
 	if reviewDate.IsZero() {
 		reviewDate = v.now()
 	}
-	settings := cfg.Settings
-	pr := &checks.PR{
-		Owner: req.Owner, Repo: req.Repo, Number: req.Number,
-		Title: ghpr.GetTitle(), Body: ghpr.GetBody(),
-		State: ghpr.GetState(), Draft: ghpr.GetDraft(),
-		Author: ghpr.GetUser().GetLogin(), HTMLURL: ghpr.GetHTMLURL(),
-		Labels: labels, ChangedFiles: ghpr.GetChangedFiles(),
-		HeadSHA: ghpr.GetHead().GetSHA(), HeadRef: ghpr.GetHead().GetRef(),
-		BaseRef: ghpr.GetBase().GetRef(), BaseSHA: ghpr.GetBase().GetSHA(),
-		BaseTip:       baseBranch.GetCommit().GetSHA(),
-		DefaultBranch: def, DefaultSHA: defSHA,
-		SignOff:    so,
-		ReviewDate: time.Date(reviewDate.Year(), reviewDate.Month(), reviewDate.Day(), 0, 0, 0, 0, time.UTC),
-		Source:     src,
-	}
-	repo.SettingsParam.Set(pr, &settings)
-	layout, err := repo.LayoutFact.Of(ctx, pr)
-	if err != nil {
-		return nil, cfg, out, src, err
-	}
+	pr.SignOff = so
+	pr.ReviewDate = time.Date(reviewDate.Year(), reviewDate.Month(), reviewDate.Day(), 0, 0, 0, 0, time.UTC)
 
-	scope, err := scopeGate(ctx, pr, layout)
+	sc, err := scope.Of(ctx, pr)
 	if err != nil {
-		return nil, cfg, out, src, err
+		return snap, out, err
 	}
-	if !scope.Required {
-		log.Info("no sign-off required", "owners", scope.Owners)
-		return nil, cfg, Outcome{Status: NotRequired, Scope: scope, SkipReason: "every changed file is owned by the core team or repository admins"}, src, nil
+	if !sc.Required {
+		log.Info("no sign-off required", "owners", sc.Owners)
+		return snap, Outcome{Status: NotRequired, Scope: sc, SkipReason: "every changed file is owned by the core team or repository admins"}, nil
 	}
-	// §1.3c.7: the scope must describe the PR we are about to assess.
-	again, _, err := gh.PullRequests.Get(ctx, req.Owner, req.Repo, req.Number)
+	// The scope must describe the PR we are about to assess: a push or a
+	// base change in between would leave it deciding on other files.
+	again, err := gh.PullRequest(ctx, req.Owner, req.Repo, req.Number)
 	if err != nil {
-		return nil, cfg, out, src, fmt.Errorf("re-reading PR #%d: %w", req.Number, err)
+		return snap, out, fmt.Errorf("re-reading PR #%d: %w", req.Number, err)
 	}
 	if again.GetHead().GetSHA() != pr.HeadSHA || again.GetBase().GetSHA() != pr.BaseSHA ||
 		again.GetBase().GetRef() != pr.BaseRef || again.GetChangedFiles() != pr.ChangedFiles {
-		return nil, cfg, out, src, ErrPRChanged
+		return snap, out, ErrPRChanged
 	}
 	if !req.Explicit && (pr.State != "open" || pr.Draft) {
-		return nil, cfg, Outcome{Status: Skipped, SkipReason: fmt.Sprintf("PR is %s (draft=%v)", pr.State, pr.Draft)}, src, nil
+		return snap, Outcome{Status: Skipped, SkipReason: fmt.Sprintf("PR is %s (draft=%v)", pr.State, pr.Draft)}, nil
 	}
 	if !req.SkipActor {
-		if err := actorGate(ctx, src, req.Actor, req.ActorType); err != nil {
-			return nil, cfg, Outcome{Status: Skipped, SkipReason: err.Error()}, src, nil
+		if err := actorGate(ctx, snap.Evidence, req.Actor, req.ActorType); err != nil {
+			return snap, Outcome{Status: Skipped, SkipReason: err.Error()}, nil
 		}
 	}
-	out.Scope = scope
-	return pr, cfg, out, src, nil
+	out.Scope = sc
+	return snap, out, nil
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/verdict-bot/verdict/app/ghsource"
 	"github.com/verdict-bot/verdict/app/githubtest"
-	"github.com/verdict-bot/verdict/app/verify"
 )
 
 // BenchmarkVerifySample is one full verification of the shipped sample (an
@@ -20,11 +19,9 @@ func BenchmarkVerifySample(b *testing.B) {
 		b.Run(mode, func(b *testing.B) {
 			srv := githubtest.New(b, loadSample(b))
 			srv.SetLatency(30 * time.Millisecond)
-			gh := client(b, srv)
-			shared := ghsource.NewCache(64 << 20)
-			var v *verify.Verifier
+			v := newTestVerifier()
+			gh := clientWith(b, srv, ghsource.Options{Cache: ghsource.NewCache(64 << 20)})
 			if mode == "warm" {
-				v = newTestVerifier(srv, shared)
 				if _, err := v.Verify(context.Background(), gh, sampleRequest()); err != nil {
 					b.Fatal(err)
 				}
@@ -33,7 +30,7 @@ func BenchmarkVerifySample(b *testing.B) {
 			b.ResetTimer()
 			for b.Loop() {
 				if mode == "cold" {
-					v = newTestVerifier(srv, ghsource.NewCache(64<<20))
+					gh = clientWith(b, srv, ghsource.Options{Cache: ghsource.NewCache(64 << 20)})
 				}
 				if _, err := v.Verify(context.Background(), gh, sampleRequest()); err != nil {
 					b.Fatal(err)

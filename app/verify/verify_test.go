@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
+	"github.com/verdict-bot/verdict/app/ghapi"
 	"github.com/verdict-bot/verdict/app/ghclient"
 	"github.com/verdict-bot/verdict/app/ghsource"
 	"github.com/verdict-bot/verdict/app/githubtest"
@@ -35,17 +36,31 @@ func loadSample(t testing.TB) *githubtest.Fixture {
 	return fx
 }
 
-func newTestVerifier(srv *githubtest.Server, cache *ghsource.Cache) *verify.Verifier {
+func newTestVerifier() *verify.Verifier {
 	return &verify.Verifier{
-		Registry:      inferencex.Registry(),
-		SourceOptions: ghsource.Options{Cache: cache, PageClient: srvPageClient(srv)},
-		Publisher:     publish.Verifier{},
-		BotLogins:     []string{"verdict[bot]"},
-		Logger:        slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Registry:  inferencex.Registry(),
+		Publisher: publish.Verdicts{},
+		BotLogins: []string{"verdict[bot]"},
+		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}
 }
 
-func client(t testing.TB, srv *githubtest.Server) *github.Client {
+// client is the production GitHub client over the fake, authenticated as
+// the fixture's installation, reading published pages from the fixture.
+func client(t testing.TB, srv *githubtest.Server) *ghapi.Client {
+	t.Helper()
+	return clientWith(t, srv, ghsource.Options{})
+}
+
+// clientWith is client with the evidence sources opened with opts.
+func clientWith(t testing.TB, srv *githubtest.Server, opts ghsource.Options) *ghapi.Client {
+	t.Helper()
+	opts.PageClient = srvPageClient(srv)
+	return ghapi.New(rest(t, srv), opts)
+}
+
+// rest is the go-github client under client.
+func rest(t testing.TB, srv *githubtest.Server) *github.Client {
 	t.Helper()
 	gh, err := ghclient.NewToken(srv.BaseURL(), srv.InstallationToken())
 	if err != nil {
@@ -61,7 +76,7 @@ func sampleRequest() verify.Request {
 
 func TestVerifySampleIsDeterministic(t *testing.T) {
 	srv := githubtest.New(t, loadSample(t))
-	v := newTestVerifier(srv, nil)
+	v := newTestVerifier()
 	gh := client(t, srv)
 	first, err := v.Verify(context.Background(), gh, sampleRequest())
 	if err != nil {
@@ -91,7 +106,7 @@ func TestVerifySampleIsDeterministic(t *testing.T) {
 
 func TestVerifyPublishesOnceAndReplaysQuietly(t *testing.T) {
 	srv := githubtest.New(t, loadSample(t))
-	v := newTestVerifier(srv, nil)
+	v := newTestVerifier()
 	gh := client(t, srv)
 	req := sampleRequest()
 	req.Publish = true
@@ -131,8 +146,11 @@ func TestVerifyGates(t *testing.T) {
 		name   string
 		mutate func(fx *githubtest.Fixture)
 		req    func(r *verify.Request)
-		status verify.Status
-		err    string
+		// signOff is a key or URL the request names, read as verdict check
+		// reads its --signoff flag.
+		signOff string
+		status  verify.Status
+		err     string
 	}{
 		{name: "draft PR is skipped for events", mutate: func(fx *githubtest.Fixture) { fx.Repos[0].Pulls[0].Draft = true },
 			req: func(r *verify.Request) { r.Explicit = false }, status: verify.Skipped},
@@ -151,7 +169,7 @@ func TestVerifyGates(t *testing.T) {
 		}, status: verify.Verified},
 		{name: "CODEOWNERS errors at the base tip stop the scope gate", mutate: func(fx *githubtest.Fixture) {
 			// Even when every owner is exempt: GitHub ignores the broken line,
-			// so the ownership the gate would decide on is not GitHub's (§1.3c.3).
+			// so the ownership the gate would decide on is not GitHub's.
 			admin := githubtest.Permission{Permission: "admin", RoleName: "admin"}
 			fx.Repos[0].Collaborators["amd-owner-a"], fx.Repos[0].Collaborators["amd-owner-b"] = admin, admin
 			fx.Repos[0].CodeownersErrors = map[string][]githubtest.CodeownersError{"main": {{
@@ -160,10 +178,8 @@ func TestVerifyGates(t *testing.T) {
 				Message: "Unknown owner on line 5: make sure @amd-owner-b exists and has write access to the repository",
 			}}}
 		}, err: "has 1 error(s) reported by GitHub (line 5: Unknown owner"},
-		{name: "URL of another PR is refused", req: func(r *verify.Request) {
-			r.SignOff = "https://github.com/SemiAnalysisAI/InferenceX/pull/12#issuecomment-99"
-		}, err: "names PR #12"},
-		{name: "unknown key", req: func(r *verify.Request) { r.SignOff = "issuecomment-77" }, err: "reading sign-off comment 77"},
+		{name: "URL of another PR is refused", signOff: "https://github.com/SemiAnalysisAI/InferenceX/pull/12#issuecomment-99", err: "names PR #12"},
+		{name: "unknown key", signOff: "issuecomment-77", err: "reading sign-off comment 77"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -176,7 +192,14 @@ func TestVerifyGates(t *testing.T) {
 			if tt.req != nil {
 				tt.req(&req)
 			}
-			out, err := newTestVerifier(srv, nil).Verify(context.Background(), client(t, srv), req)
+			var err error
+			var out verify.Outcome
+			if tt.signOff != "" {
+				req.SignOff, err = verify.ParseSignOffRef(tt.signOff, req.Owner, req.Repo, req.Number)
+			}
+			if err == nil {
+				out, err = newTestVerifier().Verify(context.Background(), client(t, srv), req)
+			}
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("err = %v, want %q", err, tt.err)
@@ -197,7 +220,7 @@ func TestNoSignOff(t *testing.T) {
 	fx := loadSample(t)
 	fx.Repos[0].Pulls[0].Reviews = nil
 	srv := githubtest.New(t, fx)
-	_, err := newTestVerifier(srv, nil).Verify(context.Background(), client(t, srv), sampleRequest())
+	_, err := newTestVerifier().Verify(context.Background(), client(t, srv), sampleRequest())
 	if !errors.Is(err, verify.ErrNoSignOff) {
 		t.Fatalf("err = %v, want verify.ErrNoSignOff", err)
 	}
@@ -212,6 +235,7 @@ func TestParseSignOffRef(t *testing.T) {
 		{in: "discussion_r3", want: "discussion_r3"},
 		{in: "https://github.com/o/r/pull/7#issuecomment-5", want: "issuecomment-5"},
 		{in: "https://github.com/O/R/pull/7/files#discussion_r3", want: "discussion_r3"},
+		{in: "https://ghes.example.com/o/r/pull/7#pullrequestreview-9", want: "pullrequestreview-9"},
 		{in: "https://github.com/o/other/pull/7#issuecomment-5", err: "names o/other"},
 		{in: "https://github.com/o/r/pull/8#issuecomment-5", err: "names PR #8"},
 		{in: "issuecomment-0", err: "neither"},
@@ -225,8 +249,8 @@ func TestParseSignOffRef(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || got != tt.want {
-			t.Errorf("%q = %q, %v; want %q", tt.in, got, err, tt.want)
+		if err != nil || got.Key() != tt.want {
+			t.Errorf("%q = %q, %v; want %q", tt.in, got.Key(), err, tt.want)
 		}
 	}
 }
@@ -236,7 +260,7 @@ func TestParseSignOffRef(t *testing.T) {
 // times (pin, the scope gate's consistency check, the head-advanced check).
 func TestEvidenceIsReadOnce(t *testing.T) {
 	srv := githubtest.New(t, loadSample(t))
-	if _, err := newTestVerifier(srv, nil).Verify(context.Background(), client(t, srv), sampleRequest()); err != nil {
+	if _, err := newTestVerifier().Verify(context.Background(), client(t, srv), sampleRequest()); err != nil {
 		t.Fatal(err)
 	}
 	pull := "GET /repos/SemiAnalysisAI/InferenceX/pulls/3412"
@@ -261,7 +285,7 @@ func TestServerWithoutOptionalEndpoints(t *testing.T) {
 	for _, p := range []string{`/codeowners/errors$`, `/pulls/3412/comments$`, `^/orgs/`} {
 		srv.AddFault(githubtest.Fault{Method: "GET", Path: p, Status: 404})
 	}
-	out, err := newTestVerifier(srv, nil).Verify(context.Background(), client(t, srv), sampleRequest())
+	out, err := newTestVerifier().Verify(context.Background(), client(t, srv), sampleRequest())
 	if err != nil {
 		t.Fatal(err)
 	}

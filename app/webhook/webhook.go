@@ -1,6 +1,7 @@
 // Package webhook receives GitHub webhook deliveries: it checks the
 // signature before reading anything else, routes the event, and answers 202
-// only once the delivery and its jobs are stored durably.
+// only once the delivery and its jobs are stored durably. Which events
+// count, and what each one asks for, is the router's table.
 package webhook
 
 import (
@@ -25,9 +26,10 @@ import (
 // MaxBody is GitHub's own cap on webhook payloads.
 const MaxBody = 25 << 20
 
-// Enqueuer stores a delivery with its jobs; queue.Queue implements it.
+// Enqueuer stores a delivery with its jobs and says what it did;
+// queue.Queue implements it.
 type Enqueuer interface {
-	Enqueue(ctx context.Context, d queue.Delivery) (duplicate bool, err error)
+	Enqueue(ctx context.Context, d queue.Delivery) (queue.Outcome, error)
 }
 
 // Handler serves POST /webhook.
@@ -91,14 +93,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "pong\n")
 		return
 	}
-	if !router.Handles(event) {
-		metrics.Delivery(event, "unhandled")
-		w.WriteHeader(http.StatusNoContent)
-		return
-	}
 	dec, err := h.Router.Route(event, delivery, body)
 	if err != nil {
 		h.reject(w, log, event, "malformed", http.StatusBadRequest, err.Error())
+		return
+	}
+	if dec.Unhandled {
+		metrics.Delivery(event, "unhandled")
+		w.WriteHeader(http.StatusNoContent)
 		return
 	}
 	log = log.With("repo", dec.Repo.FullName(), "pr", dec.PR)
@@ -125,22 +127,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if dec.Repo.Owner == "" {
 		d.Repo = ""
 	}
-	dup, err := h.Queue.Enqueue(r.Context(), d)
+	outcome, err := h.Queue.Enqueue(r.Context(), d)
 	if err != nil {
 		// 503 tells GitHub (and whoever redelivers) to try again later.
 		h.reject(w, log, event, "error", http.StatusServiceUnavailable, "could not store the delivery; redeliver later")
 		log.Error("storing delivery failed", "err", err)
 		return
 	}
-	outcome := "ignored"
-	switch {
-	case dup:
-		outcome = "duplicate"
-	case len(dec.Jobs) > 0:
-		outcome = "queued"
-	}
-	metrics.Delivery(event, outcome)
-	if len(dec.Jobs) > 0 || dup {
+	metrics.Delivery(event, string(outcome))
+	if outcome != queue.Ignored {
 		log.Info("delivery stored", "action", dec.Action, "outcome", outcome, "jobs", len(dec.Jobs))
 	}
 	w.WriteHeader(http.StatusAccepted)

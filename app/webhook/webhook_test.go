@@ -25,21 +25,24 @@ type memQueue struct {
 	fail  error
 }
 
-func (q *memQueue) Enqueue(_ context.Context, d queue.Delivery) (bool, error) {
+func (q *memQueue) Enqueue(_ context.Context, d queue.Delivery) (queue.Outcome, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.fail != nil {
-		return false, q.fail
+		return "", q.fail
 	}
 	if q.seen == nil {
 		q.seen = map[string]bool{}
 	}
 	if q.seen[d.ID] {
-		return true, nil
+		return queue.Duplicate, nil
 	}
 	q.seen[d.ID] = true
 	q.saved = append(q.saved, d)
-	return false, nil
+	if len(d.Jobs) == 0 {
+		return queue.Ignored, nil
+	}
+	return queue.Queued, nil
 }
 
 func (q *memQueue) jobs() int {
@@ -145,7 +148,7 @@ func TestRedeliveryEnqueuesOnce(t *testing.T) {
 		t.Fatalf("%d jobs for one delivery ID", q.jobs())
 	}
 	v := q.saved[0].Jobs[0].(jobs.VerifyArgs)
-	if v.SignOffKey != "issuecomment-77" || v.DeliveryID != "same-id" || q.saved[0].Repo != "o/r" || q.saved[0].PR != 5 {
+	if v.SignOff.Key() != "issuecomment-77" || v.DeliveryID != "same-id" || q.saved[0].Repo != "o/r" || q.saved[0].PR != 5 {
 		t.Fatalf("stored %+v", q.saved[0])
 	}
 }

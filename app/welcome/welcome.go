@@ -1,5 +1,7 @@
-// Package welcome posts the recipe reminder (INFERENCEX.md §2.7) on pull
-// requests that touch benchmark configuration.
+// Package welcome posts the recipe reminder on pull requests that touch
+// benchmark configuration: once per PR, telling the author what a sign-off
+// needs and, when someone other than the core team owns a changed file,
+// who reviews it.
 package welcome
 
 import (
@@ -7,75 +9,53 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/google/go-github/v62/github"
-
-	"github.com/verdict-bot/verdict/app/ghsource"
 	"github.com/verdict-bot/verdict/app/publish"
 	"github.com/verdict-bot/verdict/app/render"
-	"github.com/verdict-bot/verdict/app/repoconfig"
-	"github.com/verdict-bot/verdict/app/verify"
+	"github.com/verdict-bot/verdict/app/scope"
+	"github.com/verdict-bot/verdict/app/snapshot"
 	"github.com/verdict-bot/verdict/checks"
-	infxrepo "github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo"
 )
+
+// GitHub is what the reminder needs from GitHub: the pinned pull request
+// (with its configuration and layout) and a comment posted once.
+type GitHub interface {
+	snapshot.GitHub
+	publish.GitHub
+}
 
 // Poster posts the reminder.
 type Poster struct {
-	SourceOptions ghsource.Options
 	// BotLogins are the App's identities, added to the repository's.
 	BotLogins []string
 }
 
 // Post posts the recipe reminder once per PR when the PR touches benchmark
-// configuration. It reports whether a comment was written.
-func (w Poster) Post(ctx context.Context, gh *github.Client, owner, repo string, number int) (bool, error) {
-	ghpr, _, err := gh.PullRequests.Get(ctx, owner, repo, number)
-	if err != nil {
-		return false, fmt.Errorf("reading PR #%d: %w", number, err)
-	}
-	src := ghsource.New(gh, owner, repo, number, w.SourceOptions)
-	r, _, err := gh.Repositories.Get(ctx, owner, repo)
-	if err != nil {
-		return false, fmt.Errorf("reading repository: %w", err)
-	}
-	def, _, err := gh.Repositories.GetBranch(ctx, owner, repo, r.GetDefaultBranch(), 1)
-	if err != nil {
-		return false, fmt.Errorf("reading default branch: %w", err)
-	}
-	defSHA := def.GetCommit().GetSHA()
-	cfg, err := repoconfig.Load(ctx, src, defSHA)
+// configuration, read with the layout the repository's configuration
+// selects. It reports whether a comment was written.
+func (w Poster) Post(ctx context.Context, gh GitHub, owner, name string, number int) (bool, error) {
+	snap, err := snapshot.Take(ctx, gh, owner, name, number)
 	if err != nil {
 		return false, err
 	}
-	layout, err := infxrepo.DetectLayout(ctx, src, defSHA)
-	if err != nil {
-		return false, err
-	}
-	layout = layout.Override(cfg.Paths)
-	files, err := src.Files(ctx)
+	files, err := snap.Evidence.Files(ctx)
 	if err != nil {
 		return false, fmt.Errorf("listing PR files: %w", err)
 	}
-	if !TouchesBenchmarks(layout, files) {
+	if !TouchesBenchmarks(snap.Layout, files) {
 		return false, nil
 	}
-	base, _, err := gh.Repositories.GetBranch(ctx, owner, repo, ghpr.GetBase().GetRef(), 1)
-	if err != nil {
-		return false, fmt.Errorf("reading base branch: %w", err)
-	}
-	settings := cfg.Settings
-	pr := &checks.PR{Owner: owner, Repo: repo, Number: number, BaseTip: base.GetCommit().GetSHA(), Source: src}
-	infxrepo.SettingsParam.Set(pr, &settings)
 	// The review bullet only makes sense when someone other than core or
 	// an admin owns a changed file; an unreadable CODEOWNERS shows it.
-	scope, err := verify.ScopeOf(ctx, pr, layout)
-	showReview := err != nil || scope.Required
-	blob := fmt.Sprintf("https://github.com/%s/%s/blob/%s/", owner, repo, r.GetDefaultBranch())
+	sc, err := scope.Of(ctx, snap.PR)
+	showReview := err != nil || sc.Required
+	blob := fmt.Sprintf("https://github.com/%s/%s/blob/%s/", owner, name, snap.PR.DefaultBranch)
 	body, err := render.WelcomeMarkdown(render.Welcome{
-		Author:        ghpr.GetUser().GetLogin(),
+		Author:        snap.PR.Author,
 		ShowReview:    showReview,
-		CodeownersURL: blob + layout.CodeOwners,
-		ChecklistURL:  blob + layout.Checklist,
-		SignOffPhrase: cfg.SignOffPhrase,
+		CodeownersURL: blob + snap.Layout.CodeOwners,
+		ChecklistURL:  blob + snap.Layout.Checklist,
+		SignOffPhrase: snap.Config.SignOffPhrase,
 		FailFastLabel: "full-sweep-fail-fast",
 		ContinueLabel: "full-sweep-enabled",
 		RerunDocsURL:  "https://docs.github.com/actions/managing-workflow-runs/re-running-workflows-and-jobs",
@@ -83,9 +63,9 @@ func (w Poster) Post(ctx context.Context, gh *github.Client, owner, repo string,
 	if err != nil {
 		return false, err
 	}
+	cfg := snap.Config
 	cfg.BotLogins = append(cfg.BotLogins, w.BotLogins...)
-	p := publish.FromConfig(gh, cfg)
-	res, err := p.PostOnce(ctx, owner, repo, number, render.WelcomeMarker, body)
+	res, err := publish.FromConfig(gh, cfg).PostOnce(ctx, owner, name, number, render.WelcomeMarker, body)
 	if err != nil {
 		return false, fmt.Errorf("posting the recipe reminder: %w", err)
 	}
@@ -94,7 +74,7 @@ func (w Poster) Post(ctx context.Context, gh *github.Client, owner, repo string,
 
 // TouchesBenchmarks is the reminder's trigger: master configs, benchmark
 // files or the perf changelog, in either layout.
-func TouchesBenchmarks(l infxrepo.Layout, files []checks.ChangedFile) bool {
+func TouchesBenchmarks(l repo.Layout, files []checks.ChangedFile) bool {
 	for _, f := range files {
 		for _, p := range []string{f.Path, f.PreviousPath} {
 			if p == "" {

@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/verdict-bot/verdict/app/ghapi"
 	"github.com/verdict-bot/verdict/app/ghclient"
+	"github.com/verdict-bot/verdict/app/ghsource"
 	"github.com/verdict-bot/verdict/app/githubtest"
 	"github.com/verdict-bot/verdict/app/render"
 	"github.com/verdict-bot/verdict/app/welcome"
@@ -26,7 +28,7 @@ func TestPostOnceOnBenchmarkPRs(t *testing.T) {
 	}
 	p := welcome.Poster{BotLogins: []string{"verdict[bot]"}}
 	for i, want := range []bool{true, false} {
-		wrote, err := p.Post(context.Background(), gh, "SemiAnalysisAI", "InferenceX", 3412)
+		wrote, err := p.Post(context.Background(), ghapi.New(gh, ghsource.Options{}), "SemiAnalysisAI", "InferenceX", 3412)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -65,5 +67,39 @@ func TestTouchesBenchmarks(t *testing.T) {
 		if got := welcome.TouchesBenchmarks(l, []checks.ChangedFile{{Path: tt.path}}); got != tt.want {
 			t.Errorf("%s: %v, want %v", tt.path, got, tt.want)
 		}
+	}
+}
+
+// TestPinnedLayoutIsHonoured: a repository that pins its layout in
+// .github/verdict.yml gets the reminder for the paths of that layout, even
+// when detection on the default branch would pick the other one.
+func TestPinnedLayoutIsHonoured(t *testing.T) {
+	for _, tt := range []struct {
+		name, config string
+		want         bool
+	}{
+		{"detected legacy layout", "", false},
+		{"layout pinned to e2e", "layout: e2e\n", true},
+		{"e2e with its configs moved", "layout: e2e\npaths:\n  configs_dir: inferencex-e2e/cfg\n", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			fx := githubtest.NewFixture("verdict")
+			base := fx.Tree("base").Put("README.md", "bench\n")
+			if tt.config != "" {
+				base.Put(".github/verdict.yml", tt.config)
+			}
+			fx.Tree("head").From("base").Put("inferencex-e2e/configs/amd-master.yaml", "a: 1\n")
+			r := fx.Repo("acme/bench")
+			r.Commit("base", "base")
+			r.Commit("head", "head")
+			r.Branch("main", "base")
+			r.Pull(&githubtest.Pull{Number: 4, User: "contrib", Head: githubtest.Ref{Ref: "feat", Commit: "head"}})
+			srv := githubtest.New(t, fx)
+			wrote, err := welcome.Poster{BotLogins: []string{"verdict[bot]"}}.Post(context.Background(),
+				ghapi.New(srv.Client(), ghsource.Options{}), "acme", "bench", 4)
+			if err != nil || wrote != tt.want {
+				t.Fatalf("Post = %v, %v; want %v", wrote, err, tt.want)
+			}
+		})
 	}
 }

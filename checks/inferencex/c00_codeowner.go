@@ -2,6 +2,7 @@ package inferencex
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -17,7 +18,7 @@ import (
 var Codeowner = &checks.Check{
 	Number:   0,
 	Name:     checks.Text{EN: "CODEOWNER", ZH: "代码所有者"},
-	Requires: []checks.Requirement{repo.LayoutFact},
+	Requires: []checks.Requirement{repo.LayoutFact, repo.CodeOwnersFact},
 	Run:      runCodeowner,
 }
 
@@ -54,14 +55,14 @@ func runCodeowner(ctx context.Context, pr *checks.PR) checks.Result {
 		return checks.Unverified(checks.T("the sign-off author is unknown", "签署作者未知"))
 	}
 	at := file + "@" + checks.Short(pr.BaseTip)
-	data, err := pr.Source.ReadFile(ctx, pr.BaseTip, file)
-	if err != nil {
+	owners, err := repo.CodeOwnersFact.Of(ctx, pr)
+	switch {
+	case errors.Is(err, repo.ErrEmptyCodeOwners):
+		return checks.Unverified(checks.T(at+" is empty", at+" 为空"))
+	case err != nil:
 		return checks.Unverified(checks.T(fmt.Sprintf("%s is unreadable: %v", at, err), fmt.Sprintf("无法读取 %s：%v", at, err)))
 	}
-	if strings.TrimSpace(string(data)) == "" {
-		return checks.Unverified(checks.T(at+" is empty", at+" 为空"))
-	}
-	co := codeowners.Parse(string(data))
+	co := owners.File
 	if len(co.Rules) == 0 {
 		return checks.Unverified(checks.T(at+" has no usable rules", at+" 没有可用的规则"))
 	}

@@ -72,11 +72,10 @@ func startAppWith(t *testing.T, mutate func(*githubtest.Fixture)) *app {
 		t.Fatal(err)
 	}
 	// Published pages come from the fixture: no test leaves the machine.
-	pageTransport = gh.PageTransport()
-	t.Cleanup(func() { pageTransport = nil })
+	wire := appWiring(gh.PageTransport())
 	ctx, cancel := context.WithCancel(context.Background())
 	ready, done := make(chan string, 1), make(chan error, 1)
-	go func() { done <- serve(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), ready) }()
+	go func() { done <- serve(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), wire, ready) }()
 	var addr string
 	select {
 	case addr = <-ready:

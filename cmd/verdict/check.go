@@ -16,14 +16,16 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/verdict-bot/verdict/app/config"
+	"github.com/verdict-bot/verdict/app/ghapi"
 	"github.com/verdict-bot/verdict/app/ghclient"
 	"github.com/verdict-bot/verdict/app/ghsource"
 	"github.com/verdict-bot/verdict/app/githubtest"
-	"github.com/verdict-bot/verdict/app/jobs"
 	"github.com/verdict-bot/verdict/app/publish"
 	"github.com/verdict-bot/verdict/app/render"
+	"github.com/verdict-bot/verdict/app/retry"
 	"github.com/verdict-bot/verdict/app/verify"
 	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/format/signoff"
 )
 
 // Exit codes of verdict check.
@@ -44,7 +46,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.SetOutput(stderr)
 	repoFlag := fs.String("repo", "", "repository as OWNER/NAME")
 	prFlag := fs.Int("pr", 0, "pull request number")
-	signoff := fs.String("signoff", "", "sign-off key (issuecomment-N, pullrequestreview-N, discussion_rN) or URL; default: the newest sign-off")
+	signoffFlag := fs.String("signoff", "", "sign-off key (issuecomment-N, pullrequestreview-N, discussion_rN) or URL; default: the newest sign-off")
 	githubURL := fs.String("github-url", envOr("VERDICT_GITHUB_URL", "https://api.github.com/"), "GitHub REST API base URL")
 	token := fs.String("token", "", "GitHub token (default $GITHUB_TOKEN)")
 	date := fs.String("date", "", "review date YYYY-MM-DD (default today, UTC)")
@@ -139,13 +141,19 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	// An interactive check should answer within a minute or say why, so
 	// it waits less for a struggling API than the App's workers do.
-	retry := ghclient.RetryOptions{MaxWait: 30 * time.Second, AttemptTimeout: timeout, BaseDelay: backoff}
-	srcOpts.Retry = retry
-	gh, err := ghclient.NewToken(base, tok, ghclient.Options{Retry: retry})
+	ro := ghclient.RetryOptions{MaxWait: 30 * time.Second, AttemptTimeout: timeout, BaseDelay: backoff}
+	srcOpts.Retry = ro
+	gh, err := ghclient.NewToken(base, tok, ghclient.Options{Retry: ro})
 	if err != nil {
 		return fail("%v", err)
 	}
-	v := newVerifier(logger, srcOpts, nil, nil)
+	var ref signoff.Ref
+	if *signoffFlag != "" {
+		if ref, err = verify.ParseSignOffRef(*signoffFlag, owner, name, *prFlag); err != nil {
+			return fail("%v", err)
+		}
+	}
+	v := newVerifier(logger, nil, nil, nil)
 	if *publishFlag {
 		id, err := publisherOf(ctx, gh, slug)
 		if err != nil {
@@ -157,13 +165,14 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		// Nothing is written before the verdict exists: no pending status
 		// or in-progress check run that an error could leave behind.
 		v.BotLogins = []string{id.login}
-		v.Publisher = publish.Verifier{Logger: logger, SkipCheckRuns: !id.app}
+		v.Publisher = publish.Verdicts{Logger: logger, SkipCheckRuns: !id.app}
 	}
-	out, err := verifyRetrying(ctx, logger, 2*backoff, func(retry bool) (verify.Outcome, error) {
-		return v.Verify(ctx, gh, verify.Request{
+	api := ghapi.New(gh, evidenceOptions(srcOpts))
+	out, err := verifyRetrying(ctx, logger, 2*backoff, func(again bool) (verify.Outcome, error) {
+		return v.Verify(ctx, api, verify.Request{
 			Owner: owner, Repo: name, Number: *prFlag,
-			SignOff: *signoff, Explicit: true, SkipActor: true,
-			ReviewDate: reviewDate, Publish: *publishFlag, Retry: retry,
+			SignOff: ref, Explicit: true, SkipActor: true,
+			ReviewDate: reviewDate, Publish: *publishFlag, Retry: again,
 		})
 	})
 	if err != nil {
@@ -213,10 +222,10 @@ const checkAttempts = 3
 
 // verifyRetrying runs verify again after a transient failure: an answer
 // GitHub could not give is never a verdict, and usually comes on a retry.
-func verifyRetrying(ctx context.Context, log *slog.Logger, pause time.Duration, run func(retry bool) (verify.Outcome, error)) (verify.Outcome, error) {
+func verifyRetrying(ctx context.Context, log *slog.Logger, pause time.Duration, run func(again bool) (verify.Outcome, error)) (verify.Outcome, error) {
 	for attempt := 1; ; attempt++ {
 		out, err := run(attempt > 1)
-		if err == nil || attempt == checkAttempts || ctx.Err() != nil || !jobs.IsTransient(ghclient.Classify(err)) {
+		if err == nil || attempt == checkAttempts || ctx.Err() != nil || !retry.IsTransient(ghclient.Classify(err)) {
 			return out, err
 		}
 		wait := time.Duration(attempt) * pause

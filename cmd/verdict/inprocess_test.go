@@ -43,11 +43,11 @@ func serveInProcess(t *testing.T, gh *githubtest.Server) *inProcess {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pageTransport = gh.PageTransport()
 	logs := &syncBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())
 	ready, done := make(chan string, 1), make(chan error, 1)
-	go func() { done <- serve(ctx, cfg, slog.New(slog.NewTextHandler(logs, nil)), ready) }()
+	wire := appWiring(gh.PageTransport())
+	go func() { done <- serve(ctx, cfg, slog.New(slog.NewTextHandler(logs, nil)), wire, ready) }()
 	var addr string
 	select {
 	case addr = <-ready:
@@ -60,7 +60,6 @@ func serveInProcess(t *testing.T, gh *githubtest.Server) *inProcess {
 		if err := <-done; err != nil {
 			t.Errorf("serve: %v", err)
 		}
-		pageTransport = nil
 		if t.Failed() {
 			t.Logf("serve log:\n%s", logs.String())
 		}

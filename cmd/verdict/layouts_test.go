@@ -17,8 +17,8 @@ import (
 // two agree.
 
 // toLegacyPaths rewrites the e2e layout's paths in s to their legacy
-// counterparts (INFERENCEX.md §0.3), longest first, then drops any other
-// path under the e2e root. The two layouts' reasons must be equal after it.
+// counterparts (checks/inferencex/RULES.md, "Layouts"), longest first, then
+// drops any other path under the e2e root. The two layouts' reasons must be equal after it.
 func toLegacyPaths(s string) string {
 	e, l := repo.E2ELayout(), repo.LegacyLayout()
 	pairs := [][2]string{

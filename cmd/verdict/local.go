@@ -13,7 +13,6 @@ import (
 	"github.com/verdict-bot/verdict/app/gitsource"
 	"github.com/verdict-bot/verdict/app/localverify"
 	"github.com/verdict-bot/verdict/app/render"
-	"github.com/verdict-bot/verdict/app/verify"
 	"github.com/verdict-bot/verdict/checks"
 )
 
@@ -100,7 +99,7 @@ func cmdCheckLocal(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return fail("%v", oneLine(err))
 	}
-	if out.Status == verify.NotRequired {
+	if !out.Scope.Required {
 		reason := "every changed file is owned by the core team or repository admins"
 		if *format == "json" {
 			b, _ := json.Marshal(map[string]any{"verdict": "NOT_REQUIRED", "reason": reason})

@@ -30,11 +30,6 @@ type handlers struct {
 	Welcomer queue.Welcomer
 }
 
-// wireHandlers builds the job handlers (GitHub App client, verifier,
-// publisher, reuse acknowledger, welcomer) from the settings. The
-// verification pipeline installs it; st records the audit trail.
-var wireHandlers func(ctx context.Context, cfg config.Server, st *store.Store, log *slog.Logger) (handlers, error)
-
 func cmdServe(ctx context.Context, args []string, env Env) int {
 	cfg, err := config.LoadServer(args, env.Getenv, env.Stderr)
 	if errors.Is(err, flag.ErrHelp) {
@@ -45,7 +40,7 @@ func cmdServe(ctx context.Context, args []string, env Env) int {
 		return 2
 	}
 	log := newLogger(cfg.LogLevel, env)
-	if err := serve(ctx, cfg, log, nil); err != nil {
+	if err := serve(ctx, cfg, log, appWiring(nil), nil); err != nil {
 		log.Error("verdict serve stopped", "err", err)
 		return 1
 	}
@@ -61,9 +56,10 @@ func newLogger(level string, env Env) *slog.Logger {
 // serve runs until ctx ends or SIGTERM/SIGINT arrives, then stops taking
 // requests, stores what was accepted and lets running jobs finish within
 // cfg.ShutdownGrace; jobs still running then are cancelled and resume at the
-// next start without having spent an attempt. If ready is non-nil it
-// receives the listening address. GitHub need not be reachable to start.
-func serve(ctx context.Context, cfg config.Server, log *slog.Logger, ready chan<- string) error {
+// next start without having spent an attempt. wire builds the job
+// handlers. If ready is non-nil it receives the listening address. GitHub
+// need not be reachable to start.
+func serve(ctx context.Context, cfg config.Server, log *slog.Logger, wire wiring, ready chan<- string) error {
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 
@@ -72,11 +68,8 @@ func serve(ctx context.Context, cfg config.Server, log *slog.Logger, ready chan<
 		return err
 	}
 	defer st.Close()
-	var h handlers
-	if wireHandlers == nil {
-		return errors.New("this build has no job handlers wired in (wireHandlers is nil)")
-	}
-	if h, err = wireHandlers(ctx, cfg, st, log); err != nil {
+	h, err := wire(ctx, cfg, st, log)
+	if err != nil {
 		return fmt.Errorf("setting up job handlers: %w", err)
 	}
 	q, err := queue.New(ctx, st, queue.Options{

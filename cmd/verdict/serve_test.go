@@ -83,11 +83,9 @@ func (c *countingVerifier) count() int {
 func TestServeEndToEnd(t *testing.T) {
 	dbURL := "sqlite://" + filepath.Join(t.TempDir(), "v.db")
 	v := &countingVerifier{}
-	old := wireHandlers
-	wireHandlers = func(context.Context, config.Server, *store.Store, *slog.Logger) (handlers, error) {
+	wire := func(context.Context, config.Server, *store.Store, *slog.Logger) (handlers, error) {
 		return handlers{Verifier: v}, nil
 	}
-	defer func() { wireHandlers = old }()
 	cfg, err := config.LoadServer([]string{"-listen", "127.0.0.1:0", "-database-url", dbURL},
 		func(k string) string {
 			return map[string]string{"VERDICT_APP_ID": "1", "VERDICT_WEBHOOK_SECRET": "s3cret", "VERDICT_PRIVATE_KEY": testPEM}[k]
@@ -98,7 +96,7 @@ func TestServeEndToEnd(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan string, 1)
 	done := make(chan error, 1)
-	go func() { done <- serve(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), ready) }()
+	go func() { done <- serve(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), wire, ready) }()
 	var addr string
 	select {
 	case addr = <-ready:
@@ -152,7 +150,7 @@ func TestServeEndToEnd(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("serve: %v", err)
 	}
-	if v.count() != 1 || v.n[0].SignOffKey != "issuecomment-9" {
+	if v.count() != 1 || v.n[0].SignOff.Key() != "issuecomment-9" {
 		t.Fatalf("verifications: %+v", v.n)
 	}
 	for _, m := range []string{`verdict_webhook_deliveries_total{event="issue_comment",outcome="duplicate"} 1`, "verdict_queue_depth", "verdict_verification_duration_seconds"} {

@@ -13,11 +13,14 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/verdict-bot/verdict/app/config"
+	"github.com/verdict-bot/verdict/app/ghapi"
 	"github.com/verdict-bot/verdict/app/ghclient"
 	"github.com/verdict-bot/verdict/app/ghsource"
 	"github.com/verdict-bot/verdict/app/jobs"
 	"github.com/verdict-bot/verdict/app/publish"
+	"github.com/verdict-bot/verdict/app/retry"
 	"github.com/verdict-bot/verdict/app/reuse"
+	"github.com/verdict-bot/verdict/app/scope"
 	"github.com/verdict-bot/verdict/app/store"
 	"github.com/verdict-bot/verdict/app/verify"
 	"github.com/verdict-bot/verdict/app/welcome"
@@ -28,51 +31,71 @@ import (
 // artifact contents by ID) kept across verifications.
 const evidenceCacheBytes = 256 << 20
 
-// newVerifier wires the verification pipeline shared by serve and check.
-func newVerifier(logger *slog.Logger, opts ghsource.Options, rec verify.Recorder, botLogins []string) *verify.Verifier {
+// newVerifier is the verification pipeline shared by serve and check:
+// the InferenceX preset, publishing through publish.Verdicts.
+func newVerifier(logger *slog.Logger, pub verify.Publisher, rec verify.Recorder, botLogins []string) *verify.Verifier {
+	return &verify.Verifier{
+		Registry:  inferencex.Registry(),
+		Publisher: pub,
+		Recorder:  rec,
+		BotLogins: botLogins,
+		Logger:    logger,
+	}
+}
+
+// evidenceOptions gives opts the shared evidence cache when it has none.
+func evidenceOptions(opts ghsource.Options) ghsource.Options {
 	if opts.Cache == nil {
 		opts.Cache = ghsource.NewCache(evidenceCacheBytes)
 	}
-	return &verify.Verifier{
-		Registry:      inferencex.Registry(),
-		SourceOptions: opts,
-		Publisher:     publish.Verifier{Logger: logger, Pending: true},
-		Recorder:      rec,
-		BotLogins:     botLogins,
-		Logger:        logger,
-	}
+	return opts
 }
 
-func init() { wireHandlers = wireApp }
+// wiring builds the job handlers of verdict serve from its settings; st
+// records the audit trail. appWiring is the production one.
+type wiring func(ctx context.Context, cfg config.Server, st *store.Store, log *slog.Logger) (handlers, error)
 
-// wireApp builds the job handlers of verdict serve: one App client, one
+// appWiring builds the job handlers of verdict serve: one App client, one
 // evidence cache, and the verifier, reuse acknowledger and welcomer on top.
 // Nothing here calls GitHub: the App's identity is resolved when first
 // needed (and in the background from the start), so serve starts and
-// stores deliveries while GitHub is unreachable.
-func wireApp(ctx context.Context, cfg config.Server, st *store.Store, log *slog.Logger) (handlers, error) {
-	retry := ghclient.RetryOptions{AttemptTimeout: cfg.GitHubTimeout, BaseDelay: cfg.GitHubBackoff}
-	apps, err := ghclient.NewApps(cfg.GitHubURL, cfg.AppID, cfg.PrivateKey, ghclient.Options{Retry: retry})
-	if err != nil {
-		return handlers{}, err
+// stores deliveries while GitHub is unreachable. pages, when set (tests),
+// answers the documentation page fetches instead of the network.
+func appWiring(pages http.RoundTripper) wiring {
+	return func(ctx context.Context, cfg config.Server, st *store.Store, log *slog.Logger) (handlers, error) {
+		ro := ghclient.RetryOptions{AttemptTimeout: cfg.GitHubTimeout, BaseDelay: cfg.GitHubBackoff}
+		apps, err := ghclient.NewApps(cfg.GitHubURL, cfg.AppID, cfg.PrivateKey, ghclient.Options{Retry: ro})
+		if err != nil {
+			return handlers{}, err
+		}
+		id := &appIdentity{app: apps.App(), slug: strings.TrimSuffix(cfg.AppSlug, "[bot]"), log: log}
+		go id.warm(ctx)
+		opts := evidenceOptions(ghsource.Options{Retry: ro})
+		if pages != nil {
+			opts.PageClient = &http.Client{Transport: pages, Timeout: 20 * time.Second}
+		}
+		installation := func(_ context.Context, iid int64) (*ghapi.Client, error) {
+			gh, err := apps.Installation(iid)
+			if err != nil {
+				return nil, ghclient.Classify(err)
+			}
+			return ghapi.New(gh, opts), nil
+		}
+		acknowledgerClient := func(ctx context.Context, iid int64) (reuse.GitHub, error) {
+			gh, err := installation(ctx, iid)
+			if err != nil {
+				return nil, err
+			}
+			return gh, nil
+		}
+		pub := publish.Verdicts{Logger: log, Pending: true}
+		return handlers{
+			Verifier: appVerifier{v: newVerifier(log, pub, st, nil), client: installation, id: id},
+			Reuse:    appReuse{a: reuse.Acknowledger{Client: acknowledgerClient, Logger: log}, id: id},
+			Welcomer: appWelcomer{client: installation, id: id, log: log},
+		}, nil
 	}
-	id := &appIdentity{app: apps.App(), slug: strings.TrimSuffix(cfg.AppSlug, "[bot]"), log: log}
-	go id.warm(ctx)
-	opts := ghsource.Options{Cache: ghsource.NewCache(evidenceCacheBytes), Retry: retry}
-	if pageTransport != nil {
-		opts.PageClient = &http.Client{Transport: pageTransport, Timeout: 20 * time.Second}
-	}
-	installation := func(_ context.Context, iid int64) (*github.Client, error) { return apps.Installation(iid) }
-	return handlers{
-		Verifier: appVerifier{v: newVerifier(log, opts, st, nil), client: installation, id: id},
-		Reuse:    appReuse{a: reuse.Acknowledger{Client: installation, SourceOptions: opts, Logger: log}, id: id},
-		Welcomer: appWelcomer{p: welcome.Poster{SourceOptions: opts}, client: installation, id: id, log: log},
-	}, nil
 }
-
-// pageTransport, when set (tests), answers the documentation page fetches
-// of verdict serve instead of the network.
-var pageTransport http.RoundTripper
 
 // appIdentity is the App's bot login, "<slug>[bot]": configured, or read
 // from GET /app once GitHub answers.
@@ -93,7 +116,7 @@ func (a *appIdentity) bots(ctx context.Context) ([]string, error) {
 	if slug == "" {
 		app, _, err := a.app.Apps.Get(ctx, "")
 		if err != nil {
-			return nil, jobs.Transient(fmt.Errorf("reading the App's identity (GET /app; VERDICT_APP_SLUG skips it): %w", err))
+			return nil, retry.Transient(fmt.Errorf("reading the App's identity (GET /app; VERDICT_APP_SLUG skips it): %w", err))
 		}
 		if slug = app.GetSlug(); slug == "" {
 			return nil, errors.New("GET /app returned no slug; set VERDICT_APP_SLUG")
@@ -131,14 +154,14 @@ func (a *appIdentity) warm(ctx context.Context) {
 // tells the queue which failures are worth a retry.
 type appVerifier struct {
 	v      *verify.Verifier
-	client func(context.Context, int64) (*github.Client, error)
+	client func(context.Context, int64) (*ghapi.Client, error)
 	id     *appIdentity
 }
 
 func (a appVerifier) request(j jobs.VerifyArgs, at jobs.Attempt) verify.Request {
 	return verify.Request{
 		Owner: j.Owner, Repo: j.Name, Number: j.PR,
-		SignOff:  j.SignOffKey,
+		SignOff:  j.SignOff,
 		Explicit: j.Manual,
 		Actor:    j.ActorLogin, ActorType: j.ActorType,
 		DeliveryID: j.DeliveryID,
@@ -165,14 +188,14 @@ func (a appVerifier) Verify(ctx context.Context, j jobs.VerifyArgs, at jobs.Atte
 	}
 	gh, err := a.client(ctx, j.InstallationID)
 	if err != nil {
-		return ghclient.Classify(err)
+		return err
 	}
 	_, err = v.Verify(ctx, gh, a.request(j, at))
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, verify.ErrPRChanged), errors.Is(err, verify.ErrIncomplete):
-		return jobs.Transient(err)
+	case errors.Is(err, verify.ErrPRChanged), errors.Is(err, scope.ErrIncomplete):
+		return retry.Transient(err)
 	default:
 		return ghclient.Classify(err)
 	}
@@ -194,7 +217,7 @@ func (a appVerifier) Abandon(ctx context.Context, j jobs.VerifyArgs, cause error
 
 // abandonReason is the one line a status shows for a verification given up.
 func abandonReason(err error) string {
-	if jobs.IsTransient(err) {
+	if retry.IsTransient(err) {
 		return "GitHub kept failing: " + oneLine(err)
 	}
 	return oneLine(err)
@@ -216,8 +239,7 @@ func (r appReuse) Acknowledge(ctx context.Context, j jobs.ReuseArgs) error {
 }
 
 type appWelcomer struct {
-	p      welcome.Poster
-	client func(context.Context, int64) (*github.Client, error)
+	client func(context.Context, int64) (*ghapi.Client, error)
 	id     *appIdentity
 	log    *slog.Logger
 }
@@ -229,11 +251,9 @@ func (a appWelcomer) Welcome(ctx context.Context, j jobs.WelcomeArgs) error {
 	}
 	gh, err := a.client(ctx, j.InstallationID)
 	if err != nil {
-		return ghclient.Classify(err)
+		return err
 	}
-	p := a.p
-	p.BotLogins = bots
-	wrote, err := p.Post(ctx, gh, j.Owner, j.Name, j.PR)
+	wrote, err := welcome.Poster{BotLogins: bots}.Post(ctx, gh, j.Owner, j.Name, j.PR)
 	if err != nil {
 		return ghclient.Classify(err)
 	}

@@ -52,6 +52,11 @@ var (
 	placehold     = "insert any additional info here"
 )
 
+// DefaultPhrase is the phrase of the InferenceX checklist sign-off ("As a PR
+// reviewer and CODEOWNER, I have reviewed this and have: …"), used wherever
+// a server or repository names no other.
+const DefaultPhrase = "As a PR reviewer and CODEOWNER"
+
 // ValidKey reports whether k is a well-formed sign-off key
 // (issuecomment-<id>, pullrequestreview-<id> or discussion_r<id>).
 func ValidKey(k string) bool { return keyRE.MatchString(k) }

@@ -10,21 +10,22 @@ import (
 )
 
 // Layout maps the benchmark repository's two layouts (RULES.md, "Layouts").
-// Paths are repository-relative.
+// Paths are repository-relative. The yaml names are the paths.* keys of
+// .github/verdict.yml.
 type Layout struct {
-	Name          string `json:"name"` // "legacy" or "e2e"
-	Root          string `json:"root"` // "" or "inferencex-e2e/"
-	Checklist     string `json:"checklist"`
-	ChecklistZH   string `json:"checklist_zh"`
-	Models        string `json:"models"`
-	ConfigsDir    string `json:"configs_dir"`
-	Changelog     string `json:"changelog"`
-	GoldenDir     string `json:"golden_dir"`
-	WaiverDir     string `json:"waiver_dir"`
-	Thresholds    string `json:"thresholds"`
-	BenchmarksDir string `json:"benchmarks_dir"`
-	RunnersDir    string `json:"runners_dir"`
-	CodeOwners    string `json:"codeowners"`
+	Name          string `yaml:"name" json:"name"` // "legacy" or "e2e"
+	Root          string `yaml:"root" json:"root"` // "" or "inferencex-e2e/"
+	Checklist     string `yaml:"checklist" json:"checklist"`
+	ChecklistZH   string `yaml:"checklist_zh" json:"checklist_zh"`
+	Models        string `yaml:"models" json:"models"`
+	ConfigsDir    string `yaml:"configs_dir" json:"configs_dir"`
+	Changelog     string `yaml:"changelog" json:"changelog"`
+	GoldenDir     string `yaml:"golden_dir" json:"golden_dir"`
+	WaiverDir     string `yaml:"waiver_dir" json:"waiver_dir"`
+	Thresholds    string `yaml:"thresholds" json:"thresholds"`
+	BenchmarksDir string `yaml:"benchmarks_dir" json:"benchmarks_dir"`
+	RunnersDir    string `yaml:"runners_dir" json:"runners_dir"`
+	CodeOwners    string `yaml:"codeowners" json:"codeowners"`
 }
 
 // LegacyLayout is the root layout of Aug 2026.

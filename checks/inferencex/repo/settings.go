@@ -11,6 +11,7 @@ import (
 	"slices"
 
 	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/format/signoff"
 )
 
 // SettingsParam hands the repository's settings to the checks. The
@@ -82,7 +83,7 @@ type CheckSettings struct {
 // Defaults returns the InferenceX preset.
 func Defaults() Settings {
 	return Settings{
-		SignOffPhrase: "As a PR reviewer and CODEOWNER",
+		SignOffPhrase: signoff.DefaultPhrase,
 		CoreTeam:      "@SemiAnalysisAI/core",
 		BenchmarkGroups: []string{
 			"single-node ", "multi-node ", "agentic /", "multi-node agentic /", "canary /",

@@ -1,0 +1,183 @@
+package publish
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/google/go-github/v62/github"
+
+	"github.com/verdict-bot/verdict/app/render"
+	"github.com/verdict-bot/verdict/app/repoconfig"
+)
+
+// FromConfig builds the Publisher for one repository: a client authorized
+// for it and the status, check-run and identity settings of its
+// configuration.
+func FromConfig(client GitHub, cfg repoconfig.Config) *Publisher {
+	return &Publisher{
+		Client:           client,
+		BotLogins:        cfg.BotLogins,
+		StatusContext:    cfg.Status.Context,
+		StatusEnabled:    cfg.StatusEnabled(),
+		WarnAs:           cfg.Status.WarnAs,
+		CheckRunName:     cfg.CheckRun.Name,
+		CheckRunsEnabled: cfg.CheckRunEnabled(),
+	}
+}
+
+// Target is what one verification publishes: the verdict of one sign-off
+// on one commit of one pull request, through a client authorized for the
+// repository, with the repository's publishing settings.
+type Target struct {
+	Client GitHub
+	// Config supplies the status and check-run settings and the bot
+	// identities whose comments are Verdict's own.
+	Config      repoconfig.Config
+	Owner, Repo string
+	Number      int
+	Key         string
+	HeadSHA     string
+	// Retry says an earlier attempt of this verification ran, so its marks
+	// may be on the commit already.
+	Retry bool
+}
+
+// Started is a verification whose publication Start began; Finish
+// completes it.
+type Started struct {
+	target Target
+	handle Handle
+}
+
+// Verdicts publishes what verifications conclude. The client and the
+// configuration arrive with each Target, so one value serves every
+// installation.
+type Verdicts struct {
+	Logger *slog.Logger // nil means slog.Default()
+	// Pending marks the commit as being verified (pending status,
+	// in-progress check run) when a verification starts.
+	Pending bool
+	// SkipCheckRuns publishes without a check run: only GitHub Apps can
+	// create them, so a personal token cannot.
+	SkipCheckRuns bool
+}
+
+func (v Verdicts) publisher(t Target) *Publisher {
+	pub := FromConfig(t.Client, t.Config)
+	if v.SkipCheckRuns {
+		pub.CheckRunsEnabled = false
+	}
+	return pub
+}
+
+// Start checks that the verdict can be published at all (a client, the
+// commit, the sign-off key, an identity to recognise our comments by) and
+// returns an error, having written nothing, when it cannot. With Pending it
+// then posts the pending status and opens the check run. A failed write
+// does not stop the verification (the verdict comment matters more than
+// the pending marks, and the status permission is optional); it is logged
+// and Finish tries again.
+func (v Verdicts) Start(ctx context.Context, t Target) (Started, error) {
+	pub := v.publisher(t)
+	s := Started{target: t, handle: Handle{Owner: t.Owner, Repo: t.Repo, SHA: t.HeadSHA, Key: t.Key}}
+	if err := pub.checkHandle(s.handle); err != nil {
+		return Started{}, err
+	}
+	if err := pub.checkIdentity(t.Key); err != nil {
+		return Started{}, err
+	}
+	if !v.Pending {
+		return s, nil
+	}
+	h, err := pub.Start(ctx, t.Owner, t.Repo, t.HeadSHA, t.Key, t.Retry)
+	if err != nil {
+		v.logger().Warn("marking commit as being verified", "repo", t.Owner+"/"+t.Repo, "head_sha", t.HeadSHA, "err", err)
+	}
+	s.handle = h
+	return s, nil
+}
+
+// Finish publishes the verdict comment, then completes status and check run,
+// and returns the comment's URL. Once the comment is out, status and check
+// run failures that a retry cannot fix (a missing permission, a validation
+// error) are logged rather than returned, so the job is not retried in vain;
+// transient ones are returned so that it is.
+func (v Verdicts) Finish(ctx context.Context, s Started, body render.Body) (string, error) {
+	t := s.target
+	if t.Client == nil {
+		return "", errors.New("publish: Finish without Start")
+	}
+	res, err := v.publisher(t).Finish(ctx, s.handle, t.Number, body)
+	if err != nil && res.CommentURL != "" && permanent(err) {
+		v.logger().Warn("verdict comment published; status or check run not written",
+			"repo", t.Owner+"/"+t.Repo, "pr", t.Number, "signoff", t.Key, "head_sha", t.HeadSHA, "err", err)
+		return res.CommentURL, nil
+	}
+	return res.CommentURL, err
+}
+
+// Abort settles a verification given up for good: failure status and
+// failed check run saying why it could not be verified.
+func (v Verdicts) Abort(ctx context.Context, t Target, why string) error {
+	return v.publisher(t).Abort(ctx, Handle{Owner: t.Owner, Repo: t.Repo, SHA: t.HeadSHA, Key: t.Key}, why)
+}
+
+// ConfigReport is the comment telling a PR that the repository
+// configuration is invalid. The configuration being unusable, the bot
+// identities come with it.
+type ConfigReport struct {
+	Client      GitHub
+	Owner, Repo string
+	Number      int
+	BotLogins   []string
+	Body        string // starts with render.ConfigErrorMarker
+}
+
+// ReportConfigError upserts the one invalid-configuration comment of the
+// PR: a second event for the same PR edits it (or leaves it when nothing
+// changed) instead of adding another.
+func (v Verdicts) ReportConfigError(ctx context.Context, r ConfigReport) (string, error) {
+	if !strings.HasPrefix(r.Body, render.ConfigErrorMarker+"\n") {
+		return "", errors.New("publish: invalid-configuration body lacks its marker")
+	}
+	p := &Publisher{Client: r.Client, BotLogins: r.BotLogins}
+	res, err := p.Upsert(ctx, r.Owner, r.Repo, r.Number, render.ConfigErrorMarker, r.Body)
+	return res.CommentURL, err
+}
+
+func (v Verdicts) logger() *slog.Logger {
+	if v.Logger != nil {
+		return v.Logger
+	}
+	return slog.Default()
+}
+
+// permanent reports whether every GitHub error in err is a client error that
+// repeating the request will not fix (403 without rate limiting, 404, 422).
+func permanent(err error) bool {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range j.Unwrap() {
+			if !permanent(e) {
+				return false
+			}
+		}
+		return true
+	}
+	var rl *github.RateLimitError
+	var arl *github.AbuseRateLimitError
+	if errors.As(err, &rl) || errors.As(err, &arl) {
+		return false
+	}
+	var ge *github.ErrorResponse
+	if !errors.As(err, &ge) || ge.Response == nil {
+		return false
+	}
+	switch ge.Response.StatusCode {
+	case http.StatusForbidden, http.StatusNotFound, http.StatusUnprocessableEntity:
+		return true
+	}
+	return false
+}

@@ -1,0 +1,119 @@
+// Package scope is the gate before a verification: does the pull request
+// need a sign-off at all? It does when a changed file (or the old name of a
+// renamed one) is owned, by the CODEOWNERS file at the base-branch tip,
+// by someone other than the core team and the repository's admins. The App
+// asks it before verifying, the welcome reminder to decide whether to
+// mention the review, and a local check like the App.
+package scope
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+)
+
+// ErrIncomplete marks an answer GitHub gave inconsistently (a file list
+// shorter than the PR's own count); asking again later may succeed.
+var ErrIncomplete = errors.New("incomplete evidence")
+
+// Scope is the gate's answer.
+type Scope struct {
+	Required bool
+	// Owners are the owners that make a sign-off required, lowercased.
+	Owners []string
+	// Problems are CODEOWNERS lines that could not be used.
+	Problems []string
+}
+
+// Of decides whether pr needs a sign-off. It reads the PR's files, the
+// CODEOWNERS fact and GitHub's diagnostics of that file through pr.Source,
+// and the core team from the repository's settings on pr.
+func Of(ctx context.Context, pr *checks.PR) (Scope, error) {
+	src := pr.Source
+	files, err := src.Files(ctx)
+	if errors.Is(err, checks.ErrTooLarge) {
+		// Past GitHub's listing cap the unlisted files could need any
+		// owner, so "no sign-off required" cannot be shown: verify, and
+		// let the rows that need the whole list fail closed.
+		return Scope{Required: true, Problems: []string{err.Error() + "; a sign-off is taken to be required"}}, nil
+	}
+	if err != nil {
+		return Scope{}, fmt.Errorf("listing PR files: %w", err)
+	}
+	names := map[string]bool{}
+	for _, f := range files {
+		names[f.Path] = true
+	}
+	if pr.ChangedFiles > 0 && len(names) != pr.ChangedFiles {
+		return Scope{}, fmt.Errorf("%w: the file list has %d files but the PR reports %d changed files", ErrIncomplete, len(names), pr.ChangedFiles)
+	}
+	owners, err := repo.CodeOwnersFact.Of(ctx, pr)
+	switch {
+	case errors.Is(err, repo.ErrEmptyCodeOwners):
+		return Scope{}, fmt.Errorf("%s at base tip %s is empty", owners.Path, checks.Short(pr.BaseTip))
+	case err != nil:
+		return Scope{}, fmt.Errorf("reading %s at base tip %s: %w", owners.Path, checks.Short(pr.BaseTip), err)
+	}
+	// GitHub's own diagnostics at the base tip must be empty. A line
+	// GitHub rejects is ignored by GitHub but not by our parser, so
+	// ownership (and with it "no sign-off required") would be decided on
+	// rules that do not apply; refuse instead of guessing.
+	// A server without the diagnostics endpoint (older GHES, compatible
+	// servers) cannot report errors: the gate then relies on its own parser,
+	// which skips broken lines, and says so in the scope's problems.
+	cerrs, cerr := src.CodeownersErrors(ctx, pr.BaseTip)
+	if len(cerrs) > 0 {
+		var lines []string
+		for _, e := range cerrs {
+			lines = append(lines, fmt.Sprintf("line %d: %s", e.Line, e.Message))
+		}
+		return Scope{}, fmt.Errorf("%s at base tip %s has %d error(s) reported by GitHub (%s); fix it before verifying",
+			owners.Path, checks.Short(pr.BaseTip), len(cerrs), strings.Join(lines, "; "))
+	}
+	co := owners.File
+	var sc Scope
+	if cerr != nil {
+		sc.Problems = append(sc.Problems, "GitHub's CODEOWNERS diagnostics unavailable: "+cerr.Error())
+	}
+	for _, p := range co.Problems {
+		sc.Problems = append(sc.Problems, fmt.Sprintf("line %d: %s", p.Line, p.Message))
+	}
+	owned := map[string]bool{}
+	for _, f := range files {
+		for _, p := range []string{f.Path, f.PreviousPath} {
+			if p == "" {
+				continue
+			}
+			if rule, ok := co.Match(p); ok {
+				for _, o := range rule.Owners {
+					owned[strings.ToLower(o)] = true
+				}
+			}
+		}
+	}
+	core := strings.ToLower(repo.SettingsParam.Get(pr).CoreTeam)
+	delete(owned, core)
+	keys := make([]string, 0, len(owned))
+	for o := range owned {
+		keys = append(keys, o)
+	}
+	sort.Strings(keys)
+	for _, o := range keys {
+		// Individual admins need no sign-off; teams (other than core) and
+		// email owners always do. A failed lookup never exempts.
+		if login, ok := strings.CutPrefix(o, "@"); ok && !strings.Contains(login, "/") {
+			perm, err := src.Permission(ctx, login)
+			if err == nil && perm.IsAdmin() {
+				continue
+			}
+		}
+		sc.Owners = append(sc.Owners, o)
+	}
+	sc.Required = len(sc.Owners) > 0
+	return sc, nil
+}

@@ -1,0 +1,148 @@
+// Package snapshot pins what one pass over a pull request works from: the
+// repository and its default branch, the PR with its head, base, base-tip
+// and default-branch SHAs, the repository configuration read at the
+// default branch (never the PR head: a PR cannot change its own rules), and
+// the layout that configuration and the default branch select. A
+// verification and the welcome reminder each take one snapshot, read
+// everything else against it, and hand its PR to the checks.
+package snapshot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/google/go-github/v62/github"
+
+	"github.com/verdict-bot/verdict/app/repoconfig"
+	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+)
+
+// Evidence is the GitHub-backed checks.Source of one pull request. It
+// remembers the first transient failure any read met, so a verification
+// can stop rather than judge from evidence that was merely unavailable,
+// whatever a check made of the error it was handed.
+type Evidence interface {
+	checks.Source
+	Transient() error
+}
+
+// GitHub is what taking a snapshot reads from GitHub: the repository, the
+// pull request, branch tips, and the PR's evidence source (through which
+// the configuration and the layout are read).
+type GitHub interface {
+	Repository(ctx context.Context, owner, repo string) (*github.Repository, error)
+	PullRequest(ctx context.Context, owner, repo string, number int) (*github.PullRequest, error)
+	BranchSHA(ctx context.Context, owner, repo, branch string) (string, error)
+	Evidence(owner, repo string, number int) Evidence
+}
+
+// Snapshot is one pull request pinned.
+type Snapshot struct {
+	// RepoURL is the repository's web address.
+	RepoURL string
+	// PR is the checks' view of the pull request: identity, title, body,
+	// state, labels and the pinned SHAs (head, base, base tip, default
+	// branch), with the repository's settings set and its Source. The
+	// sign-off and the review date are the verification's to fill in.
+	PR     *checks.PR
+	Config repoconfig.Config
+	Layout repo.Layout
+	// Evidence is PR.Source.
+	Evidence Evidence
+}
+
+// ConfigError is Take's error when the repository configuration on the
+// default branch is invalid. It names the file version read, so that the PR
+// can be told where the problems are. Retrying reads the same file.
+type ConfigError struct {
+	RepoURL string
+	Branch  string
+	SHA     string
+	// Problems says what is wrong, line by line.
+	Problems *repoconfig.Error
+	err      error // as repoconfig reported it
+}
+
+func (e *ConfigError) Error() string { return e.err.Error() }
+func (e *ConfigError) Unwrap() error { return e.err }
+
+// Take pins pull request number of owner/repo. A failure to read any part
+// is returned (wrapped with what was being read) and no snapshot with it;
+// an invalid configuration is a *ConfigError.
+func Take(ctx context.Context, gh GitHub, owner, name string, number int) (*Snapshot, error) {
+	src := gh.Evidence(owner, name, number)
+	r, err := gh.Repository(ctx, owner, name)
+	if err != nil {
+		return nil, fmt.Errorf("reading repository %s/%s: %w", owner, name, err)
+	}
+	pull, err := gh.PullRequest(ctx, owner, name, number)
+	if err != nil {
+		return nil, fmt.Errorf("reading PR #%d: %w", number, err)
+	}
+	def := r.GetDefaultBranch()
+	defSHA, cfg, err := configured(ctx, gh, src, r, owner, name)
+	if err != nil {
+		return nil, err
+	}
+	baseTip := defSHA
+	if base := pull.GetBase().GetRef(); base != def {
+		if baseTip, err = gh.BranchSHA(ctx, owner, name, base); err != nil {
+			return nil, fmt.Errorf("reading base branch %s: %w", base, err)
+		}
+	}
+	labels := make([]string, 0, len(pull.Labels))
+	for _, l := range pull.Labels {
+		labels = append(labels, l.GetName())
+	}
+	pr := &checks.PR{
+		Owner: owner, Repo: name, Number: number,
+		Title: pull.GetTitle(), Body: pull.GetBody(),
+		State: pull.GetState(), Draft: pull.GetDraft(),
+		Author: pull.GetUser().GetLogin(), HTMLURL: pull.GetHTMLURL(),
+		Labels: labels, ChangedFiles: pull.GetChangedFiles(),
+		HeadSHA: pull.GetHead().GetSHA(), HeadRef: pull.GetHead().GetRef(),
+		BaseRef: pull.GetBase().GetRef(), BaseSHA: pull.GetBase().GetSHA(),
+		BaseTip:       baseTip,
+		DefaultBranch: def, DefaultSHA: defSHA,
+		Source: src,
+	}
+	settings := cfg.Settings
+	repo.SettingsParam.Set(pr, &settings)
+	layout, err := repo.LayoutFact.Of(ctx, pr)
+	if err != nil {
+		return nil, err
+	}
+	return &Snapshot{RepoURL: r.GetHTMLURL(), PR: pr, Config: cfg, Layout: layout, Evidence: src}, nil
+}
+
+// Configuration reads the repository configuration on the default branch
+// without pinning a pull request (src is the PR's evidence source, through
+// which the file is read).
+func Configuration(ctx context.Context, gh GitHub, src Evidence, owner, name string) (repoconfig.Config, error) {
+	r, err := gh.Repository(ctx, owner, name)
+	if err != nil {
+		return repoconfig.Config{}, fmt.Errorf("reading repository %s/%s: %w", owner, name, err)
+	}
+	_, cfg, err := configured(ctx, gh, src, r, owner, name)
+	return cfg, err
+}
+
+// configured pins the default branch's tip and reads the configuration there.
+func configured(ctx context.Context, gh GitHub, src checks.Source, r *github.Repository, owner, name string) (string, repoconfig.Config, error) {
+	def := r.GetDefaultBranch()
+	sha, err := gh.BranchSHA(ctx, owner, name, def)
+	if err != nil {
+		return "", repoconfig.Config{}, fmt.Errorf("reading default branch %s: %w", def, err)
+	}
+	cfg, err := repoconfig.Load(ctx, src, sha)
+	var invalid *repoconfig.Error
+	if errors.As(err, &invalid) {
+		return sha, cfg, &ConfigError{RepoURL: r.GetHTMLURL(), Branch: def, SHA: sha, Problems: invalid, err: err}
+	}
+	if err != nil {
+		return sha, cfg, err
+	}
+	return sha, cfg, nil
+}
