@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/verdict-bot/verdict/app/githubtest"
+	"github.com/verdict-bot/verdict/checks/format/signoff"
 )
 
 // FixturePR is the first pull request of a githubtest fixture rebuilt as a
@@ -88,7 +89,7 @@ func (r *Repo) replaceTree(files map[string][]byte) {
 func newestSignOff(p *githubtest.Pull, phrase string) (body, author string) {
 	var at time.Time
 	consider := func(b, user string, when time.Time) {
-		if strings.Contains(b, phrase) && (body == "" || !when.Before(at)) {
+		if signoff.IsCandidate(b, phrase) && (body == "" || !when.Before(at)) {
 			body, author, at = b, user, when
 		}
 	}
