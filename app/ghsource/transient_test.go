@@ -152,7 +152,10 @@ func TestAbsenceIsNotTransient(t *testing.T) {
 func TestArchiveStreamBrokenMidwayIsRestarted(t *testing.T) {
 	s, _ := sample(t)
 	src := newSource(t, s, Options{Retry: ghclient.RetryOptions{BaseDelay: time.Millisecond, MaxDelay: time.Millisecond,
-		AttemptTimeout: 300 * time.Millisecond, BufferLimit: -1}})
+		// Headers get all the time a loaded CI machine needs; only the
+		// body's stall may trip the watchdog, so the retry must come from
+		// a fresh URL rather than from the transport resending the blob.
+		AttemptTimeout: 10 * time.Second, IdleTimeout: 300 * time.Millisecond, BufferLimit: -1}})
 	s.AddFault(githubtest.Fault{Path: `/_blob/`, StallBody: 5 * time.Second, Times: 1})
 	if err := readArtifact(context.Background(), src, nil); err != nil {
 		t.Fatalf("after a stalled stream: %v", err)
