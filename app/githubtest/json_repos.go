@@ -27,7 +27,7 @@ func (s *Server) appJSON() map[string]any {
 	return map[string]any{"id": a.ID, "slug": a.Slug, "node_id": nodeID("A", a.ID), "name": a.Slug, "description": nil,
 		"owner": s.userJSON("verdict-bot", "Organization"), "external_url": "https://verdict.invalid/",
 		"html_url": "https://github.com/apps/" + a.Slug, "created_at": s.since(), "updated_at": s.since(),
-		"permissions": appPermissions, "events": []string{"issue_comment", "pull_request", "pull_request_review", "pull_request_review_comment"}}
+		"permissions": appPermissions, "events": []string{"check_run", "check_suite", "issue_comment", "pull_request", "pull_request_review", "pull_request_review_comment"}}
 }
 
 var appPermissions = map[string]string{"contents": "read", "pull_requests": "write", "issues": "write", "actions": "read",

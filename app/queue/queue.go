@@ -36,6 +36,11 @@ type Options struct {
 	Verifier Verifier
 	Reuse    ReuseAcknowledger
 	Welcomer Welcomer
+	// HeadMover marks pushed PRs; Recoverer redelivers missed webhooks,
+	// every RecoverEvery (0: never) on one process (lifecycle.go).
+	HeadMover    HeadMover
+	Recoverer    Recoverer
+	RecoverEvery time.Duration
 
 	Logger *slog.Logger
 
@@ -170,6 +175,8 @@ func New(ctx context.Context, st *store.Store, opt Options) (*Queue, error) {
 	river.AddWorker(workers, &verifyWorker{q: q})
 	river.AddWorker(workers, &reuseWorker{q: q})
 	river.AddWorker(workers, &welcomeWorker{q: q})
+	river.AddWorker(workers, &headMovedWorker{q: q})
+	river.AddWorker(workers, &recoverWorker{q: q})
 	cfg := &river.Config{
 		ID:                   clientID(),
 		Workers:              workers,
@@ -183,6 +190,9 @@ func New(ctx context.Context, st *store.Store, opt Options) (*Queue, error) {
 		// Verification outcomes live in the audit table; keep finished
 		// jobs a day for inspection.
 		CompletedJobRetentionPeriod: 24 * time.Hour,
+	}
+	if opt.Recoverer != nil && opt.RecoverEvery > 0 && !opt.InsertOnly {
+		cfg.PeriodicJobs = []*river.PeriodicJob{recoverPeriodically(opt.RecoverEvery)}
 	}
 	if !opt.InsertOnly {
 		cfg.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: opt.Workers}}

@@ -114,6 +114,7 @@ var keys = []keySpec{
 	{Path: "status.enabled", Doc: "Post the commit status."},
 	{Path: "status.context", Doc: "Commit status context (the name branch protection requires).", Pattern: nonEmpty, Means: nonEmptyMean},
 	{Path: "status.warn_as", Doc: "Status state for a WARN verdict.", Enum: []string{"success", "failure"}},
+	{Path: "status.on_push", Doc: "Status state on a pushed head that no verdict covers (sign-off needed).", Enum: []string{"pending", "failure"}},
 	{Path: "check_run", Doc: "The check run carrying the full verdict."},
 	{Path: "check_run.enabled", Doc: "Post the check run."},
 	{Path: "check_run.name", Doc: "Check run name.", Pattern: nonEmpty, Means: nonEmptyMean},

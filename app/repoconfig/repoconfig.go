@@ -36,6 +36,10 @@ type StatusConfig struct {
 	Context string `yaml:"context"`
 	// WarnAs maps a WARN verdict to "success" (default) or "failure".
 	WarnAs string `yaml:"warn_as"`
+	// OnPush is the state posted on a pushed head that no verdict covers:
+	// "pending" (default) or "failure", which blocks merging even where
+	// branch protection lets pending statuses through.
+	OnPush string `yaml:"on_push"`
 }
 
 // CheckRunConfig is the check-run feature.
@@ -49,7 +53,7 @@ func Default() Config {
 	t := true
 	return Config{
 		Settings: repo.Defaults(),
-		Status:   StatusConfig{Enabled: &t, Context: "codeowner-signoff-verify", WarnAs: "success"},
+		Status:   StatusConfig{Enabled: &t, Context: "codeowner-signoff-verify", WarnAs: "success", OnPush: "pending"},
 		CheckRun: CheckRunConfig{Enabled: &t, Name: "Verdict / sign-off"},
 	}
 }

@@ -11,6 +11,7 @@ type user struct {
 }
 
 type repository struct {
+	ID       int64  `json:"id"`
 	Name     string `json:"name"`
 	FullName string `json:"full_name"`
 	Owner    user   `json:"owner"`
@@ -68,6 +69,11 @@ type payload struct {
 	Review       *review       `json:"review"`
 	PullRequest  *pullRequest  `json:"pull_request"`
 	Changes      *changes      `json:"changes"`
+	// Lifecycle events (lifecycle.go): a push's heads, a re-run's check.
+	Before     string      `json:"before"`
+	After      string      `json:"after"`
+	CheckRun   *checkRun   `json:"check_run"`
+	CheckSuite *checkSuite `json:"check_suite"`
 }
 
 func deref(s *string) string {

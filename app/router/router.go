@@ -45,8 +45,8 @@ type Router struct {
 type Decision struct {
 	Event, Action string
 	DeliveryID    string
-	// Unhandled is set for an event not in the table: nothing was parsed
-	// and nothing needs storing.
+	// Unhandled is set for an event not in the table, or an action of it
+	// Verdict never acts on (Acts): nothing needs storing.
 	Unhandled bool
 	Repo      jobs.Repo
 	PR        int
@@ -69,6 +69,8 @@ var events = map[string]route{
 	"pull_request_review":         Router.review,
 	"pull_request_review_comment": Router.reviewComment,
 	"pull_request":                Router.pullRequest,
+	"check_run":                   Router.checkRun,
+	"check_suite":                 Router.checkSuite,
 }
 
 // Handles lists the webhook events that may produce jobs, sorted; the App
@@ -106,6 +108,10 @@ func (r Router) Route(event, deliveryID string, body []byte) (Decision, error) {
 		return d, fmt.Errorf("%w: %s event without repository.full_name", ErrMalformed, event)
 	}
 	d.Action = p.Action
+	if !Acts(event, p.Action) {
+		d.Unhandled = true
+		return d, nil
+	}
 	d.Sender = p.Sender.Login
 	owner, name, _ := strings.Cut(p.Repository.FullName, "/")
 	d.Repo = jobs.Repo{Owner: owner, Name: name}
@@ -118,11 +124,14 @@ func (r Router) Route(event, deliveryID string, body []byte) (Decision, error) {
 		d.HeadSHA = p.PullRequest.Head.SHA
 	case p.Issue != nil:
 		d.PR = p.Issue.Number
+	case p.CheckRun != nil || p.CheckSuite != nil:
+		d.PR, d.HeadSHA = checkPR(&p)
 	}
 	if d.PR == 0 {
 		d.PR = p.Number
 	}
-	if r.isBot(p.Sender) {
+	// A push moves the head whoever pushed, a bot included.
+	if r.isBot(p.Sender) && !(event == "pull_request" && p.Action == "synchronize") {
 		d.IgnoredSender = true
 		return d, nil
 	}
@@ -167,6 +176,8 @@ func (r Router) pullRequest(d *Decision, p *payload) {
 			w.AuthorLogin = p.PullRequest.User.Login
 		}
 		d.Jobs = append(d.Jobs, w)
+	case "synchronize":
+		r.headMoved(d, p)
 	}
 }
 

@@ -155,12 +155,13 @@ func TestRoute(t *testing.T) {
 			[]jobs.Args{jobs.WelcomeArgs{Repo: repo, PR: 12, Action: "ready_for_review", HeadSHA: "abc123", AuthorLogin: "carol", DeliveryID: "d"}}},
 		{"pr review requested", "pull_request", ev("review_requested", map[string]any{"number": 12, "pull_request": pr(12)}),
 			[]jobs.Args{jobs.WelcomeArgs{Repo: repo, PR: 12, Action: "review_requested", HeadSHA: "abc123", AuthorLogin: "carol", DeliveryID: "d"}}},
-		{"pr synchronize", "pull_request", ev("synchronize", map[string]any{"number": 12, "pull_request": pr(12)}), nil},
+		{"pr synchronize", "pull_request", ev("synchronize", map[string]any{"number": 12, "pull_request": pr(12), "before": "b0", "after": "abc123"}),
+			[]jobs.Args{jobs.HeadMovedArgs{Repo: repo, PR: 12, Before: "b0", After: "abc123", DeliveryID: "d"}}},
 		{"pr labeled", "pull_request", ev("labeled", map[string]any{"number": 12, "pull_request": pr(12)}), nil},
 		{"pr closed", "pull_request", ev("closed", map[string]any{"number": 12, "pull_request": pr(12)}), nil},
 		// everything else
 		{"push", "push", []byte(`{"ref":"refs/heads/main"}`), nil},
-		{"check run", "check_run", []byte(`not even json`), nil},
+		{"deployment", "deployment", []byte(`not even json`), nil},
 	}
 	r := Router{}
 	for _, tc := range tests {
