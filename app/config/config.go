@@ -53,6 +53,10 @@ type Server struct {
 	// ShutdownGrace is how long running jobs may finish after SIGTERM
 	// (VERDICT_SHUTDOWN_GRACE).
 	ShutdownGrace time.Duration
+	// RedeliverEvery is how often missed webhooks are looked for and
+	// redelivered, once at start too; 0 turns recovery off
+	// (VERDICT_REDELIVER_INTERVAL).
+	RedeliverEvery time.Duration
 }
 
 // Defaults.
@@ -66,6 +70,9 @@ const (
 	DefaultJobTimeout    = 5 * time.Minute
 	DefaultRetryDelay    = time.Second
 	DefaultShutdownGrace = 25 * time.Second
+	// DefaultRedeliverEvery is often enough that a missed sign-off is
+	// verified within minutes, rare enough to cost GitHub little.
+	DefaultRedeliverEvery = 10 * time.Minute
 )
 
 // MissingError names a required setting that was not given.
@@ -118,6 +125,8 @@ func LoadServer(args []string, getenv func(string) string, out io.Writer) (Serve
 		{&s.RetryDelay, "retry-delay", "VERDICT_RETRY_DELAY", DefaultRetryDelay, "backoff unit: the n-th retry of a failed job waits n⁴ times this"},
 		{&s.ShutdownGrace, "shutdown-grace", "VERDICT_SHUTDOWN_GRACE", DefaultShutdownGrace, "how long running jobs may finish after SIGTERM"},
 	}
+	redeliver := fs.String("redeliver-interval", env("VERDICT_REDELIVER_INTERVAL", DefaultRedeliverEvery.String()),
+		"how often failed webhook deliveries are redelivered, 0 for never (VERDICT_REDELIVER_INTERVAL)")
 	raw := make([]*string, len(durations))
 	for i, d := range durations {
 		raw[i] = fs.String(d.flag, env(d.envKey, d.def.String()), d.usage+" ("+d.envKey+")")
@@ -131,6 +140,11 @@ func LoadServer(args []string, getenv func(string) string, out io.Writer) (Serve
 			return Server{}, fmt.Errorf("invalid setting %s %q: want a positive duration such as %s", d.envKey, *raw[i], d.def)
 		}
 		*d.dst = v
+	}
+	if v, err := time.ParseDuration(*redeliver); err == nil && v >= 0 {
+		s.RedeliverEvery = v
+	} else {
+		return Server{}, fmt.Errorf("invalid setting VERDICT_REDELIVER_INTERVAL %q: want a duration such as %s, or 0 for never", *redeliver, DefaultRedeliverEvery)
 	}
 	if fs.NArg() > 0 {
 		return Server{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))

@@ -221,3 +221,18 @@ func (s *Store) QueueDepth(ctx context.Context) (int, error) {
 	}
 	return n, nil
 }
+
+// KnownDelivery reports whether a delivery ID (X-GitHub-Delivery, GitHub's
+// GUID) is in the delivery log: Verdict stored it, so it needs no
+// redelivery.
+func (s *Store) KnownDelivery(ctx context.Context, id string) (bool, error) {
+	var one int
+	err := s.db.QueryRow(ctx, `SELECT 1 FROM verdict_delivery WHERE delivery_id = $1`, id).Scan(&one)
+	if err == ErrNoRows {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("looking up delivery %s: %w", id, err)
+	}
+	return true, nil
+}

@@ -65,6 +65,8 @@ func startAppWith(t *testing.T, mutate func(*githubtest.Fixture)) *app {
 		"VERDICT_WEBHOOK_SECRET": e2eSecret,
 		"VERDICT_PRIVATE_KEY":    string(pemKey),
 		"VERDICT_GITHUB_URL":     gh.BaseURL(),
+		// Off unless a test asks: recovery is TestFlowMissedWebhook's.
+		"VERDICT_REDELIVER_INTERVAL": "0",
 	}
 	cfg, err := config.LoadServer([]string{"-listen", "127.0.0.1:0", "-database-url", "sqlite://" + filepath.Join(t.TempDir(), "v.db")},
 		func(k string) string { return env[k] }, io.Discard)

@@ -34,9 +34,11 @@ func serveInProcess(t *testing.T, gh *githubtest.Server) *inProcess {
 		"VERDICT_WEBHOOK_SECRET": e2eSecret,
 		"VERDICT_PRIVATE_KEY":    string(appKey(t)),
 		"VERDICT_GITHUB_URL":     gh.BaseURL(),
-		"VERDICT_GITHUB_TIMEOUT": "300ms",
-		"VERDICT_GITHUB_BACKOFF": "2ms",
-		"VERDICT_RETRY_DELAY":    "10ms",
+		// Off unless a test asks: recovery is TestFlowMissedWebhook's.
+		"VERDICT_REDELIVER_INTERVAL": "0",
+		"VERDICT_GITHUB_TIMEOUT":     "300ms",
+		"VERDICT_GITHUB_BACKOFF":     "2ms",
+		"VERDICT_RETRY_DELAY":        "10ms",
 	}
 	cfg, err := config.LoadServer([]string{"-listen", "127.0.0.1:0", "-database-url", "sqlite://" + filepath.Join(t.TempDir(), "v.db")},
 		func(k string) string { return env[k] }, io.Discard)

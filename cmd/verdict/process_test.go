@@ -113,10 +113,12 @@ func (e *appEnv) environ() []string {
 		"VERDICT_WEBHOOK_SECRET": e2eSecret,
 		"VERDICT_PRIVATE_KEY":    string(e.key),
 		"VERDICT_GITHUB_URL":     e.gh.BaseURL(),
-		"VERDICT_DATABASE_URL":   e.db,
-		"VERDICT_LISTEN":         "127.0.0.1:0",
-		"VERDICT_GITHUB_BACKOFF": "20ms",
-		"VERDICT_RETRY_DELAY":    "100ms",
+		// Off unless a test asks: recovery is TestFlowMissedWebhook's.
+		"VERDICT_REDELIVER_INTERVAL": "0",
+		"VERDICT_DATABASE_URL":       e.db,
+		"VERDICT_LISTEN":             "127.0.0.1:0",
+		"VERDICT_GITHUB_BACKOFF":     "20ms",
+		"VERDICT_RETRY_DELAY":        "100ms",
 		// Documentation pages come from the fixture through the proxy.
 		"HTTPS_PROXY":   e.pages.URL,
 		"SSL_CERT_FILE": e.caFile,

@@ -28,6 +28,9 @@ type handlers struct {
 	Verifier queue.Verifier
 	Reuse    queue.ReuseAcknowledger
 	Welcomer queue.Welcomer
+	// HeadMover and Recoverer are optional (lifecycle.go).
+	HeadMover queue.HeadMover
+	Recoverer queue.Recoverer
 }
 
 func cmdServe(ctx context.Context, args []string, env Env) int {
@@ -74,6 +77,7 @@ func serve(ctx context.Context, cfg config.Server, log *slog.Logger, wire wiring
 	}
 	q, err := queue.New(ctx, st, queue.Options{
 		Verifier: h.Verifier, Reuse: h.Reuse, Welcomer: h.Welcomer,
+		HeadMover: h.HeadMover, Recoverer: h.Recoverer, RecoverEvery: cfg.RedeliverEvery,
 		Logger: log, Workers: cfg.Workers,
 		JobTimeout: cfg.JobTimeout, RetryPolicy: queue.Backoff{Unit: cfg.RetryDelay},
 	})

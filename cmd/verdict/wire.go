@@ -18,8 +18,10 @@ import (
 	"github.com/verdict-bot/verdict/app/ghsource"
 	"github.com/verdict-bot/verdict/app/jobs"
 	"github.com/verdict-bot/verdict/app/publish"
+	"github.com/verdict-bot/verdict/app/recovery"
 	"github.com/verdict-bot/verdict/app/retry"
 	"github.com/verdict-bot/verdict/app/reuse"
+	"github.com/verdict-bot/verdict/app/router"
 	"github.com/verdict-bot/verdict/app/scope"
 	"github.com/verdict-bot/verdict/app/store"
 	"github.com/verdict-bot/verdict/app/verify"
@@ -89,10 +91,13 @@ func appWiring(pages http.RoundTripper) wiring {
 			return gh, nil
 		}
 		pub := publish.Verdicts{Logger: log, Pending: true}
+		verifier := appVerifier{v: newVerifier(log, pub, st, nil), client: installation, id: id}
 		return handlers{
-			Verifier: appVerifier{v: newVerifier(log, pub, st, nil), client: installation, id: id},
-			Reuse:    appReuse{a: reuse.Acknowledger{Client: acknowledgerClient, Logger: log}, id: id},
-			Welcomer: appWelcomer{client: installation, id: id, log: log},
+			Verifier:  verifier,
+			HeadMover: appHeadMover{v: verifier, log: log},
+			Recoverer: newRecoverer(apps.App(), st, log),
+			Reuse:     appReuse{a: reuse.Acknowledger{Client: acknowledgerClient, Logger: log}, id: id},
+			Welcomer:  appWelcomer{client: installation, id: id, log: log},
 		}, nil
 	}
 }
@@ -258,5 +263,38 @@ func (a appWelcomer) Welcome(ctx context.Context, j jobs.WelcomeArgs) error {
 		return ghclient.Classify(err)
 	}
 	a.log.Info("welcome", "repo", j.FullName(), "pr", j.PR, "head_sha", j.HeadSHA, "delivery_id", j.DeliveryID, "posted", wrote)
+	return nil
+}
+
+// newRecoverer is missed-webhook recovery through the App's JWT client:
+// only deliveries the router can act on are redelivered.
+func newRecoverer(app *github.Client, st *store.Store, log *slog.Logger) *recovery.Recoverer {
+	return &recovery.Recoverer{GitHub: ghapi.NewAppHooks(app), Log: st, Wanted: router.Acts, Logger: log}
+}
+
+// appHeadMover marks pushed PRs with the installation's client.
+type appHeadMover struct {
+	v   appVerifier
+	log *slog.Logger
+}
+
+func (a appHeadMover) HeadMoved(ctx context.Context, j jobs.HeadMovedArgs) error {
+	v, err := a.v.verifier(ctx)
+	if err != nil {
+		return err
+	}
+	gh, err := a.v.client(ctx, j.InstallationID)
+	if err != nil {
+		return err
+	}
+	res, err := v.HeadMoved(ctx, gh, j.Owner, j.Name, j.PR)
+	switch {
+	case errors.Is(err, verify.ErrPRChanged), errors.Is(err, scope.ErrIncomplete):
+		return retry.Transient(err)
+	case err != nil:
+		return ghclient.Classify(err)
+	}
+	a.log.Info("head moved", "repo", j.FullName(), "pr", j.PR, "head_sha", j.After, "delivery_id", j.DeliveryID,
+		"verdicts", res.Verdicts, "edited", res.Edited, "covered", res.Covered, "status", res.Status)
 	return nil
 }
