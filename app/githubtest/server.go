@@ -46,6 +46,7 @@ type Server struct {
 	latency   time.Duration
 	tokens    int
 	pages     map[string]int
+	hooks     hookLog // the App's webhook and its deliveries (hooks.go)
 
 	// gitTrees are the git tree objects of every fixture tree, by SHA;
 	// rootTrees maps a fixture tree's name to its root tree's SHA.

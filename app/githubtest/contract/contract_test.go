@@ -1,6 +1,7 @@
 package contract
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"os"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/google/go-github/v62/github"
 
 	"github.com/verdict-bot/verdict/app/githubtest"
 )
@@ -172,11 +175,23 @@ func TestWebhookPayloads(t *testing.T) {
 	good := map[string][]byte{
 		"issue_comment": body(srv.IssueCommentEvent("created", "SemiAnalysisAI/InferenceX", 3412,
 			githubtest.EventComment{ID: 7, Body: "/verdict recheck", User: "maintainer-a", Association: "OWNER"}, "maintainer-a", "User")),
-		"pull_request": body(srv.PullRequestEvent("opened", "SemiAnalysisAI/InferenceX", 3412, "amd-dev-x")),
+		"pull_request":             body(srv.PullRequestEvent("opened", "SemiAnalysisAI/InferenceX", 3412, "amd-dev-x")),
+		"pull_request/synchronize": body(srv.PullRequestSynchronizeEvent("SemiAnalysisAI/InferenceX", 3412, "base", "amd-dev-x")),
+		"check_suite":              body(srv.CheckSuiteEvent("rerequested", "SemiAnalysisAI/InferenceX", "head", "maintainer-a")),
 		"pull_request_review": body(srv.PullRequestReviewEvent("submitted", "SemiAnalysisAI/InferenceX", 3412,
 			githubtest.EventReview{ID: 8, Body: "LGTM", User: "amd-owner-a"}, "amd-owner-a")),
 	}
+	// Verdict's own check run, as the App creates it, then re-run.
+	head := srv.Fixture().SHA("SemiAnalysisAI/InferenceX", "head")
+	cr, _, err := srv.Client().Checks.CreateCheckRun(context.Background(), "SemiAnalysisAI", "InferenceX", github.CreateCheckRunOptions{
+		Name: "Verdict / sign-off", HeadSHA: head, ExternalID: github.String("issuecomment-7@" + head), Status: github.String("completed"),
+		Conclusion: github.String("failure"), Output: &github.CheckRunOutput{Title: github.String("REJECTED"), Summary: github.String("x")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	good["check_run"] = body(srv.CheckRunEvent("rerequested", "SemiAnalysisAI/InferenceX", cr.GetID(), "maintainer-a"))
 	for event, payload := range good {
+		event, _, _ = strings.Cut(event, "/")
 		if err := w.Check(event, payload); err != nil {
 			t.Errorf("%s: %v", event, err)
 		}
