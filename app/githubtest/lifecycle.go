@@ -2,6 +2,7 @@ package githubtest
 
 import (
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 )
@@ -130,4 +131,43 @@ func (s *Server) CheckSuiteEvent(action, repo, sha, sender string) map[string]an
 		"check_runs_url": api + "/check-runs", "rerequestable": true, "runs_rerequestable": true,
 		"head_commit": map[string]any{"id": sha, "tree_id": tree, "message": msg, "timestamp": iso(at), "author": git, "committer": git}}
 	return ev
+}
+
+func init() {
+	handle("GET", "/repos/{owner}/{repo}/commits/{sha}/pulls", (*Server).listCommitPulls)
+}
+
+// listCommitPulls lists the PRs whose commits include sha, as GitHub does
+// for a commit not on the default branch (open and closed ones).
+func (s *Server) listCommitPulls(w http.ResponseWriter, r *http.Request, p params) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rs := s.repo(w, p)
+	if rs == nil {
+		return
+	}
+	sha := s.resolveSHA(rs, p["sha"])
+	var numbers []int
+	for n := range rs.pulls {
+		numbers = append(numbers, n)
+	}
+	slices.Sort(numbers)
+	out := []map[string]any{}
+	for _, n := range numbers {
+		pr := rs.pulls[n]
+		for _, c := range append([]string{pr.Head.Commit}, pr.Commits...) {
+			if s.resolveSHA(rs, c) == sha {
+				pj := s.pullJSON(rs, pr)
+				// The simple PR's labels carry a description string.
+				for _, l := range pj["labels"].([]map[string]any) {
+					if l["description"] == nil {
+						l["description"] = ""
+					}
+				}
+				out = append(out, pj)
+				break
+			}
+		}
+	}
+	writeJSON(w, http.StatusOK, paginate(w, r, out))
 }

@@ -136,7 +136,22 @@ func (v Verdicts) HeadMoved(ctx context.Context, m HeadMove) (HeadMoved, error) 
 	if state != "failure" {
 		state = "pending"
 	}
-	if err := pub.status(ctx, Handle{Owner: m.Owner, Repo: m.Repo, SHA: m.Head}, state, clip(desc, 140), last.url); err != nil {
+	desc = clip(desc, 140)
+	// The same push marked twice (a new delivery of it) posts once.
+	sts, err := m.Client.Statuses(ctx, m.Owner, m.Repo, m.Head)
+	if err != nil {
+		return res, fmt.Errorf("reading the statuses of %s/%s@%s: %w", m.Owner, m.Repo, m.Head, err)
+	}
+	for _, st := range sts {
+		if st.GetContext() == pub.statusContext() {
+			if st.GetState() == state && st.GetDescription() == desc && st.GetTargetURL() == last.url {
+				res.Status = state
+				return res, nil
+			}
+			break
+		}
+	}
+	if err := pub.status(ctx, Handle{Owner: m.Owner, Repo: m.Repo, SHA: m.Head}, state, desc, last.url); err != nil {
 		return res, err
 	}
 	res.Status = state

@@ -35,6 +35,8 @@ type GitHub interface {
 	CreateIssueComment(ctx context.Context, owner, repo string, number int, body string) (*github.IssueComment, error)
 	EditIssueComment(ctx context.Context, owner, repo string, id int64, body string) (*github.IssueComment, error)
 	CreateStatus(ctx context.Context, owner, repo, sha string, status *github.RepoStatus) error
+	// Statuses lists a commit's newest statuses (one page, newest first).
+	Statuses(ctx context.Context, owner, repo, sha string) ([]*github.RepoStatus, error)
 	CheckRuns(ctx context.Context, owner, repo, sha, name string, page int) ([]*github.CheckRun, int, error)
 	CreateCheckRun(ctx context.Context, owner, repo string, opts github.CreateCheckRunOptions) (*github.CheckRun, error)
 	UpdateCheckRun(ctx context.Context, owner, repo string, id int64, opts github.UpdateCheckRunOptions) error

@@ -3,11 +3,13 @@ package queue
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/riverqueue/river"
 
 	"github.com/verdict-bot/verdict/app/jobs"
+	"github.com/verdict-bot/verdict/app/metrics"
 )
 
 // HeadMover marks a PR whose head moved past its verdicts (a push): the new
@@ -52,6 +54,18 @@ func (w *recoverWorker) Work(ctx context.Context, job *river.Job[jobs.RecoverArg
 	if q.opt.Recoverer == nil {
 		return q.final(log, jobs.KindRecover, errors.New("no delivery recoverer configured"))
 	}
+	// One pass at a time across processes: two overlapping passes would
+	// both see the same failed delivery and ask for it twice. A pass that
+	// finds another running has nothing to add.
+	lock, ok, err := q.locks.tryLock(ctx, "recover-deliveries")
+	if err != nil {
+		return q.classify(ctx, log, job.JobRow, jobs.KindRecover, fmt.Errorf("taking the recovery lock: %w", err))
+	}
+	if !ok {
+		log.Debug("another recovery pass is running; skipping this one")
+		return nil
+	}
+	defer lock.release()
 	return q.classify(ctx, log, job.JobRow, jobs.KindRecover, q.opt.Recoverer.Recover(ctx))
 }
 
@@ -63,4 +77,49 @@ func recoverPeriodically(every time.Duration) *river.PeriodicJob {
 	return river.NewPeriodicJob(river.PeriodicInterval(every), func() (river.JobArgs, *river.InsertOpts) {
 		return jobs.RecoverArgs{}, &river.InsertOpts{MaxAttempts: 1}
 	}, &river.PeriodicJobOpts{ID: jobs.KindRecover, RunOnStart: true})
+}
+
+// Rerunner finds the open PRs of this repository that contain a commit, for
+// a re-run whose delivery named none.
+type Rerunner interface {
+	PullsOf(ctx context.Context, a jobs.RerunArgs) ([]int, error)
+}
+
+type rerunWorker struct {
+	river.WorkerDefaults[jobs.RerunArgs]
+	q *Queue
+}
+
+// Work verifies the re-run's sign-off on each PR found, one PR's lock at a
+// time, as a verification job of that PR would; a busy PR makes the whole
+// re-run wait (what it already verified is verified again, harmlessly).
+func (w *rerunWorker) Work(ctx context.Context, job *river.Job[jobs.RerunArgs]) error {
+	a := job.Args
+	q := w.q
+	log := q.log.With("job", jobs.KindRerun, "job_id", job.ID, "attempt", job.Attempt,
+		"repo", a.FullName(), "head_sha", a.HeadSHA, "delivery_id", a.DeliveryID, "signoff", a.SignOff.Key())
+	if q.opt.Rerunner == nil || q.opt.Verifier == nil {
+		return q.final(log, jobs.KindRerun, errors.New("no re-run handler configured"))
+	}
+	prs, err := q.opt.Rerunner.PullsOf(ctx, a)
+	if err != nil {
+		return q.classify(ctx, log, job.JobRow, jobs.KindRerun, err)
+	}
+	if len(prs) == 0 {
+		log.Info("re-run names a commit no open pull request contains; nothing to verify")
+	}
+	at := jobs.Attempt{Number: job.Attempt, Max: job.MaxAttempts}
+	for _, pr := range prs {
+		v := a.Verify(pr)
+		err := q.exclusive(ctx, log.With("pr", pr), job.JobRow, "verify:"+jobs.PRKey(v.Repo, v.PR), jobs.KindRerun, func(ctx context.Context) error {
+			start := time.Now()
+			err := q.opt.Verifier.Verify(ctx, v, at)
+			metrics.Verification(time.Since(start), outcomeOf(err))
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

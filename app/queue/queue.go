@@ -41,6 +41,8 @@ type Options struct {
 	HeadMover    HeadMover
 	Recoverer    Recoverer
 	RecoverEvery time.Duration
+	// Rerunner finds the PRs of a re-run that named none.
+	Rerunner Rerunner
 
 	Logger *slog.Logger
 
@@ -177,6 +179,7 @@ func New(ctx context.Context, st *store.Store, opt Options) (*Queue, error) {
 	river.AddWorker(workers, &welcomeWorker{q: q})
 	river.AddWorker(workers, &headMovedWorker{q: q})
 	river.AddWorker(workers, &recoverWorker{q: q})
+	river.AddWorker(workers, &rerunWorker{q: q})
 	cfg := &river.Config{
 		ID:                   clientID(),
 		Workers:              workers,

@@ -1,6 +1,7 @@
 package router
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 
@@ -36,8 +37,8 @@ type checkApp struct {
 }
 
 // checkPull is one entry of a check run's or suite's pull_requests: the
-// open PRs whose head is the checked commit. Fork PRs are not listed there
-// (GitHub lists only PRs whose head branch is in the repository).
+// open PRs whose head is the checked commit on a branch of the repository
+// (a fork's PR, or a PR that moved on, is not listed).
 type checkPull struct {
 	Number int `json:"number"`
 	Base   struct {
@@ -122,14 +123,27 @@ func (r Router) checkRun(d *Decision, p *payload) {
 	if err != nil {
 		return
 	}
-	for _, pr := range checkPulls(p) {
-		d.Jobs = append(d.Jobs, jobs.VerifyArgs{
-			Repo: d.Repo, PR: pr, SignOff: ref,
-			ActorLogin: p.Sender.Login, ActorType: p.Sender.Type,
-			DeliveryID: d.DeliveryID, Action: "rerun", Manual: true,
-		})
+	r.rerun(d, p, ref, cr.HeadSHA)
+}
+
+// rerun verifies ref at the current head of the PRs the delivery names, or
+// leaves finding them to the job when it names none.
+func (r Router) rerun(d *Decision, p *payload, ref signoff.Ref, sha string) {
+	a := jobs.RerunArgs{Repo: d.Repo, HeadSHA: sha, SignOff: ref,
+		ActorLogin: p.Sender.Login, ActorType: p.Sender.Type, DeliveryID: d.DeliveryID}
+	prs := checkPulls(p)
+	if len(prs) == 0 {
+		if shaRE.MatchString(sha) {
+			d.Jobs = append(d.Jobs, a)
+		}
+		return
+	}
+	for _, pr := range prs {
+		d.Jobs = append(d.Jobs, a.Verify(pr))
 	}
 }
+
+var shaRE = regexp.MustCompile(`^[0-9a-f]{40}$`)
 
 // checkSuite handles "Re-run all checks" of Verdict's suite: a suite's
 // payload does not list its check runs, so each PR's newest sign-off is
@@ -139,13 +153,7 @@ func (r Router) checkSuite(d *Decision, p *payload) {
 	if p.CheckSuite == nil || !r.ours(p.CheckSuite.App) {
 		return
 	}
-	for _, pr := range checkPulls(p) {
-		d.Jobs = append(d.Jobs, jobs.VerifyArgs{
-			Repo: d.Repo, PR: pr,
-			ActorLogin: p.Sender.Login, ActorType: p.Sender.Type,
-			DeliveryID: d.DeliveryID, Action: "rerun", Manual: true,
-		})
-	}
+	r.rerun(d, p, signoff.Ref{}, p.CheckSuite.HeadSHA)
 }
 
 // headMoved handles a push to a PR (synchronize): the job marks the new

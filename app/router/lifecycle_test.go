@@ -30,6 +30,11 @@ func run(ext any, app string, prs []map[string]any) map[string]any {
 		"app": map[string]any{"id": 1, "slug": app}, "pull_requests": prs}
 }
 
+func withSHA(run map[string]any, sha string) map[string]any {
+	run["head_sha"] = sha
+	return run
+}
+
 func rerun(key string, pr int) jobs.VerifyArgs {
 	return jobs.VerifyArgs{Repo: repo, PR: pr, SignOff: ref(key), ActorLogin: "alice", ActorType: "User", DeliveryID: "d", Action: "rerun", Manual: true}
 }
@@ -48,7 +53,12 @@ func TestRouteLifecycle(t *testing.T) {
 		{"re-run on two PRs of the commit", "check_run", checkEv("check_run", "rerequested", run("pullrequestreview-9@"+sha, "verdict", pulls(repoID, 12, 14))),
 			false, []jobs.Args{rerun("pullrequestreview-9", 12), rerun("pullrequestreview-9", 14)}},
 		{"re-run names another repository's PR", "check_run", checkEv("check_run", "rerequested", run("issuecomment-5@"+sha, "verdict", pulls(901, 12))), false, nil},
-		{"re-run without a PR (a fork's head)", "check_run", checkEv("check_run", "rerequested", run("issuecomment-5@"+sha, "verdict", nil)), false, nil},
+		{"re-run without a PR and a malformed head", "check_run", checkEv("check_run", "rerequested", run("issuecomment-5@"+sha, "verdict", nil)), false, nil},
+		{"re-run without a PR (a fork's, an older head)", "check_run", checkEv("check_run", "rerequested", withSHA(run("issuecomment-5@"+sha, "verdict", nil), sha)),
+			false, []jobs.Args{jobs.RerunArgs{Repo: repo, HeadSHA: sha, SignOff: ref("issuecomment-5"), ActorLogin: "alice", ActorType: "User", DeliveryID: "d"}}},
+		{"suite re-run without a PR", "check_suite", checkEv("check_suite", "rerequested", map[string]any{"id": 3, "head_sha": sha,
+			"app": map[string]any{"slug": "verdict"}, "pull_requests": nil}),
+			false, []jobs.Args{jobs.RerunArgs{Repo: repo, HeadSHA: sha, ActorLogin: "alice", ActorType: "User", DeliveryID: "d"}}},
 		{"re-run of another App's run", "check_run", checkEv("check_run", "rerequested", run("issuecomment-5@"+sha, "ci-bot", pulls(repoID, 12))), false, nil},
 		{"re-run without external id", "check_run", checkEv("check_run", "rerequested", run(nil, "verdict", pulls(repoID, 12))), false, nil},
 		{"re-run with a foreign external id", "check_run", checkEv("check_run", "rerequested", run("build-7", "verdict", pulls(repoID, 12))), false, nil},

@@ -135,7 +135,9 @@ func (r Router) Route(event, deliveryID string, body []byte) (Decision, error) {
 		d.IgnoredSender = true
 		return d, nil
 	}
-	if !repoNameRE.MatchString(p.Repository.FullName) || d.PR <= 0 {
+	// A re-run may name no PR (a fork's, or an older head's): its job finds them.
+	rerun := p.CheckRun != nil || p.CheckSuite != nil
+	if !repoNameRE.MatchString(p.Repository.FullName) || (d.PR <= 0 && !rerun) {
 		return d, nil
 	}
 	handle(r, &d, &p)

@@ -47,6 +47,12 @@ func startApp(t *testing.T) *app { return startAppWith(t, nil) }
 // changed it.
 func startAppWith(t *testing.T, mutate func(*githubtest.Fixture)) *app {
 	t.Helper()
+	return startAppEnv(t, mutate, nil)
+}
+
+// startAppEnv is startAppWith with more settings (environment names).
+func startAppEnv(t *testing.T, mutate func(*githubtest.Fixture), extra map[string]string) *app {
+	t.Helper()
 	fx, err := githubtest.LoadFixture(fixtureDir("sample-e2e-agentic"))
 	if err != nil {
 		t.Fatal(err)
@@ -67,6 +73,9 @@ func startAppWith(t *testing.T, mutate func(*githubtest.Fixture)) *app {
 		"VERDICT_GITHUB_URL":     gh.BaseURL(),
 		// Off unless a test asks: recovery is TestFlowMissedWebhook's.
 		"VERDICT_REDELIVER_INTERVAL": "0",
+	}
+	for k, v := range extra {
+		env[k] = v
 	}
 	cfg, err := config.LoadServer([]string{"-listen", "127.0.0.1:0", "-database-url", "sqlite://" + filepath.Join(t.TempDir(), "v.db")},
 		func(k string) string { return env[k] }, io.Discard)

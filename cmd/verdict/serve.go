@@ -31,6 +31,7 @@ type handlers struct {
 	// HeadMover and Recoverer are optional (lifecycle.go).
 	HeadMover queue.HeadMover
 	Recoverer queue.Recoverer
+	Rerunner  queue.Rerunner
 }
 
 func cmdServe(ctx context.Context, args []string, env Env) int {
@@ -77,7 +78,7 @@ func serve(ctx context.Context, cfg config.Server, log *slog.Logger, wire wiring
 	}
 	q, err := queue.New(ctx, st, queue.Options{
 		Verifier: h.Verifier, Reuse: h.Reuse, Welcomer: h.Welcomer,
-		HeadMover: h.HeadMover, Recoverer: h.Recoverer, RecoverEvery: cfg.RedeliverEvery,
+		HeadMover: h.HeadMover, Recoverer: h.Recoverer, RecoverEvery: cfg.RedeliverEvery, Rerunner: h.Rerunner,
 		Logger: log, Workers: cfg.Workers,
 		JobTimeout: cfg.JobTimeout, RetryPolicy: queue.Backoff{Unit: cfg.RetryDelay},
 	})

@@ -95,6 +95,7 @@ func appWiring(pages http.RoundTripper) wiring {
 		return handlers{
 			Verifier:  verifier,
 			HeadMover: appHeadMover{v: verifier, log: log},
+			Rerunner:  verifier,
 			Recoverer: newRecoverer(apps.App(), st, log),
 			Reuse:     appReuse{a: reuse.Acknowledger{Client: acknowledgerClient, Logger: log}, id: id},
 			Welcomer:  appWelcomer{client: installation, id: id, log: log},
@@ -297,4 +298,24 @@ func (a appHeadMover) HeadMoved(ctx context.Context, j jobs.HeadMovedArgs) error
 	a.log.Info("head moved", "repo", j.FullName(), "pr", j.PR, "head_sha", j.After, "delivery_id", j.DeliveryID,
 		"verdicts", res.Verdicts, "edited", res.Edited, "covered", res.Covered, "status", res.Status)
 	return nil
+}
+
+// PullsOf finds the open PRs of the repository that contain a re-run's
+// commit (GET /repos/{owner}/{repo}/commits/{sha}/pulls).
+func (a appVerifier) PullsOf(ctx context.Context, j jobs.RerunArgs) ([]int, error) {
+	gh, err := a.client(ctx, j.InstallationID)
+	if err != nil {
+		return nil, err
+	}
+	prs, err := gh.PullsOfCommit(ctx, j.Owner, j.Name, j.HeadSHA)
+	if err != nil {
+		return nil, ghclient.Classify(fmt.Errorf("finding the pull requests of %s: %w", j.HeadSHA, err))
+	}
+	var out []int
+	for _, pr := range prs {
+		if pr.GetState() == "open" && strings.EqualFold(pr.GetBase().GetRepo().GetFullName(), j.FullName()) {
+			out = append(out, pr.GetNumber())
+		}
+	}
+	return out, nil
 }
