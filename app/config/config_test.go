@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 const pem = "-----BEGIN RSA PRIVATE KEY-----\nMIIB\n-----END RSA PRIVATE KEY-----\n"
@@ -54,6 +55,23 @@ func TestLoadServer(t *testing.T) {
 				t.Fatal("key not read")
 			}
 		}},
+		{"recovery on by default", base, nil, "", func(t *testing.T, s Server) {
+			if s.RedeliverEvery != DefaultRedeliverEvery {
+				t.Fatalf("redeliver interval %v", s.RedeliverEvery)
+			}
+		}},
+		{"recovery off", with("VERDICT_REDELIVER_INTERVAL", "0"), nil, "", func(t *testing.T, s Server) {
+			if s.RedeliverEvery != 0 {
+				t.Fatalf("redeliver interval %v", s.RedeliverEvery)
+			}
+		}},
+		{"recovery flag", base, []string{"-redeliver-interval", "90s"}, "", func(t *testing.T, s Server) {
+			if s.RedeliverEvery != 90*time.Second {
+				t.Fatalf("redeliver interval %v", s.RedeliverEvery)
+			}
+		}},
+		{"recovery interval negative", with("VERDICT_REDELIVER_INTERVAL", "-1m"), nil, "VERDICT_REDELIVER_INTERVAL", nil},
+		{"recovery interval garbage", with("VERDICT_REDELIVER_INTERVAL", "often"), nil, "VERDICT_REDELIVER_INTERVAL", nil},
 		{"reliability defaults", base, nil, "", func(t *testing.T, s Server) {
 			if s.GitHubTimeout != DefaultGitHubTimeout || s.JobTimeout != DefaultJobTimeout || s.RetryDelay != DefaultRetryDelay || s.ShutdownGrace != DefaultShutdownGrace {
 				t.Fatalf("tuning: %+v", s)

@@ -125,3 +125,19 @@ func TestOpenRejectsUnknownURL(t *testing.T) {
 		}
 	}
 }
+
+func TestKnownDelivery(t *testing.T) {
+	storetest.Engines(t, func(t *testing.T, url string) {
+		ctx := context.Background()
+		s := open(t, url)
+		d := store.Delivery{ID: "guid-1", Event: "issue_comment", Action: "created", Received: time.Now(), Outcome: "ignored"}
+		if _, err := store.InsertDelivery(ctx, s.DB(), d); err != nil {
+			t.Fatal(err)
+		}
+		for id, want := range map[string]bool{"guid-1": true, "guid-2": false} {
+			if got, err := s.KnownDelivery(ctx, id); err != nil || got != want {
+				t.Errorf("KnownDelivery(%s) = %v, %v; want %v", id, got, err, want)
+			}
+		}
+	})
+}
