@@ -68,6 +68,13 @@ func TestHeadMovedLine(t *testing.T) {
 	if want := "Sign-off needed: the last verdict covered 0123456 / 需要签核：上次结论针对 0123456"; st != want {
 		t.Errorf("status = %q, want %q", st, want)
 	}
+	for _, name := range []string{"headmoved.line", "headmoved.status"} {
+		zh, err := text(ZH, name, headMoved{"0123456", "89abcde"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		untranslated(t, name, zh)
+	}
 	if len(st) > 140 {
 		t.Errorf("status is %d bytes; GitHub keeps 140", len(st))
 	}
