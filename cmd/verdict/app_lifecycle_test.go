@@ -140,9 +140,17 @@ func TestFlowPushWithoutVerdict(t *testing.T) {
 	a := startApp(t)
 	h2 := a.gh.Push(e2eRepo, e2ePR, "push-1")
 	listPath := "/repos/" + e2eRepo + "/issues/3412/comments"
+	a.settle()
+	a.gh.ResetCounts()
 	reads := a.gh.PathCalls("GET", listPath)
 	a.flowDeliver("pull_request", a.gh.PullRequestSynchronizeEvent(e2eRepo, e2ePR, a.head, "amd-dev-x"))
 	a.quiet("a push to a PR without a verdict", 0, reads, listPath)
+	// Most pushes are to PRs without a verdict: they cost the PR, the
+	// repository, its configuration and the comments, never the scope gate.
+	t.Logf("GitHub requests of a push to a PR without a verdict: %v", a.gh.CallCounts())
+	if n := a.gh.TotalCalls(); n > 6 {
+		t.Errorf("a push to a PR without a verdict made %d GitHub requests, want at most 6: %v", n, a.gh.CallCounts())
+	}
 	if a.status(h2) != nil {
 		t.Error("a status was posted on a PR that never had a verdict")
 	}
