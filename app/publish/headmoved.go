@@ -54,9 +54,13 @@ var verdictMarkerPrefix = strings.TrimSuffix(render.Marker("KEY"), "KEY -->")
 func (v Verdicts) HeadMoved(ctx context.Context, m HeadMove) (HeadMoved, error) {
 	var res HeadMoved
 	pub := FromConfig(m.Client, m.Config)
-	if err := pub.checkHandle(Handle{Owner: m.Owner, Repo: m.Repo, SHA: m.Head, Key: "issuecomment-1"}); err != nil {
-		return res, err
+	switch {
+	case m.Owner == "" || m.Repo == "" || m.Number <= 0:
+		return res, fmt.Errorf("publish: invalid target %s/%s#%d", m.Owner, m.Repo, m.Number)
+	case !shaRE.MatchString(m.Head):
+		return res, fmt.Errorf("publish: invalid head %q: want 40 lowercase hex digits", m.Head)
 	}
+	// No identity to recognise our verdicts by would mark nothing, silently.
 	if err := pub.checkIdentity(""); err != nil {
 		return res, err
 	}

@@ -136,3 +136,26 @@ func TestHeadMovedSeveralVerdicts(t *testing.T) {
 		t.Errorf("status: %+v", st)
 	}
 }
+
+func TestHeadMovedRefusesBadInput(t *testing.T) {
+	e := newEnv(t)
+	cfg := repoconfig.Default()
+	for name, m := range map[string]HeadMove{
+		"bad head":        {Client: e.p.Client, Config: withBot(cfg), Owner: owner, Repo: name, Number: prNum, Head: "HEAD"},
+		"no PR":           {Client: e.p.Client, Config: withBot(cfg), Owner: owner, Repo: name, Head: e.newer},
+		"no bot identity": {Client: e.p.Client, Config: cfg, Owner: owner, Repo: name, Number: prNum, Head: e.newer},
+		"no client":       {Config: withBot(cfg), Owner: owner, Repo: name, Number: prNum, Head: e.newer},
+	} {
+		if _, err := (Verdicts{}).HeadMoved(e.ctx, m); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	if n := len(e.s.Writes()) + e.s.TotalCalls(); n != 0 {
+		t.Errorf("refused input still called GitHub %d times", n)
+	}
+}
+
+func withBot(cfg repoconfig.Config) repoconfig.Config {
+	cfg.BotLogins = []string{bot}
+	return cfg
+}
