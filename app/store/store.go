@@ -35,6 +35,26 @@ var schema = []string{
 		coalesce_key TEXT PRIMARY KEY,
 		generation   BIGINT NOT NULL
 	)`,
+	// The history of a PR: verifications (with their rows as JSON) and
+	// the commands, bypasses, tamper marks and withdrawals around them.
+	`CREATE TABLE IF NOT EXISTS verdict_event (
+		repo        TEXT NOT NULL,
+		pr_number   BIGINT NOT NULL,
+		kind        TEXT NOT NULL,
+		head_sha    TEXT NOT NULL,
+		signoff_key TEXT NOT NULL,
+		actor       TEXT NOT NULL,
+		detail      TEXT NOT NULL,
+		delivery_id TEXT NOT NULL,
+		at          BIGINT NOT NULL,
+		verdict     TEXT NOT NULL,
+		body_sha256 TEXT NOT NULL,
+		comment_url TEXT NOT NULL,
+		rows_json   TEXT NOT NULL,
+		duration_ms BIGINT NOT NULL,
+		api_calls   INTEGER NOT NULL
+	)`,
+	`CREATE INDEX IF NOT EXISTS verdict_event_pr ON verdict_event (LOWER(repo), pr_number, at)`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {
