@@ -71,7 +71,19 @@ type Evidence struct {
 	Value string `json:"value,omitempty"`
 }
 
-// RecordEvent appends e to the PR's history. At defaults to now. A
+// insertEventSQL is an INSERT ... SELECT so that a WHERE clause can
+// follow; the casts give PostgreSQL the parameter types a bare SELECT
+// cannot infer.
+const insertEventSQL = `INSERT INTO verdict_event
+	(repo, pr_number, kind, head_sha, signoff_key, actor, detail, delivery_id, at,
+	 verdict, body_sha256, comment_url, rows_json, duration_ms, api_calls)
+	SELECT CAST($1 AS TEXT), CAST($2 AS BIGINT), CAST($3 AS TEXT), CAST($4 AS TEXT), CAST($5 AS TEXT),
+	 CAST($6 AS TEXT), CAST($7 AS TEXT), CAST($8 AS TEXT), CAST($9 AS BIGINT), CAST($10 AS TEXT),
+	 CAST($11 AS TEXT), CAST($12 AS TEXT), CAST($13 AS TEXT), CAST($14 AS BIGINT), CAST($15 AS INTEGER)`
+
+// RecordEvent appends e to the PR's history. At defaults to now. An event
+// other than a verification that is already recorded (same kind, PR,
+// commit, sign-off, actor, detail and delivery) is not recorded again. A
 // verification also lands in verdict_audit, the older trail of verdicts.
 func (s *Store) RecordEvent(ctx context.Context, e Event) error {
 	if e.At.IsZero() {
@@ -93,20 +105,24 @@ func (s *Store) RecordEvent(ctx context.Context, e Event) error {
 		}
 		rows = string(b)
 	}
-	return s.InTx(ctx, func(tx Execer) error {
-		_, err := tx.Exec(ctx, `INSERT INTO verdict_event
-			(repo, pr_number, kind, head_sha, signoff_key, actor, detail, delivery_id, at,
-			 verdict, body_sha256, comment_url, rows_json, duration_ms, api_calls)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
-			e.Repo, e.PR, string(e.Kind), e.SHA, e.SignOffKey, e.Actor, e.Detail, e.DeliveryID, e.At.UnixMilli(),
-			v.Verdict, v.BodySHA256, v.CommentURL, rows, v.Duration.Milliseconds(), v.APICalls)
+	args := []any{e.Repo, e.PR, string(e.Kind), e.SHA, e.SignOffKey, e.Actor, e.Detail, e.DeliveryID, e.At.UnixMilli(),
+		v.Verdict, v.BodySHA256, v.CommentURL, rows, v.Duration.Milliseconds(), v.APICalls}
+	if e.Kind != KindVerification {
+		// A retried job or a later verification seeing the same bypass
+		// again reports what is already known: keep the first.
+		_, err := s.db.Exec(ctx, insertEventSQL+` WHERE NOT EXISTS (SELECT 1 FROM verdict_event
+			WHERE repo = $1 AND pr_number = $2 AND kind = $3 AND head_sha = $4 AND signoff_key = $5
+			AND actor = $6 AND detail = $7 AND delivery_id = $8)`, args...)
 		if err != nil {
 			return fmt.Errorf("recording %s event for %s#%d: %w", e.Kind, e.Repo, e.PR, err)
 		}
-		if e.Kind != KindVerification {
-			return nil
+		return nil
+	}
+	return s.InTx(ctx, func(tx Execer) error {
+		if _, err := tx.Exec(ctx, insertEventSQL, args...); err != nil {
+			return fmt.Errorf("recording %s event for %s#%d: %w", e.Kind, e.Repo, e.PR, err)
 		}
-		_, err = tx.Exec(ctx, `INSERT INTO verdict_audit
+		_, err := tx.Exec(ctx, `INSERT INTO verdict_audit
 			(repo, pr_number, signoff_key, assessed_sha, verdict, comment_url, delivery_id, published_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
 			e.Repo, e.PR, e.SignOffKey, e.SHA, v.Verdict, v.CommentURL, e.DeliveryID, e.At.UnixMilli())

@@ -83,3 +83,39 @@ func TestRecordEventRejectsIncomplete(t *testing.T) {
 		}
 	}
 }
+
+// A command redelivered to a retried job, or a bypass every verification
+// of the commit sees, is one event; a verification is always a new one.
+func TestRecordEventDedupes(t *testing.T) {
+	storetest.Engines(t, func(t *testing.T, url string) {
+		ctx := context.Background()
+		s := open(t, url)
+		t0 := time.Date(2026, 11, 5, 10, 0, 0, 0, time.UTC)
+		bypass := store.Event{Kind: store.KindBypass, Repo: "o/r", PR: 1, SHA: "aaa", Actor: "admin", Detail: "check 14: ok", At: t0}
+		cmd := store.Event{Kind: store.KindCommand, Repo: "o/r", PR: 1, Actor: "bob", Detail: "/verdict recheck", DeliveryID: "d1", At: t0}
+		ver := store.Event{Kind: store.KindVerification, Repo: "o/r", PR: 1, SHA: "aaa", At: t0, Verification: &store.Verification{Verdict: "PASS"}}
+		for i := range 2 {
+			for _, e := range []store.Event{bypass, cmd, ver} {
+				e.At = e.At.Add(time.Duration(i) * time.Minute)
+				if err := s.RecordEvent(ctx, e); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		cmd.DeliveryID = "d2"
+		if err := s.RecordEvent(ctx, cmd); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.History(ctx, "o/r", 1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		count := map[store.EventKind]int{}
+		for _, e := range got {
+			count[e.Kind]++
+		}
+		if count[store.KindBypass] != 1 || count[store.KindCommand] != 2 || count[store.KindVerification] != 2 {
+			t.Fatalf("recorded %v", count)
+		}
+	})
+}

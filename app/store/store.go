@@ -187,13 +187,6 @@ type Verdict struct {
 	PublishedAt time.Time
 }
 
-// RecordVerdict appends a published verdict to the audit trail (the
-// verify.Recorder the publisher calls).
-func (s *Store) RecordVerdict(ctx context.Context, owner, repo string, number int, key, sha, verdict, commentURL string) error {
-	return s.AppendVerdict(ctx, Verdict{Repo: owner + "/" + repo, PR: number, SignOffKey: key,
-		AssessedSHA: sha, Verdict: verdict, CommentURL: commentURL})
-}
-
 // AppendVerdict appends v to the audit trail. PublishedAt defaults to now.
 func (s *Store) AppendVerdict(ctx context.Context, v Verdict) error {
 	if v.PublishedAt.IsZero() {
