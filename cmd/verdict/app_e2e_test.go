@@ -36,6 +36,7 @@ type app struct {
 	gh   *githubtest.Server
 	base string
 	head string
+	db   string // the database URL serve runs on
 	n    int
 }
 
@@ -66,7 +67,8 @@ func startAppWith(t *testing.T, mutate func(*githubtest.Fixture)) *app {
 		"VERDICT_PRIVATE_KEY":    string(pemKey),
 		"VERDICT_GITHUB_URL":     gh.BaseURL(),
 	}
-	cfg, err := config.LoadServer([]string{"-listen", "127.0.0.1:0", "-database-url", "sqlite://" + filepath.Join(t.TempDir(), "v.db")},
+	db := "sqlite://" + filepath.Join(t.TempDir(), "v.db")
+	cfg, err := config.LoadServer([]string{"-listen", "127.0.0.1:0", "-database-url", db},
 		func(k string) string { return env[k] }, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +91,7 @@ func startAppWith(t *testing.T, mutate func(*githubtest.Fixture)) *app {
 			t.Errorf("serve: %v", err)
 		}
 	})
-	return &app{t: t, gh: gh, base: "http://" + addr, head: fx.SHA(e2eRepo, "head")}
+	return &app{t: t, gh: gh, base: "http://" + addr, head: fx.SHA(e2eRepo, "head"), db: db}
 }
 
 // deliver posts a signed webhook and returns the status code.
