@@ -113,3 +113,45 @@ func TestOpenRejectsUnknownURL(t *testing.T) {
 		}
 	}
 }
+
+// While Migrating runs f, no other session can take the migration lock;
+// afterwards it is free again. On SQLite f simply runs.
+func TestMigratingHoldsTheLock(t *testing.T) {
+	storetest.Engines(t, func(t *testing.T, url string) {
+		ctx := context.Background()
+		s := open(t, url)
+		other := open(t, url)
+		try := func() bool {
+			if other.Pgx() == nil {
+				return true
+			}
+			conn, err := other.Pgx().Acquire(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Release()
+			var ok bool
+			if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock(7305880417)").Scan(&ok); err != nil {
+				t.Fatal(err)
+			}
+			if ok {
+				conn.Exec(ctx, "SELECT pg_advisory_unlock(7305880417)")
+			}
+			return ok
+		}
+		ran := false
+		err := s.Migrating(ctx, func(context.Context) error {
+			ran = true
+			if s.Pgx() != nil && try() {
+				t.Error("another session took the migration lock while a migration ran")
+			}
+			return nil
+		})
+		if err != nil || !ran {
+			t.Fatalf("Migrating: ran=%v, %v", ran, err)
+		}
+		if !try() {
+			t.Error("the migration lock is still held after the migration")
+		}
+	})
+}
