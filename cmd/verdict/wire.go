@@ -88,12 +88,13 @@ func appWiring(pages http.RoundTripper) wiring {
 			}
 			return gh, nil
 		}
-		pub := publish.Verdicts{Logger: log, Pending: true}
+		pub := publish.Verdicts{Logger: log, Pending: true, DetailsBase: cfg.PublicURL}
 		trail := auditTrail{st}
 		return handlers{
-			Verifier: appVerifier{v: newVerifier(log, pub, trail, nil), client: installation, id: id, trail: trail, log: log},
-			Reuse:    appReuse{a: reuse.Acknowledger{Client: acknowledgerClient, Logger: log, Recorder: trail}, id: id},
-			Welcomer: appWelcomer{client: installation, id: id, log: log},
+			Verifier:   appVerifier{v: newVerifier(log, pub, trail, nil), client: installation, id: id, trail: trail, log: log},
+			Reuse:      appReuse{a: reuse.Acknowledger{Client: acknowledgerClient, Logger: log, Recorder: trail}, id: id},
+			Welcomer:   appWelcomer{client: installation, id: id, log: log},
+			Visibility: appVisibility{apps},
 		}, nil
 	}
 }
