@@ -201,9 +201,6 @@ func LoadServer(args []string, getenv func(string) string, out io.Writer) (Serve
 	if (s.OAuthClientID == "") != (s.OAuthClientSecret == "") {
 		return Server{}, errors.New("invalid settings: VERDICT_OAUTH_CLIENT_ID and VERDICT_OAUTH_CLIENT_SECRET go together")
 	}
-	if s.OAuthClientID != "" && s.PublicURL == "" {
-		return Server{}, errors.New("invalid settings: VERDICT_OAUTH_CLIENT_ID needs VERDICT_PUBLIC_URL, the address GitHub sends readers back to")
-	}
 	switch s.LogLevel {
 	case "debug", "info", "warn", "error":
 	default:

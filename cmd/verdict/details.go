@@ -59,7 +59,8 @@ func detailsPages(cfg config.Server, st *store.Store, vis details.Visibility, lo
 	}
 	web := webBase(api).String()
 	o := details.Options{History: st, Visibility: vis, PublicURL: cfg.PublicURL, WebURL: web, Logger: log}
-	if cfg.OAuthClientID != "" {
+	// Sign-in needs an address GitHub can send the browser back to.
+	if cfg.OAuthClientID != "" && cfg.PublicURL != "" {
 		o.OAuth = &details.OAuth{ClientID: cfg.OAuthClientID, ClientSecret: cfg.OAuthClientSecret, WebURL: web, APIURL: cfg.GitHubURL,
 			Retry: ghclient.RetryOptions{AttemptTimeout: cfg.GitHubTimeout, BaseDelay: cfg.GitHubBackoff}}
 	}
