@@ -48,6 +48,13 @@ func startApp(t *testing.T) *app { return startAppWith(t, nil) }
 // changed it.
 func startAppWith(t *testing.T, mutate func(*githubtest.Fixture)) *app {
 	t.Helper()
+	return startAppSettings(t, mutate, nil)
+}
+
+// startAppSettings is startAppWith with more settings (environment names
+// to values; VERDICT_LISTEN picks the address).
+func startAppSettings(t *testing.T, mutate func(*githubtest.Fixture), settings map[string]string) *app {
+	t.Helper()
 	fx, err := githubtest.LoadFixture(fixtureDir("sample-e2e-agentic"))
 	if err != nil {
 		t.Fatal(err)
@@ -66,9 +73,13 @@ func startAppWith(t *testing.T, mutate func(*githubtest.Fixture)) *app {
 		"VERDICT_WEBHOOK_SECRET": e2eSecret,
 		"VERDICT_PRIVATE_KEY":    string(pemKey),
 		"VERDICT_GITHUB_URL":     gh.BaseURL(),
+		"VERDICT_LISTEN":         "127.0.0.1:0",
+	}
+	for k, v := range settings {
+		env[k] = v
 	}
 	db := "sqlite://" + filepath.Join(t.TempDir(), "v.db")
-	cfg, err := config.LoadServer([]string{"-listen", "127.0.0.1:0", "-database-url", db},
+	cfg, err := config.LoadServer([]string{"-database-url", db},
 		func(k string) string { return env[k] }, io.Discard)
 	if err != nil {
 		t.Fatal(err)
