@@ -52,11 +52,11 @@ func (a auditTrail) recordRecheck(ctx context.Context, j jobs.VerifyArgs, out ve
 	}
 	switch out.Status {
 	case verify.Verified:
-		detail += fmt.Sprintf(" — verified %s: %s", out.Verdict.Key, out.Verdict.Overall)
+		detail += fmt.Sprintf(" — verified %s: %s / 已验证 %s：%s", out.Verdict.Key, out.Verdict.Overall, out.Verdict.Key, out.Verdict.Overall)
 	case verify.NotRequired:
-		detail += " — no sign-off required"
+		detail += " — no sign-off required / 无需签核"
 	default:
-		detail += " — not verified: " + out.SkipReason
+		detail += " — not verified / 未验证: " + out.SkipReason
 	}
 	return a.st.RecordEvent(ctx, store.Event{Kind: store.KindCommand, Repo: j.FullName(), PR: j.PR,
 		SignOffKey: out.Verdict.Key, SHA: out.Verdict.HeadSHA, Actor: j.ActorLogin, DeliveryID: j.DeliveryID, Detail: detail})
@@ -215,6 +215,7 @@ func writeHistoryText(w io.Writer, repo string, pr int, events []store.Event) er
 		}
 		for _, r := range v.Rows {
 			fmt.Fprintf(&b, "  %3s  %-4s  %s: %s\n", strconv.Itoa(r.Check), r.Status, r.NameEN, r.ReasonEN)
+			fmt.Fprintf(&b, "           %s：%s\n", r.NameZH, r.ReasonZH)
 		}
 	}
 	_, err := io.WriteString(w, b.String())

@@ -90,7 +90,7 @@ func TestAppHistory(t *testing.T) {
 	code, text, _ := historyOf(t, a.db, "--repo", strings.ToLower(e2eRepo), "--pr", fmt.Sprint(e2ePR), "--limit", "2")
 	if code != 0 || !strings.HasPrefix(text, strings.ToLower(e2eRepo)+"#3412: 2 events, newest first\n") ||
 		!strings.Contains(text, "delivery d-history-recheck") || !strings.Contains(text, "PASS in ") ||
-		!strings.Contains(text, "    0  PASS  CODEOWNER: ") || strings.Contains(text, "d-history-review") {
+		!strings.Contains(text, "    0  PASS  CODEOWNER: ") || !strings.Contains(text, "代码所有者：") || strings.Contains(text, "d-history-review") {
 		t.Errorf("text history (exit %d):\n%s", code, text)
 	}
 }
