@@ -246,7 +246,7 @@ func judgeBand(ctx context.Context, pr *checks.PR, cs *repo.ChangeSet, c *repo.C
 				rd.err = fmt.Errorf("%s is malformed: %w", file, rd.err)
 			}
 		} else {
-			rd.err = err
+			rd.err = fmt.Errorf("golden curve %s could not be read: %w", file, err)
 		}
 		curves[stem] = rd
 	}

@@ -160,7 +160,9 @@ func runAppendOnly(ctx context.Context, pr *checks.PR) checks.Result {
 	// 6. The repository's own changelog validator.
 	runs, err := pr.Source.CheckRuns(ctx, pr.HeadSHA)
 	if err != nil {
-		ev = append(ev, checks.Evidence{Label: "check-changelog", Value: "check runs could not be read: " + err.Error()})
+		// Whether the repository's own validator failed is unknown.
+		return checks.Unverified(checks.T(fmt.Sprintf("check runs of %s could not be read, so the check-changelog result is unknown: %v", checks.Short(pr.HeadSHA), err),
+			fmt.Sprintf("无法读取 %s 的检查运行，check-changelog 的结论未知：%v", checks.Short(pr.HeadSHA), err))).WithEvidence(ev...)
 	}
 	for _, r := range runs {
 		if r.Name == "check-changelog" && r.Status == "completed" && validatorFailed[r.Conclusion] {

@@ -163,37 +163,44 @@ func FindPatching(cs *repo.ChangeSet, allowlist []string) (hits []Found, parsed 
 			hits = append(hits, Found{p, introduced})
 		}
 	}
-	for _, f := range cs.AllEffective() {
-		if f.Err != "" {
-			continue
+	scanLines := func(f *repo.EffectiveFile, from int, added map[int]bool) {
+		for i := from; i < len(f.Lines); i++ {
+			if line := f.Lines[i]; !repo.IsComment(line) {
+				if w, z := PatchingInLine(line); w != "" && !mentionsAllowlisted(line, allowlist) {
+					record(Patching{Path: f.Path, Line: i + 1, What: w, WhatZH: z}, added[i+1])
+				}
+			}
 		}
+	}
+	for _, f := range cs.AllEffective() {
 		added := cs.AddedLineSet(f.Path)
+		end := 0 // lines the commands cover
 		if len(f.Commands) > 0 {
 			parsed[f.Path] = true
 			for _, c := range f.Commands {
+				n := strings.Count(c.Raw, "\n") + strings.Count(c.Heredoc, "\n") + 1
+				end = max(end, c.Line+n-1)
 				w, z := PatchingInCommand(c)
 				if w == "" || mentionsAllowlisted(c.Raw, allowlist) {
 					continue
 				}
-				n := strings.Count(c.Raw, "\n") + strings.Count(c.Heredoc, "\n") + 1
 				introduced := false
 				for i := c.Line; i < c.Line+n; i++ {
 					introduced = introduced || added[i]
 				}
 				record(Patching{Path: f.Path, Line: c.Line, What: w, WhatZH: z}, introduced)
 			}
-			continue
 		}
-		if strings.HasSuffix(f.Path, ".yaml") || strings.HasSuffix(f.Path, ".yml") {
+		switch {
+		case f.Err != "" && len(f.Lines) > 0:
+			// A file the reader gave up on is still text: the lines past
+			// what it read are scanned one by one, so a patch there is
+			// found (the row also reports the file as unreadable).
 			parsed[f.Path] = true
-			for i, line := range f.Lines {
-				if repo.IsComment(line) {
-					continue
-				}
-				if w, z := PatchingInLine(line); w != "" {
-					record(Patching{Path: f.Path, Line: i + 1, What: w, WhatZH: z}, added[i+1])
-				}
-			}
+			scanLines(f, end, added)
+		case len(f.Commands) == 0 && (strings.HasSuffix(f.Path, ".yaml") || strings.HasSuffix(f.Path, ".yml")):
+			parsed[f.Path] = true
+			scanLines(f, 0, added)
 		}
 	}
 	for _, a := range cs.RuntimeAdded(true) {
