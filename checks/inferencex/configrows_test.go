@@ -310,7 +310,7 @@ p.write_text(p.read_text().replace("a", "b"))
 PY
 `
 			},
-			status: checks.Fail, want: []string{"rewrites engine sources located with importlib.util.find_spec from a Python heredoc"}},
+			status: checks.Fail, want: []string{"rewrites the vllm install located with importlib.util.find_spec from a Python heredoc"}},
 		{name: "commented-out patch is not runtime", check: inferencex.EnginePatches,
 			edit: func(r *inferencextest.Repo) {
 				r.Head["benchmarks/single_node/agentic/exm_fp4_mi355x_mtp.sh"] += "# " + cfgSedLine + "\n"
