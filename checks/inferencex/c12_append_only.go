@@ -58,15 +58,27 @@ func runAppendOnly(ctx context.Context, pr *checks.PR) checks.Result {
 			return checks.FailR(checks.T(fmt.Sprintf("append-only entry at changelog line %d cannot carry %s.", e.Line, strings.Join(bad, ", ")),
 				fmt.Sprintf("变更日志第 %d 行的 append-only 条目不能包含 %s。", e.Line, strings.Join(bad, ", "))))
 		}
+	}
+	// Inputs the rule depends on must have been read: what an entry
+	// selects is unknown without the master configs.
+	unread := func(ps []repo.InputProblem) (checks.Result, bool) {
+		if len(ps) == 0 {
+			return checks.Result{}, false
+		}
+		p := ps[0]
+		return checks.Unverified(checks.T(fmt.Sprintf("%s: %s", p.Path, p.Err), fmt.Sprintf("%s：%s", p.Path, p.Err))), true
+	}
+	if r, bad := unread(cs.MasterProblems()); bad {
+		return r
+	}
+	for _, e := range ao {
 		if len(e.Matched) == 0 {
 			return checks.FailR(checks.T(fmt.Sprintf("append-only entry at changelog line %d selects no existing config (%s).", e.Line, strings.Join(e.ConfigKeys, ", ")),
 				fmt.Sprintf("变更日志第 %d 行的 append-only 条目没有选中任何现有配置（%s）。", e.Line, strings.Join(e.ConfigKeys, ", "))))
 		}
 	}
-	// Inputs the rule depends on must have been read.
-	if ps := cs.MasterAndChangelogProblems(); len(ps) > 0 {
-		p := ps[0]
-		return checks.Unverified(checks.T(fmt.Sprintf("%s: %s", p.Path, p.Err), fmt.Sprintf("%s：%s", p.Path, p.Err)))
+	if r, bad := unread(cs.MasterAndChangelogProblems()); bad {
+		return r
 	}
 
 	// 2. Selected configs exist at base.

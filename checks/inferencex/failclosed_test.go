@@ -195,6 +195,21 @@ func fcCases() []fcCase {
 					})
 				return checkstest.RunOne(t, pr, inferencex.Codeowner)
 			}},
+		fcCase{name: "Check 0 changed files unreadable", check: inferencex.Codeowner, want: []string{"changed files", errUnreadable.Error()},
+			run: func(t *testing.T, broken bool) checks.Result {
+				src := &checkstest.Source{FilesValue: changed(amdMaster)}
+				src.SetFile(ownersBase, ".github/CODEOWNERS", ownersFixture)
+				if broken {
+					src.FilesError = errUnreadable
+				}
+				pr := checkstest.NewPR(src, inferencextest.Preset(repo.E2ELayout()),
+					checkstest.Identity("SemiAnalysisAI", "InferenceX", 2611),
+					func(pr *checks.PR) {
+						pr.HeadSHA, pr.BaseTip = "hhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhh", ownersBase
+						pr.SignOff = checks.SignOff{Author: "amd-owner-a"}
+					})
+				return checkstest.RunOne(t, pr, inferencex.Codeowner)
+			}},
 		fcCase{name: "Check 1 check runs unreadable", check: inferencex.PassingSweep, want: []string{"check runs", errUnreadable.Error()},
 			run: func(t *testing.T, broken bool) checks.Result {
 				src := &checkstest.Source{CommitsValue: ciCommits(ciHead), Runs: map[string][]checks.CheckRun{ciHead: ciGreen(ciRun, "agentic /", "agentic eval /")}}
@@ -239,8 +254,15 @@ func fcCases() []fcCase {
 				cs := &repo.ChangeSet{Affected: []*repo.ConfigEntry{e}, Effective: map[string][]*repo.EffectiveFile{
 					e.Key: {{Path: script, Kind: "script", Settings: recipeSettings(script)}}}}
 				src := recipeSource()
-				if broken {
+				if broken && inject != nil {
 					inject(src)
+				}
+				if broken {
+					if inject == nil {
+						// The script the major args are read from.
+						f := cs.Effective[e.Key][0]
+						f.Settings, f.Err = nil, "tokenizing "+script+": line 3: unterminated double quote"
+					}
 				}
 				return specRun(t, inferencex.UpstreamRecipe, specPR(t, cs, src, repo.LegacyLayout(), detail))
 			}}
@@ -250,6 +272,8 @@ func fcCases() []fcCase {
 			func(s *checkstest.Source) { s.UpstreamPRError = errUnreadable }, "sgl-project/sglang#21873"),
 		recipe("upstream PR files unreadable", "- Recipe: https://github.com/sgl-project/sglang/pull/21873",
 			func(s *checkstest.Source) { s.UpstreamPRFilesError = errUnreadable }, "sgl-project/sglang#21873"),
+		recipe("effective script unparseable", "- Recipe: https://github.com/sgl-project/sglang/pull/21873", nil,
+			"benchmarks/single_node/qwen3.5_fp8_b200_sglang.sh", "unterminated"),
 		recipe("published page unreadable", "- https://docs.sglang.io/cookbook/qwen3.5",
 			func(s *checkstest.Source) { s.FetchPageError = errUnreadable }, "docs.sglang.io/cookbook/qwen3.5"),
 		fcCase{name: "Check 4 comments unreadable", check: inferencex.ReuseCommand, want: []string{"comments", errUnreadable.Error()},
@@ -298,6 +322,19 @@ func fcCases() []fcCase {
 			}}
 	}
 	cs = append(cs, ao("check runs unreadable", func(s *checkstest.Source) { s.CheckRunsError = errUnreadable }, "check-changelog", errUnreadable.Error()))
+	cs = append(cs, fcCase{name: "Check 12 master config unreadable/real builder", check: inferencex.AppendOnly,
+		want: []string{"configs/amd-master.yaml", errUnreadable.Error()},
+		run: func(t *testing.T, broken bool) checks.Result {
+			r := inferencextest.NewRepo(repo.LegacyLayout())
+			r.Head["configs/amd-master.yaml"] = strings.Replace(r.Head["configs/amd-master.yaml"], "conc-list: [1, 4, 8]", "conc-list: [1, 2, 4, 8]", 1)
+			r.Head["perf-changelog.yaml"] += "\n- config-keys:\n    - exm-fp4-mi355x-vllm-agentic-mtp\n  description:\n    - \"Add conc 2\"\n  append-only: true\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/2611\n"
+			pr, src := r.PR(t)
+			src.Runs = map[string][]checks.CheckRun{inferencextest.HeadSHA: {{Name: "check-changelog", Status: "completed", Conclusion: "success"}}}
+			if broken {
+				fcPathError("configs/amd-master.yaml")(r, src)
+			}
+			return checkstest.RunOne(t, pr, inferencex.AppendOnly)
+		}})
 	pareto := func(what string, inject func(*checkstest.Source), want ...string) fcCase {
 		return fcCase{name: "Check 14 " + what, check: inferencex.ParetoCoverage, want: want,
 			run: func(t *testing.T, broken bool) checks.Result {
