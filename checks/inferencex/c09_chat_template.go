@@ -166,15 +166,11 @@ func judgeAgenticClient(e *repo.ConfigEntry, eff []*repo.EffectiveFile, fail, re
 func clientSelection(files []*repo.EffectiveFile) (raw, chat string) {
 	note := func(at, name, value string, recipe bool) {
 		isRaw, isChat := clientMode(name, value, recipe)
-		at = at + " " + name
-		if value != "" {
-			at += "=" + value
-		}
 		if isRaw && raw == "" {
-			raw = at
+			raw = at + " " + name + "=" + value
 		}
 		if isChat && chat == "" {
-			chat = at
+			chat = at + " " + name
 		}
 	}
 	for _, f := range files {

@@ -102,6 +102,10 @@ func patchingIn(argv []string, raw string, loc *Locations) (what, zh string) {
 // written and, for a located install, how the script found it.
 func enginePlace(written string, where Location) (en, zh string) {
 	if where.How == "a literal path" {
+		if strings.Contains(written, "$") {
+			// A variable set to an engine path: name both.
+			return written + " (" + where.Pkg + ")", written + "（" + where.Pkg + "）"
+		}
 		return where.Pkg, where.Pkg
 	}
 	if written == "" {

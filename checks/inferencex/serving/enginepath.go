@@ -210,6 +210,9 @@ func literalEngine(p string) string {
 	segs := strings.Split(strings.TrimPrefix(p, "/"), "/")
 	for i, s := range segs {
 		if engineDirs[s] {
+			if strings.HasSuffix(s, "-workspace") && i+1 < len(segs) {
+				i++ // the checkout inside the workspace: /sgl-workspace/sglang
+			}
 			return "/" + strings.Join(segs[:i+1], "/")
 		}
 	}

@@ -72,6 +72,11 @@ p = pathlib.Path(importlib.util.find_spec("sglang").origin).parent / "srt/utils.
 p.write_text(p.read_text().replace("a", "b"))
 PY
 `, "x.sh:1 rewrites the sglang install located with importlib.util.find_spec from a Python heredoc"},
+		{"a variable set to a literal engine path, then sed -i", `SGLANG_MULTI_TOKENIZER=/sgl-workspace/sglang/python/sglang/srt/managers/multi_tokenizer_mixin.py
+if ! grep -q cached_tokens_details "$SGLANG_MULTI_TOKENIZER"; then
+    sed -i '/cached_tokens=/a\    cached_tokens_details=None,' "$SGLANG_MULTI_TOKENIZER"
+fi
+`, "x.sh:3 rewrites $SGLANG_MULTI_TOKENIZER (/sgl-workspace/sglang)"},
 		{"a harness library located, then its config copied", `CFG=$(python3 -c 'import minisweagent, os; print(os.path.dirname(minisweagent.__file__))')
 cp "$CFG/config/swebench.yaml" /tmp/swebench.yaml
 sed -i 's/a/b/' /tmp/swebench.yaml
