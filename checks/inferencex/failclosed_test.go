@@ -111,21 +111,21 @@ func fcCases() []fcCase {
 		repoCase("Check 8", "helper unreadable", inferencex.ArchitectureHacks, fcBumpMTP,
 			fcPathError(fcLib), "{root}"+fcLib, errUnreadable.Error())
 		repoCase("Check 8", "helper unparseable", inferencex.ArchitectureHacks, fcBumpMTP,
-			fcUnparseable(fcLib), "{root}"+fcLib, "unterminated")
+			fcUnparseable(fcLib), "{root}"+fcLib, "could not be read")
 		repoCase("Check 9", "script unreadable", inferencex.ChatTemplate, fcBumpMTP,
 			fcPathError(fcScript), "{root}"+fcScript)
 		repoCase("Check 9", "script unparseable", inferencex.ChatTemplate, fcBumpMTP,
-			fcUnparseable(fcScript), "{root}"+fcScript, "unterminated")
+			fcUnparseable(fcScript), "{root}"+fcScript, "could not be read")
 		repoCase("Check 10", "unchanged helper unparseable", inferencex.EnginePatches, fcBumpMTP,
-			fcUnparseable(fcLib), "{root}"+fcLib, "unterminated")
+			fcUnparseable(fcLib), "{root}"+fcLib, "could not be read")
 		repoCase("Check 10", "unchanged helper unreadable", inferencex.EnginePatches, fcBumpMTP,
 			fcPathError(fcLib), "{root}"+fcLib, errUnreadable.Error())
 		repoCase("Check 10", "unchanged script unparseable", inferencex.EnginePatches, fcBumpMTP,
-			fcUnparseable(fcScript), "{root}"+fcScript, "unterminated")
+			fcUnparseable(fcScript), "{root}"+fcScript, "could not be read")
 		repoCase("Check 13", "helper unreadable", inferencex.DraftPrecision, fcBumpMTP,
 			fcPathError(fcLib), "{root}"+fcLib, errUnreadable.Error())
 		repoCase("Check 13", "helper unparseable", inferencex.DraftPrecision, fcBumpMTP,
-			fcUnparseable(fcLib), "{root}"+fcLib, "unterminated")
+			fcUnparseable(fcLib), "{root}"+fcLib, "could not be read")
 
 		const recipe = "benchmarks/single_node/srt-slurm-recipes/qwen3.5/sglang/b200-fp8-mtp/agentic.yaml"
 		goldenRun := func(inject func(r *inferencextest.Repo, src *checkstest.Source), want ...string) {
