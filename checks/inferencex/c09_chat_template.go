@@ -69,7 +69,7 @@ func runChatTemplate(ctx context.Context, pr *checks.PR) checks.Result {
 // passes --use-chat-template or --dsv4.
 func judgeScriptClient(e *repo.ConfigEntry, f *repo.EffectiveFile, fail, review, pass *findings) {
 	if f.Err != "" {
-		review.add(f.Path+" could not be read ("+f.Err+")", "无法读取 "+f.Path+"（"+f.Err+"）")
+		review.add(f.Path+" could not be read ("+f.Err+")", "无法读取 "+f.Path+"（"+checks.Code(f.Err)+"）")
 		return
 	}
 	calls, bad := 0, 0
@@ -114,14 +114,14 @@ func hasFlag(w []string, flag string) bool {
 func judgeRecipeClient(e *repo.ConfigEntry, rs []*repo.EffectiveFile, fail, review, pass *findings) {
 	for _, f := range rs {
 		if f.Err != "" {
-			review.add(f.Path+" could not be read ("+f.Err+")", "无法读取 "+f.Path+"（"+f.Err+"）", checks.Evidence{Label: f.Path, Value: f.Err})
+			review.add(f.Path+" could not be read ("+f.Err+")", "无法读取 "+f.Path+"（"+checks.Code(f.Err)+"）", checks.Evidence{Label: f.Path, Value: f.Err})
 		}
 	}
 	raw, chat := clientSelection(rs)
 	switch {
 	case raw != "" && chat == "":
 		fail.add(e.Key+" benchmarks raw completions without a chat template ("+raw+")",
-			e.Key+" 使用原始 completions 接口且未使用聊天模板（"+raw+"）")
+			e.Key+" 使用原始补全（`completions`）接口且未使用聊天模板（"+raw+"）")
 	case chat != "":
 		pass.add(e.Key+" benchmark uses a chat template ("+chat+")", e.Key+" 基准测试使用聊天模板（"+chat+"）")
 	default:
@@ -139,7 +139,7 @@ func judgeAgenticClient(e *repo.ConfigEntry, eff []*repo.EffectiveFile, fail, re
 	raw, chat := clientSelection(eff)
 	if raw != "" && chat == "" {
 		fail.add(e.Key+" replays agentic traces through raw completions without a chat template ("+raw+")",
-			e.Key+" 通过原始 completions 接口回放智能体轨迹且未使用聊天模板（"+raw+"）",
+			e.Key+" 通过原始补全（`completions`）接口回放智能体轨迹且未使用聊天模板（"+raw+"）",
 			checks.Evidence{Label: e.Key, Value: raw})
 		return
 	}

@@ -251,6 +251,7 @@ func fcCases() []fcCase {
 			run: func(t *testing.T, broken bool) checks.Result {
 				const script = "benchmarks/single_node/qwen3.5_fp8_b200_sglang.sh"
 				e := recipeEntry("qwen3.5-fp8-b200-sglang", "sglang", false, false)
+				e.Model = "Qwen/Qwen3.5-397B-A17B-FP8"
 				cs := &repo.ChangeSet{Affected: []*repo.ConfigEntry{e}, Effective: map[string][]*repo.EffectiveFile{
 					e.Key: {{Path: script, Kind: "script", Settings: recipeSettings(script)}}}}
 				src := recipeSource()
@@ -375,6 +376,9 @@ func TestFailClosedAudit(t *testing.T) {
 			}
 			if bad.Reason.ZH == "" || bad.Reason.ZH == bad.Reason.EN {
 				t.Errorf("reason is not translated: %+v", bad.Reason)
+			}
+			if words := checkstest.EnglishInChinese(bad.Reason.ZH); len(words) > 0 {
+				t.Errorf("Chinese reason %q leaves %q untranslated", bad.Reason.ZH, words)
 			}
 		})
 	}

@@ -53,7 +53,7 @@ func patchingIn(argv []string, raw string, loc *Locations) (what, zh string) {
 	t := repo.StripComment(raw)
 	switch {
 	case gitApplyRE.MatchString(t):
-		return "applies a patch (git apply)", "应用补丁（git apply）"
+		return "applies a patch (git apply)", "应用补丁（`git apply`）"
 	case patchCmdRE.MatchString(t):
 		return "applies a patch (patch)", "应用补丁（patch）"
 	}
@@ -110,7 +110,7 @@ func enginePlace(written string, where Location) (en, zh string) {
 	}
 	if written == "" {
 		return fmt.Sprintf("the %s install located with %s", where.Pkg, where.How),
-			fmt.Sprintf("通过 %s 定位的 %s 安装目录", where.How, where.Pkg)
+			fmt.Sprintf("通过 %s 定位的 %s 安装目录", where.HowZH, where.Pkg)
 	}
 	at := ""
 	if where.Line > 0 {
@@ -121,7 +121,7 @@ func enginePlace(written string, where Location) (en, zh string) {
 		atZH = fmt.Sprintf("（第 %d 行）", where.Line)
 	}
 	return fmt.Sprintf("%s, the %s install located with %s%s", written, where.Pkg, where.How, at),
-		fmt.Sprintf("%s（通过 %s 定位的 %s 安装目录%s）", written, where.How, where.Pkg, atZH)
+		fmt.Sprintf("%s（通过 %s 定位的 %s 安装目录%s）", written, where.HowZH, where.Pkg, atZH)
 }
 
 // engineText reports whether text (Python code) reaches an engine install:

@@ -53,9 +53,11 @@ var (
 // Location is where a shell variable points when it holds an engine
 // install location.
 type Location struct {
-	Pkg  string // the engine package, or "site-packages"
-	How  string // how it was found: "importlib.util.find_spec", "pip show", ...
-	Line int
+	Pkg string // the engine package, or "site-packages"
+	How string // how it was found: "importlib.util.find_spec", "pip show", ...
+	// HowZH is How for the Chinese reason (code in code spans).
+	HowZH string
+	Line  int
 }
 
 // Locations tracks, through one script, the variables that hold engine
@@ -75,23 +77,23 @@ func NewLocations() *Locations { return &Locations{vars: map[string]Location{}} 
 func LocatesEngine(text string) (Location, bool) {
 	pkgOK := func(p string) bool { return enginePackages[strings.ReplaceAll(strings.ToLower(p), "-", "_")] }
 	if m := findSpecPkgRE.FindStringSubmatch(text); m != nil && pkgOK(m[1]) {
-		return Location{Pkg: m[1], How: "importlib.util.find_spec"}, true
+		return Location{Pkg: m[1], How: "importlib.util.find_spec", HowZH: "`importlib.util.find_spec`"}, true
 	}
 	if m := resourcesRE.FindStringSubmatch(text); m != nil && pkgOK(m[1]) {
-		return Location{Pkg: m[1], How: "importlib.resources"}, true
+		return Location{Pkg: m[1], How: "importlib.resources", HowZH: "`importlib.resources`"}, true
 	}
 	if strings.Contains(text, "import") {
 		for _, m := range fileAttrRE.FindAllStringSubmatch(text, -1) {
 			if pkgOK(m[1]) {
-				return Location{Pkg: m[1], How: m[1] + ".__file__"}, true
+				return Location{Pkg: m[1], How: m[1] + ".__file__", HowZH: "`" + m[1] + ".__file__`"}, true
 			}
 		}
 	}
 	if m := pipShowRE.FindStringSubmatch(text); m != nil && pkgOK(m[2]) {
-		return Location{Pkg: m[2], How: "pip show"}, true
+		return Location{Pkg: m[2], How: "pip show", HowZH: "`pip show`"}, true
 	}
 	if sitePathsRE.MatchString(text) {
-		return Location{Pkg: "site-packages", How: "the interpreter's site paths"}, true
+		return Location{Pkg: "site-packages", How: "the interpreter's site paths", HowZH: "解释器的 `site` 路径"}, true
 	}
 	return Location{}, false
 }

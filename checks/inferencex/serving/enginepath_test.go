@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/verdict-bot/verdict/checks/checkstest"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
 )
 
@@ -156,4 +157,24 @@ func FuzzEnginePaths(f *testing.F) {
 			}
 		}
 	})
+}
+
+// The Chinese reasons of located installs leave no English prose behind.
+func TestLocatedInstallReasonsAreTranslated(t *testing.T) {
+	for _, value := range []string{
+		`$(python3 -c 'import importlib.util; print(importlib.util.find_spec("vllm").origin)')`,
+		`$(python3 -c "import sglang, os; print(os.path.dirname(sglang.__file__))")`,
+		`$(pip show vllm | grep Location)`,
+		`$(python3 -c 'import site; print(site.getsitepackages()[0])')`,
+	} {
+		loc := NewLocations()
+		loc.Assign("ROOT", value, 1)
+		_, zh := patchingIn([]string{"cp", "a.py", "$ROOT/a.py"}, `cp a.py "$ROOT/a.py"`, loc)
+		if zh == "" {
+			t.Fatalf("%s: no indicator", value)
+		}
+		if words := checkstest.EnglishInChinese(zh); len(words) > 0 {
+			t.Errorf("%q leaves %q untranslated", zh, words)
+		}
+	}
 }
