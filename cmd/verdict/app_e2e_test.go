@@ -36,6 +36,7 @@ type app struct {
 	gh   *githubtest.Server
 	base string
 	head string
+	db   string // the database URL serve runs on
 	n    int
 }
 
@@ -47,11 +48,12 @@ func startApp(t *testing.T) *app { return startAppWith(t, nil) }
 // changed it.
 func startAppWith(t *testing.T, mutate func(*githubtest.Fixture)) *app {
 	t.Helper()
-	return startAppEnv(t, mutate, nil)
+	return startAppSettings(t, mutate, nil)
 }
 
-// startAppEnv is startAppWith with more settings (environment names).
-func startAppEnv(t *testing.T, mutate func(*githubtest.Fixture), extra map[string]string) *app {
+// startAppSettings is startAppWith with more settings (environment names
+// to values; VERDICT_LISTEN picks the address).
+func startAppSettings(t *testing.T, mutate func(*githubtest.Fixture), settings map[string]string) *app {
 	t.Helper()
 	fx, err := githubtest.LoadFixture(fixtureDir("sample-e2e-agentic"))
 	if err != nil {
@@ -71,13 +73,15 @@ func startAppEnv(t *testing.T, mutate func(*githubtest.Fixture), extra map[strin
 		"VERDICT_WEBHOOK_SECRET": e2eSecret,
 		"VERDICT_PRIVATE_KEY":    string(pemKey),
 		"VERDICT_GITHUB_URL":     gh.BaseURL(),
+		"VERDICT_LISTEN":         "127.0.0.1:0",
 		// Off unless a test asks: recovery is TestFlowMissedWebhook's.
 		"VERDICT_REDELIVER_INTERVAL": "0",
 	}
-	for k, v := range extra {
+	for k, v := range settings {
 		env[k] = v
 	}
-	cfg, err := config.LoadServer([]string{"-listen", "127.0.0.1:0", "-database-url", "sqlite://" + filepath.Join(t.TempDir(), "v.db")},
+	db := "sqlite://" + filepath.Join(t.TempDir(), "v.db")
+	cfg, err := config.LoadServer([]string{"-database-url", db},
 		func(k string) string { return env[k] }, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +104,7 @@ func startAppEnv(t *testing.T, mutate func(*githubtest.Fixture), extra map[strin
 			t.Errorf("serve: %v", err)
 		}
 	})
-	return &app{t: t, gh: gh, base: "http://" + addr, head: fx.SHA(e2eRepo, "head")}
+	return &app{t: t, gh: gh, base: "http://" + addr, head: fx.SHA(e2eRepo, "head"), db: db}
 }
 
 // deliver posts a signed webhook and returns the status code.

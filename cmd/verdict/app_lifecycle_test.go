@@ -216,7 +216,7 @@ func TestFlowMissedWebhook(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end App test")
 	}
-	a := startAppEnv(t, nil, map[string]string{"VERDICT_REDELIVER_INTERVAL": "200ms"})
+	a := startAppSettings(t, nil, map[string]string{"VERDICT_REDELIVER_INTERVAL": "200ms"})
 	dead := httptest.NewServer(http.NotFoundHandler())
 	dead.Close()
 
