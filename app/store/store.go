@@ -35,6 +35,22 @@ var schema = []string{
 		coalesce_key TEXT PRIMARY KEY,
 		generation   BIGINT NOT NULL
 	)`,
+	`CREATE TABLE IF NOT EXISTS verdict_signoff (
+		repo         TEXT NOT NULL,
+		signoff_key  TEXT NOT NULL,
+		pr_number    BIGINT NOT NULL,
+		author       TEXT NOT NULL,
+		body_sha256  TEXT NOT NULL,
+		signed_at    BIGINT NOT NULL,
+		state        TEXT NOT NULL,
+		editor       TEXT NOT NULL,
+		state_at     BIGINT NOT NULL,
+		assessed_sha TEXT NOT NULL,
+		verdict      TEXT NOT NULL,
+		comment_url  TEXT NOT NULL,
+		PRIMARY KEY (repo, signoff_key)
+	)`,
+	`CREATE INDEX IF NOT EXISTS verdict_signoff_pr ON verdict_signoff (repo, pr_number)`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {
