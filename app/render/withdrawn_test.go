@@ -24,7 +24,7 @@ func TestWithdrawn(t *testing.T) {
 			"## ➖ **签核已撤回** ➖", "已被 @maintainer-b 删除", "> ## ✅✅✅ **结论：通过** ✅✅✅",
 			"<summary>The withdrawn verdict</summary>", "<summary>已撤回的结论</summary>"}},
 		{"dismissed, no earlier verdict", Withdrawal{Key: pass.Key(), HeadSHA: pass.HeadSHA(), Author: "owner-a", How: "dismissed"}, "",
-			[]string{"`" + pass.Key() + "` by @owner-a was dismissed.", "驳回（dismissed）"}},
+			[]string{"`" + pass.Key() + "` by @owner-a was dismissed.", "取消（dismissed）"}},
 	} {
 		got, err := Withdrawn(tt.w, tt.previous)
 		if err != nil {

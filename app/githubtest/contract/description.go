@@ -54,6 +54,9 @@ var internalRoutes = map[string]bool{
 	"GET /_blob/{owner}/{repo}/artifacts/{file}":     true,
 	"POST /settings/apps/new":                        true,
 	"POST /organizations/{org}/settings/apps/new":    true,
+	// GraphQL is not part of the REST description.
+	"POST /graphql":     true,
+	"POST /api/graphql": true,
 }
 
 // Dir returns the descriptions' directory from the environment, or
