@@ -119,7 +119,7 @@ type Outcome struct {
 	SkipReason string
 	Scope      scope.Scope
 	// Integrity is what the edit history says of the sign-off's author.
-	Integrity Integrity
+	Integrity  Integrity
 	Verdict    render.Verdict
 	Markdown   string
 	CommentURL string
@@ -348,11 +348,6 @@ func (v *Verifier) prepare(ctx context.Context, gh GitHub, req Request, log *slo
 	if reason := withdrawn(meta, rec); reason != "" {
 		return snap, Outcome{Status: Skipped, SkipReason: reason}, nil
 	}
-	// Only an account that could trigger a verification can author a
-	// sign-off (checks/inferencex/RULES.md, "Sign-off integrity").
-	if err := actorGate(ctx, snap.Evidence, so.Author, meta.userType); err != nil {
-		return snap, Outcome{Status: Skipped, SkipReason: "sign-off author: " + err.Error()}, nil
-	}
 	reviewDate := req.ReviewDate
 	if reviewDate.IsZero() {
 		reviewDate = v.now()
@@ -380,6 +375,11 @@ func (v *Verifier) prepare(ctx context.Context, gh GitHub, req Request, log *slo
 	}
 	if !req.Explicit && (pr.State != "open" || pr.Draft) {
 		return snap, Outcome{Status: Skipped, SkipReason: fmt.Sprintf("PR is %s (draft=%v)", pr.State, pr.Draft)}, nil
+	}
+	// Only an account that could trigger a verification can author a
+	// sign-off (checks/inferencex/RULES.md, "Sign-off integrity").
+	if err := actorGate(ctx, snap.Evidence, so.Author, meta.userType); err != nil {
+		return snap, Outcome{Status: Skipped, SkipReason: "sign-off author: " + err.Error()}, nil
 	}
 	if !req.SkipActor {
 		if err := actorGate(ctx, snap.Evidence, req.Actor, req.ActorType); err != nil {
