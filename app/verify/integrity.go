@@ -82,7 +82,7 @@ func bodyHash(body string) string {
 // names its editor; otherwise a body the ledger already holds as authentic
 // is, and anything else is judged from the comment's edit history
 // (GraphQL). A transient failure is returned, never judged.
-func authenticity(ctx context.Context, gh GitHub, req Request, so checks.SignOff, meta signOffMeta, rec *SignOffRecord, now time.Time) (Integrity, error) {
+func authenticity(ctx context.Context, history editHistory, req Request, so checks.SignOff, meta signOffMeta, rec *SignOffRecord, now time.Time) (Integrity, error) {
 	hash := bodyHash(so.Body)
 	ok := Integrity{AuthenticSHA256: hash}
 	tampered := func(editor, unknown string) Integrity {
@@ -110,7 +110,7 @@ func authenticity(ctx context.Context, gh GitHub, req Request, so checks.SignOff
 		// time, and a review just submitted is its author's.
 		return ok, nil
 	}
-	editor, at, err := lastEdit(ctx, gh, meta.nodeID)
+	editor, at, err := history(ctx, meta.nodeID)
 	if err != nil {
 		if retry.IsTransient(err) || ctx.Err() != nil {
 			return Integrity{}, fmt.Errorf("reading the edit history of %s: %w", so.Key, err)
@@ -128,8 +128,10 @@ func authenticity(ctx context.Context, gh GitHub, req Request, so checks.SignOff
 	}
 	switch {
 	case rec != nil && rec.State == StateTampered:
-		// The mark stays until the author edits the sign-off again.
-		if !at.IsZero() && strings.EqualFold(editor, so.Author) && at.After(rec.StateAt) {
+		// The mark stays until the author edits the sign-off again: the
+		// newest version is then the author's (an edit whose delivery
+		// was missed counts too).
+		if !at.IsZero() && strings.EqualFold(editor, so.Author) {
 			return ok, nil
 		}
 		return tampered(rec.Editor, ""), nil
@@ -141,12 +143,18 @@ func authenticity(ctx context.Context, gh GitHub, req Request, so checks.SignOff
 	return tampered(editor, ""), nil
 }
 
-// lastEdit asks the edit history who made the current version.
-func lastEdit(ctx context.Context, gh GitHub, nodeID string) (string, time.Time, error) {
-	if nodeID == "" {
-		return "", time.Time{}, fmt.Errorf("the API gave the sign-off no node ID")
+// editHistory names who made the current version of a comment or review
+// and when (GitHub.LastEdit).
+type editHistory func(ctx context.Context, nodeID string) (editor string, at time.Time, err error)
+
+// lastEdit is gh's edit history; a sign-off without a node ID has none.
+func lastEdit(gh GitHub) editHistory {
+	return func(ctx context.Context, nodeID string) (string, time.Time, error) {
+		if nodeID == "" {
+			return "", time.Time{}, fmt.Errorf("the API gave the sign-off no node ID")
+		}
+		return gh.LastEdit(ctx, nodeID)
 	}
-	return gh.LastEdit(ctx, nodeID)
 }
 
 // applyIntegrity makes Check 0 (who signed) say what the edit history

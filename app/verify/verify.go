@@ -386,7 +386,7 @@ func (v *Verifier) prepare(ctx context.Context, gh GitHub, req Request, log *slo
 			return snap, Outcome{Status: Skipped, SkipReason: err.Error()}, nil
 		}
 	}
-	if out.Integrity, err = authenticity(ctx, gh, req, so, meta, rec, v.now()); err != nil {
+	if out.Integrity, err = authenticity(ctx, lastEdit(gh), req, so, meta, rec, v.now()); err != nil {
 		return snap, out, err
 	}
 	out.Scope = sc
