@@ -48,7 +48,7 @@ var footerRE = regexp.MustCompile("(?m)^Assessed commit: `([0-9a-f]{40})`\\.$")
 // (keeping the earlier verdict as its record) and settles the commit it
 // assessed: the status shows the standing verdict, or fails "sign-off
 // withdrawn" when there is none; the sign-off's own check run fails, or
-// turns neutral when another verdict stands. Without a verdict comment
+// takes the standing verdict's conclusion. Without a verdict comment
 // and a known commit nothing is written.
 func (v Verdicts) Withdraw(ctx context.Context, w Withdrawal) (Withdrawn, error) {
 	p := v.publisher(w.Target)
@@ -118,8 +118,9 @@ func (v Verdicts) Withdraw(ctx context.Context, w Withdrawal) (Withdrawn, error)
 	return res, nil
 }
 
-// withdrawCheckRun fails the withdrawn sign-off's check run, or makes it
-// neutral when another verdict stands (that sign-off has its own run).
+// withdrawCheckRun fails the withdrawn sign-off's check run. When another
+// verdict stands, the run takes that verdict's conclusion instead: runs of
+// one name on one commit must agree whichever of them GitHub reads.
 func (p *Publisher) withdrawCheckRun(ctx context.Context, h Handle, standing *Standing, url string) error {
 	title := "Sign-off withdrawn"
 	if standing == nil {
@@ -135,5 +136,5 @@ func (p *Publisher) withdrawCheckRun(ctx context.Context, h Handle, standing *St
 	out := &github.CheckRunOutput{Title: github.String(title),
 		Summary: github.String("Sign-off withdrawn; the verdict of " + standing.Key + " stands for this commit."),
 		Text:    github.String("签核已撤回；签核 " + standing.Key + " 的结论对该提交有效。")}
-	return p.completeCheckRun(ctx, h, "neutral", url, out)
+	return p.completeCheckRun(ctx, h, conclusion(standing.Overall), standing.CommentURL, out)
 }

@@ -22,7 +22,7 @@ func TestWithdraw(t *testing.T) {
 	}{
 		{"nothing else stands", true, nil, "failure", "failure"},
 		{"commit from the comment", false, nil, "failure", "failure"},
-		{"another verdict stands", true, &Standing{Key: keyB, Overall: checks.VerdictPass, CommentURL: "https://x/b"}, "success", "neutral"},
+		{"another verdict stands", true, &Standing{Key: keyB, Overall: checks.VerdictPass, CommentURL: "https://x/b"}, "success", "success"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t)

@@ -181,8 +181,8 @@ func TestIntegrityWithdrawal(t *testing.T) {
 	if _, _, url := a.status(); url != reviewURL {
 		t.Errorf("status points at %s, want the review's verdict", url)
 	}
-	if got := a.checkRun(key); got != "neutral" {
-		t.Errorf("withdrawn sign-off's check run = %q, want neutral while another verdict stands", got)
+	if got := a.checkRun(key); got != "success" {
+		t.Errorf("withdrawn sign-off's check run = %q, want the standing verdict's success", got)
 	}
 
 	// Dismissing the review withdraws the last sign-off: failure.
