@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/checkstest"
 )
 
 func TestWithdrawn(t *testing.T) {
@@ -24,7 +25,7 @@ func TestWithdrawn(t *testing.T) {
 			"## ➖ **签核已撤回** ➖", "已被 @maintainer-b 删除", "> ## ✅✅✅ **结论：通过** ✅✅✅",
 			"<summary>The withdrawn verdict</summary>", "<summary>已撤回的结论</summary>"}},
 		{"dismissed, no earlier verdict", Withdrawal{Key: pass.Key(), HeadSHA: pass.HeadSHA(), Author: "owner-a", How: "dismissed"}, "",
-			[]string{"`" + pass.Key() + "` by @owner-a was dismissed.", "取消（dismissed）"}},
+			[]string{"`" + pass.Key() + "` by @owner-a was dismissed.", "已被取消"}},
 	} {
 		got, err := Withdrawn(tt.w, tt.previous)
 		if err != nil {
@@ -42,6 +43,11 @@ func TestWithdrawn(t *testing.T) {
 		for _, l := range splitLines(got) {
 			if l == HeaderPass || l == HeaderWarn || l == HeaderRejected || rowRE.MatchString(l) {
 				t.Errorf("%s: line %q reads as a verdict", tt.name, l)
+			}
+		}
+		for _, l := range splitLines(strings.TrimPrefix(got, EnglishPart(got))) {
+			if words := checkstest.EnglishInChinese(l); len(words) > 0 {
+				t.Errorf("%s: untranslated %q in %q", tt.name, words, l)
 			}
 		}
 		if BodyState(got) != checks.VerdictRejected {

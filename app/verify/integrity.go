@@ -178,14 +178,19 @@ func applyIntegrity(rows []checks.Outcome, in Integrity, author string) []checks
 			r.Status, r.NeedsReview = checks.Fail, false
 			r.Reason = checks.T(
 				fmt.Sprintf("the sign-off changed after its author @%s wrote it and the editor could not be determined (%s); the author must re-confirm by editing or posting it again", author, in.Unknown),
-				fmt.Sprintf("签核在作者 @%s 撰写后被修改，且无法确定编辑者（%s）；作者必须再次编辑或重新发布签核以重新确认", author, in.Unknown))
+				fmt.Sprintf("签核在作者 @%s 撰写后被修改，且无法确定编辑者（%s）；作者必须再次编辑或重新发布签核以重新确认", author, codeSpan(in.Unknown)))
 		case in.Unknown != "":
 			r.Reason = checks.T(
 				r.Reason.EN+fmt.Sprintf(" (Whether the sign-off was edited, and by whom, could not be determined: %s.)", in.Unknown),
-				r.Reason.ZH+fmt.Sprintf("（无法确定签核是否被编辑以及由谁编辑：%s。）", in.Unknown))
+				r.Reason.ZH+fmt.Sprintf("（无法确定签核是否被编辑以及由谁编辑：%s。）", codeSpan(in.Unknown)))
 		}
 	}
 	return out
+}
+
+// codeSpan shows an error's English text verbatim inside Chinese prose.
+func codeSpan(s string) string {
+	return "`" + strings.ReplaceAll(s, "`", "'") + "`"
 }
 
 func oneLine(err error) string {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/verdict-bot/verdict/app/retry"
 	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/checkstest"
 )
 
 func TestAuthenticity(t *testing.T) {
@@ -116,13 +117,16 @@ func TestApplyIntegrity(t *testing.T) {
 			"the sign-off was edited by @x, not by its author @a; the author must re-confirm by editing or posting it again",
 			"签核由 @x 编辑，而非其作者 @a；作者必须再次编辑或重新发布签核以重新确认", false},
 		{"tampered, editor unknown", Integrity{Tampered: true, Unknown: "no GraphQL"}, checks.Fail,
-			"editor could not be determined (no GraphQL)", "无法确定编辑者（no GraphQL）", false},
+			"editor could not be determined (no GraphQL)", "无法确定编辑者（`no GraphQL`）", false},
 		{"noted", Integrity{Unknown: "no GraphQL"}, checks.Pass,
 			"@a owns x (Whether the sign-off was edited, and by whom, could not be determined: no GraphQL.)", "无法确定签核是否被编辑", false},
 	} {
 		got := applyIntegrity(rows, tt.in, "a")
 		if got[0].Result.Status != tt.status || !strings.Contains(got[0].Result.Reason.EN, tt.en) || !strings.Contains(got[0].Result.Reason.ZH, tt.zh) {
 			t.Errorf("%s: row 0 = %+v", tt.name, got[0].Result)
+		}
+		if words := checkstest.EnglishInChinese(got[0].Result.Reason.ZH); len(words) > 0 {
+			t.Errorf("%s: untranslated %q", tt.name, words)
 		}
 		if !reflect.DeepEqual(got[1], other) || !reflect.DeepEqual(rows[0], pass) {
 			t.Errorf("%s: other rows or the input changed", tt.name)
