@@ -9,6 +9,7 @@ import (
 
 	"github.com/verdict-bot/verdict/app/ghclient"
 	"github.com/verdict-bot/verdict/app/publish"
+	"github.com/verdict-bot/verdict/app/retry"
 	"github.com/verdict-bot/verdict/app/snapshot"
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/format/signoff"
@@ -21,8 +22,12 @@ func (v *Verifier) record(ctx context.Context, req Request, key string) (*SignOf
 		return nil, nil
 	}
 	r, ok, err := v.Ledger.LookupSignOff(ctx, req.Owner+"/"+req.Repo, key)
-	if err != nil || !ok {
-		return nil, err
+	if err != nil {
+		// The database is Verdict's own: wait for it like for GitHub.
+		return nil, retry.Transient(err)
+	}
+	if !ok {
+		return nil, nil
 	}
 	return &r, nil
 }
@@ -48,7 +53,7 @@ func (v *Verifier) standing(ctx context.Context, owner, repo string, number int,
 	}
 	all, err := v.Ledger.SignOffs(ctx, owner+"/"+repo, number)
 	if err != nil {
-		return nil, err
+		return nil, retry.Transient(err)
 	}
 	var best *SignOffRecord
 	for i := range all {
@@ -104,7 +109,7 @@ func (v *Verifier) mark(ctx context.Context, r SignOffRecord, deliveryID string)
 			"delivery_id", deliveryID, "author", r.Author, "editor", r.Editor, "at", r.StateAt)
 	}
 	if err := v.Ledger.PutSignOff(ctx, r); err != nil {
-		return fmt.Errorf("recording sign-off %s: %w", r.Key, err)
+		return retry.Transient(fmt.Errorf("recording sign-off %s: %w", r.Key, err))
 	}
 	return nil
 }
