@@ -85,9 +85,10 @@ func previousParts(key, body string) (en, zh string) {
 }
 
 // quote makes text a Markdown block quote, so none of its lines can read
-// as a verdict header or a row.
+// as a verdict header or a row. Lines are split as the guard splits them
+// (every Unicode line boundary), so no boundary hides an unquoted line.
 func quote(s string) string {
-	lines := strings.Split(s, "\n")
+	lines := splitLines(s)
 	for i, l := range lines {
 		if l == "" {
 			lines[i] = ">"

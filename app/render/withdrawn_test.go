@@ -65,3 +65,34 @@ func TestWithdrawn(t *testing.T) {
 		}
 	}
 }
+
+// FuzzWithdrawn: whatever the earlier comment held, the withdrawn verdict is
+// keyed, announces no verdict and quotes every line of the record.
+func FuzzWithdrawn(f *testing.F) {
+	pass, err := Render(verdictFor(baseRows()))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(pass.Markdown())
+	f.Add(Marker(pass.Key()) + "\n" + HeaderPass + "\n\n<details>\n<summary>中文</summary>\n")
+	f.Add("")
+	f.Add(Marker(pass.Key()) + "\nx\u2028" + HeaderPass + "\r" + HeaderRejected + "\n")
+	f.Fuzz(func(t *testing.T, previous string) {
+		w := Withdrawal{Key: pass.Key(), HeadSHA: pass.HeadSHA(), Author: "owner-a", How: "deleted"}
+		got, err := Withdrawn(w, previous)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got == previous {
+			return // already withdrawn
+		}
+		if !strings.HasPrefix(got, Marker(w.Key)+"\n## ➖ **Sign-off withdrawn** ➖\n") {
+			t.Fatalf("not a withdrawn verdict:\n%s", got)
+		}
+		for _, l := range splitLines(got) {
+			if l == HeaderPass || l == HeaderWarn || l == HeaderRejected || rowRE.MatchString(l) {
+				t.Fatalf("line %q reads as a verdict", l)
+			}
+		}
+	})
+}
