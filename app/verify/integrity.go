@@ -2,8 +2,6 @@ package verify
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"strings"
 	"time"
@@ -70,11 +68,6 @@ type signOffMeta struct {
 	edited bool
 	// dismissed: a review whose state is DISMISSED.
 	dismissed bool
-}
-
-func bodyHash(body string) string {
-	h := sha256.Sum256([]byte(body))
-	return hex.EncodeToString(h[:])
 }
 
 // authenticity decides whether the sign-off's current body is its author's
