@@ -77,7 +77,8 @@ func (v Verdicts) HeadMoved(ctx context.Context, m HeadMove) (HeadMoved, error) 
 		}
 		key, _, _ := strings.Cut(strings.TrimPrefix(body, verdictMarkerPrefix), " ")
 		sha, ok := render.AssessedCommit(body)
-		if !signoff.ValidKey(key) || !strings.HasPrefix(body, render.Marker(key)+"\n") || !ok {
+		// A withdrawn sign-off's notice quotes its verdict but covers nothing.
+		if !signoff.ValidKey(key) || !strings.HasPrefix(body, render.Marker(key)+"\n") || !ok || render.IsWithdrawn(body) {
 			return true
 		}
 		found = append(found, verdict{id: c.GetID(), url: c.GetHTMLURL(), body: body, assessed: sha})

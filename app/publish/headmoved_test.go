@@ -122,8 +122,23 @@ func TestHeadMovedSeveralVerdicts(t *testing.T) {
 	if _, err := e.publish(keyB, e.newer, nil); err != nil {
 		t.Fatal(err)
 	}
+	// A withdrawn sign-off's notice is no verdict to mark.
+	const keyC = "issuecomment-3003"
+	if _, err := e.publish(keyC, e.newer, nil); err != nil {
+		t.Fatal(err)
+	}
+	notice, err := render.Withdrawn(render.Withdrawal{Key: keyC, HeadSHA: e.newer, Author: "owner-a", How: "deleted"}, e.verdictOf(keyC).Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.p.Upsert(e.ctx, owner, name, prNum, render.Marker(keyC), notice); err != nil {
+		t.Fatal(err)
+	}
 	h := e.s.Push(fullName, prNum, "push-1")
 	res := e.move(h, repoconfig.Default(), nil)
+	if e.verdictOf(keyC).Body != notice {
+		t.Error("the withdrawn notice was marked")
+	}
 	if res.Verdicts != 2 || res.Edited != 2 || res.Covered != e.newer {
 		t.Fatalf("%+v", res)
 	}

@@ -171,6 +171,14 @@ func (e *riverEngine[TTx]) commit(ctx context.Context, batch []*request) (err er
 				v.Generation = g
 				a = v
 			}
+			if w, ok := a.(jobs.WithdrawArgs); ok {
+				g, err := store.NextGeneration(ctx, ex, w.CoalesceKey())
+				if err != nil {
+					return err
+				}
+				w.Generation = g
+				a = w
+			}
 			params = append(params, river.InsertManyParams{Args: a})
 		}
 	}

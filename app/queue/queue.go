@@ -180,6 +180,7 @@ func New(ctx context.Context, st *store.Store, opt Options) (*Queue, error) {
 	river.AddWorker(workers, &headMovedWorker{q: q})
 	river.AddWorker(workers, &recoverWorker{q: q})
 	river.AddWorker(workers, &rerunWorker{q: q})
+	river.AddWorker(workers, &withdrawWorker{q: q})
 	cfg := &river.Config{
 		ID:                   clientID(),
 		Workers:              workers,

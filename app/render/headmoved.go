@@ -79,3 +79,14 @@ func AssessedCommit(body string) (string, bool) {
 	}
 	return rest[:40], true
 }
+
+// IsWithdrawn reports whether a verdict comment body is the notice of a
+// withdrawn sign-off (Withdrawn): it quotes a verdict but stands for none.
+func IsWithdrawn(body string) bool {
+	header, err := text(EN, "withdrawn.header", nil)
+	if err != nil {
+		return false
+	}
+	_, rest, ok := strings.Cut(body, "\n")
+	return ok && strings.HasPrefix(body, "<!-- ") && strings.HasPrefix(rest, header+"\n")
+}

@@ -36,13 +36,13 @@ func (a *app) verifiedAt(sha string) {
 func (a *app) waitForVerdictOn(sha string) {
 	a.t.Helper()
 	a.waitFor("the verdict on "+sha[:7], func() bool {
-		st := a.status(sha)
+		st := a.statusOn(sha)
 		return st != nil && st.GetState() != "pending" && a.runOn(sha, "completed") != nil
 	})
 }
 
-// status is the newest Verdict status on sha, nil when there is none.
-func (a *app) status(sha string) *github.RepoStatus {
+// statusOn is the newest Verdict status on sha, nil when there is none.
+func (a *app) statusOn(sha string) *github.RepoStatus {
 	for _, s := range a.gh.Statuses(e2eRepo, sha) {
 		if s.GetContext() == statusContext {
 			return &s
@@ -88,8 +88,8 @@ func TestFlowPushAfterVerdict(t *testing.T) {
 	h2 := a.gh.Push(e2eRepo, e2ePR, "push-1")
 	sync1 := a.gh.PullRequestSynchronizeEvent(e2eRepo, e2ePR, h1, "amd-dev-x")
 	a.flowDeliver("pull_request", sync1)
-	a.waitFor("the sign-off-needed status on the pushed head", func() bool { return a.status(h2) != nil })
-	st := a.status(h2)
+	a.waitFor("the sign-off-needed status on the pushed head", func() bool { return a.statusOn(h2) != nil })
+	st := a.statusOn(h2)
 	wantDesc := "Sign-off needed: the last verdict covered " + h1[:7] + " / 需要签核：上次结论针对 " + h1[:7]
 	if st.GetState() != "pending" || st.GetDescription() != wantDesc {
 		t.Errorf("status on the pushed head: %s %q, want pending %q", st.GetState(), st.GetDescription(), wantDesc)
@@ -120,7 +120,7 @@ func TestFlowPushAfterVerdict(t *testing.T) {
 	h3 := a.gh.Push(e2eRepo, e2ePR, "push-2")
 	a.flowDeliver("pull_request", a.gh.PullRequestSynchronizeEvent(e2eRepo, e2ePR, h2, "amd-dev-x"))
 	a.waitFor("the line naming the second push", func() bool { return strings.Contains(a.verdictBody(), "`"+h3[:7]+"`") })
-	a.waitFor("the status on the second push", func() bool { return a.status(h3) != nil })
+	a.waitFor("the status on the second push", func() bool { return a.statusOn(h3) != nil })
 	a.settle()
 	body = a.verdictBody()
 	if strings.Count(body, headMovedMark) != 1 || strings.Contains(body, h2[:7]) || !strings.HasPrefix(body, before) {
@@ -151,7 +151,7 @@ func TestFlowPushWithoutVerdict(t *testing.T) {
 	if n := a.gh.TotalCalls(); n > 6 {
 		t.Errorf("a push to a PR without a verdict made %d GitHub requests, want at most 6: %v", n, a.gh.CallCounts())
 	}
-	if a.status(h2) != nil {
+	if a.statusOn(h2) != nil {
 		t.Error("a status was posted on a PR that never had a verdict")
 	}
 }
