@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/format/shell"
 	"github.com/verdict-bot/verdict/checks/format/udiff"
 )
 
@@ -147,8 +148,12 @@ type EffectiveFile struct {
 	// Settings are environment variables, engine args and flags the file
 	// sets at runtime (comments excluded), with role and line.
 	Settings []Setting
-	// Commands are the shell commands of a script, continuations joined.
+	// Commands are the simple commands of a script, continuations joined.
 	Commands []Command
+	// Script is the parsed script (nil for recipes and unreadable files),
+	// for questions the flat views do not answer: what a variable holds at
+	// a command, the directory it runs in, the files it sources.
+	Script *shell.Script
 	// Lines is the file's text split into lines (capped), for scans that
 	// report a file and line.
 	Lines []string
@@ -171,6 +176,10 @@ type Setting struct {
 	// Null is set for a YAML null value, which in a variant block deletes
 	// the key the base sets.
 	Null bool
+	// Run is RunEvalOnly for a script setting that only the eval-only run
+	// makes (the EVAL_ONLY=true branch), RunThroughput for one only the
+	// throughput run makes, "" for both.
+	Run string
 }
 
 // Command is one shell command.
