@@ -67,9 +67,43 @@ func wordValue(w shell.Word) string {
 	}
 	t := w.Text
 	if len(t) >= 2 && t[0] == '"' && t[len(t)-1] == '"' {
-		t = t[1 : len(t)-1]
+		t = unescapeDQ(t[1 : len(t)-1])
 	}
 	return t
+}
+
+// wordValueAt is wordValue with the variables the script decides replaced
+// in a word it does not decide whole, at site at: in
+// "{\"n\": $N, \"model\": \"$DRAFT\"}" a script-assigned N is read, a DRAFT
+// the environment may supply stays as written.
+func wordValueAt(sc *shell.Script, w shell.Word, at *shell.Site) string {
+	v := wordValue(w)
+	if w.Static || len(w.Values) == 1 && !w.FromEnv || !strings.Contains(v, "$") || strings.Contains(w.Text, "$(") || strings.Contains(w.Text, "`") {
+		return v
+	}
+	return varUseRE.ReplaceAllStringFunc(v, func(ref string) string { return outerValue(sc, at, ref) })
+}
+
+// varUseRE is one $NAME or ${NAME} reference.
+var varUseRE = regexp.MustCompile(`\$\{[A-Za-z_][A-Za-z0-9_]*\}|\$[A-Za-z_][A-Za-z0-9_]*`)
+
+// unescapeDQ removes the backslashes quote removal drops inside double
+// quotes.
+func unescapeDQ(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("$`\"\\\n", s[i+1]) >= 0 {
+			i++
+			if s[i] == '\n' {
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }
 
 // scriptSettings lists the settings a script writes: NAME=value assignments
@@ -84,7 +118,7 @@ func scriptSettings(file string, sc *shell.Script, role string) []Setting {
 		base := Setting{Name: s.Name, File: file, Line: s.Line, Role: role, Run: runOf(site.Conds)}
 		if s.Kind == shell.SettingAssign {
 			base.Kind = "env"
-			base.Value = wordValue(s.Value)
+			base.Value = wordValueAt(sc, s.Value, site)
 			out = append(out, base)
 			if s.Assign != nil && !s.Assign.IsArray {
 				out = append(out, commandLineSettings(file, sc, s.Assign, role)...)
@@ -119,7 +153,7 @@ func settingSite(s shell.Setting) *shell.Site {
 // to: a script assigns such a variable in branches (the eval-only run
 // without synthetic acceptance, the throughput run with it).
 func flagSettings(sc *shell.Script, base Setting, s shell.Setting, site *shell.Site) []Setting {
-	base.Value = wordValue(s.Value)
+	base.Value = wordValueAt(sc, s.Value, site)
 	name, ok := soleVar(s.Value)
 	if !ok || s.Value.Static {
 		return []Setting{base}
@@ -130,12 +164,12 @@ func flagSettings(sc *shell.Script, base Setting, s shell.Setting, site *shell.S
 	}
 	var out []Setting
 	for _, a := range as {
-		v := a.Value
-		if a.IsArray || a.Kind == shell.AssignRead || a.Kind == shell.AssignFor || v.FromEnv || len(v.Values) != 1 {
+		if a.IsArray || a.Kind == shell.AssignRead || a.Kind == shell.AssignFor {
 			return []Setting{base}
 		}
 		r := base
-		r.Value, r.Line = v.Values[0], a.Line
+		at := a.Site
+		r.Value, r.Line = wordValueAt(sc, a.Value, &at), a.Line
 		if run := runOf(a.Conds); run != "" {
 			r.Run = run
 		}
