@@ -1,6 +1,7 @@
 package repo
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -186,17 +187,23 @@ func (r *recipeReader) command(n *yaml.Node, role string) {
 		return
 	}
 	r.add("command", n.Value, n.Line, role, "command")
-	sc, err := shell.Parse(r.file, []byte(n.Value))
-	if err != nil {
-		// The command's settings cannot be known: the recipe is not read.
-		if r.err == nil {
-			r.err = fmt.Errorf("parsing recipe %s: the command at line %d is not bash the reader can read: %w", r.file, n.Line, err)
-		}
-		return
-	}
 	first := n.Line - 1
 	if n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
 		first++ // the body starts on the line after the indicator
+	}
+	sc, err := shell.Parse(r.file, []byte(n.Value))
+	if err != nil {
+		// The command's settings cannot be known: the recipe is not read.
+		var se *shell.Error
+		if errors.As(err, &se) && se.Line > 0 {
+			e := *se
+			e.Line += first
+			err = &e
+		}
+		if r.err == nil {
+			r.err = fmt.Errorf("parsing recipe %s: its command at line %d is not bash: %w", r.file, n.Line, err)
+		}
+		return
 	}
 	for _, s := range scriptSettings(r.file, sc, role) {
 		s.Line += first
