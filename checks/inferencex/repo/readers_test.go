@@ -284,6 +284,8 @@ func FuzzScriptReader(f *testing.F) {
 		"echo \"$(a \"b\" 'c')\" # c\n",
 		"f() { run_benchmark_serving --use-chat-template; }\n",
 		"echo ${A:-$(b)} `c` <<<here\n",
+		"if [ \"$EVAL_ONLY\" = true ]; then S='{\"n\": 1}'; else S=\"{\\\"n\\\": $N}\"; fi\nvllm serve --speculative-config \"$S\"\n",
+		"G=2.5\nDECODE_ENV=\"SGLANG_SIMULATE_ACC_LEN=${G} X=1\"\nDECODE_CMD=\"${DECODE_ENV} python3 -m sglang.launch_server \\\n --tp 4\"\neval \"$DECODE_CMD\"\n",
 	} {
 		f.Add([]byte(s))
 	}
