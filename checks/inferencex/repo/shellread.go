@@ -78,6 +78,9 @@ func wordValue(w shell.Word) string {
 // the environment may supply stays as written.
 func wordValueAt(sc *shell.Script, w shell.Word, at *shell.Site) string {
 	v := wordValue(w)
+	if p, ok := printfValue(sc, w); ok {
+		return p
+	}
 	if w.Static || len(w.Values) == 1 && !w.FromEnv || !strings.Contains(v, "$") || strings.Contains(w.Text, "$(") || strings.Contains(w.Text, "`") {
 		return v
 	}

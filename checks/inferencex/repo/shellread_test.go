@@ -93,6 +93,25 @@ eval "$DECODE_CMD"
 			},
 		},
 		{
+			name: "JSON built with printf in both branches",
+			src: `N=3
+AL=2.49
+if [ "${EVAL_ONLY:-}" = "true" ]; then
+    SPEC_CONFIG=$(printf '{"method":"eagle3","model":"%s","num_speculative_tokens":%d}' "$DRAFT" "$N")
+else
+    SPEC_CONFIG=$(printf \
+        '{"method":"eagle3","model":"%s","num_speculative_tokens":%d,"synthetic_acceptance_length":%.2f}' \
+        "$DRAFT" "$N" "$AL")
+fi
+vllm serve m --speculative-config "$SPEC_CONFIG"
+`,
+			names: []string{"--speculative-config"},
+			want: []string{
+				`flag:--speculative-config={"method":"eagle3","model":"$DRAFT","num_speculative_tokens":3}@4 run=eval-only`,
+				`flag:--speculative-config={"method":"eagle3","model":"$DRAFT","num_speculative_tokens":3,"synthetic_acceptance_length":2.49}@6 run=throughput`,
+			},
+		},
+		{
 			name: "a value the environment may replace stays as written",
 			src: `ACC=${ACC:-2.5}
 export SGLANG_SIMULATE_ACC_LEN="$ACC"
@@ -141,5 +160,28 @@ func TestReadScriptError(t *testing.T) {
 	ef.Read([]byte("cat <<EOF\nunterminated\n"))
 	if !strings.HasPrefix(ef.Err, "benchmarks/x.sh:1:") || ef.Settings != nil || ef.Commands != nil {
 		t.Fatalf("EffectiveFile = %+v", ef)
+	}
+}
+
+func TestFormatPrintf(t *testing.T) {
+	tests := []struct {
+		format string
+		args   []string
+		want   string
+		ok     bool
+	}{
+		{`{"n":%d,"al":%.2f,"m":"%s"}`, []string{"3", "2.5", "x"}, `{"n":3,"al":2.50,"m":"x"}`, true},
+		{`100%% %s\n`, []string{"done"}, "100% done\n", true},
+		{`%d`, []string{"$N"}, "", false},     // a number the script does not decide
+		{`%s %s`, []string{"a"}, "", false},   // too few arguments
+		{`%s`, []string{"a", "b"}, "", false}, // bash would repeat the format
+		{`%5s`, []string{"a"}, "", false},     // widths are not read
+		{`%x`, []string{"10"}, "", false},     // unknown conversion
+	}
+	for _, tt := range tests {
+		got, ok := formatPrintf(tt.format, tt.args)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("formatPrintf(%q, %q) = %q, %v; want %q, %v", tt.format, tt.args, got, ok, tt.want, tt.ok)
+		}
 	}
 }
