@@ -211,7 +211,7 @@ func commandLineSettings(file string, sc *shell.Script, a *shell.Assign, role st
 	if len(text) < 2 || text[0] != '"' || text[len(text)-1] != '"' || !commandLineRE.MatchString(text[1:len(text)-1]) {
 		return nil
 	}
-	inner, err := shell.Parse(file, []byte(strings.ReplaceAll(text[1:len(text)-1], `\"`, `"`)))
+	inner, err := shell.Parse(file, []byte(unescapeDQ(text[1:len(text)-1])))
 	if err != nil {
 		return nil
 	}
