@@ -67,7 +67,7 @@ func wordValue(w shell.Word) string {
 	}
 	t := w.Text
 	if len(t) >= 2 && t[0] == '"' && t[len(t)-1] == '"' {
-		t = unescapeDQ(t[1 : len(t)-1])
+		t = unescapeDQ(t[1:len(t)-1], false)
 	}
 	return t
 }
@@ -91,14 +91,20 @@ func wordValueAt(sc *shell.Script, w shell.Word, at *shell.Site) string {
 var varUseRE = regexp.MustCompile(`\$\{[A-Za-z_][A-Za-z0-9_]*\}|\$[A-Za-z_][A-Za-z0-9_]*`)
 
 // unescapeDQ removes the backslashes quote removal drops inside double
-// quotes.
-func unescapeDQ(s string) string {
+// quotes. keepLines keeps line continuations (backslash-newline), so that
+// text parsed again keeps its line numbers.
+func unescapeDQ(s string, keepLines bool) string {
 	if !strings.Contains(s, `\`) {
 		return s
 	}
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("$`\"\\\n", s[i+1]) >= 0 {
+			if s[i+1] == '\n' && keepLines {
+				b.WriteString("\\\n")
+				i++
+				continue
+			}
 			i++
 			if s[i] == '\n' {
 				continue
@@ -211,7 +217,7 @@ func commandLineSettings(file string, sc *shell.Script, a *shell.Assign, role st
 	if len(text) < 2 || text[0] != '"' || text[len(text)-1] != '"' || !commandLineRE.MatchString(text[1:len(text)-1]) {
 		return nil
 	}
-	inner, err := shell.Parse(file, []byte(unescapeDQ(text[1:len(text)-1])))
+	inner, err := shell.Parse(file, []byte(unescapeDQ(text[1:len(text)-1], true)))
 	if err != nil {
 		return nil
 	}

@@ -81,15 +81,16 @@ esac
 			name: "decode command line held in a variable, its value read where it is assigned",
 			src: `GOLDEN=2.27
 DECODE_SIM_ENV="SGLANG_SIMULATE_ACC_LEN=${GOLDEN} SGLANG_SIMULATE_ACC_METHOD=match-expected"
-DECODE_CMD="${DECODE_SIM_ENV} python3 -m sglang.launch_server --speculative-num-steps 2"
+DECODE_CMD="${DECODE_SIM_ENV} python3 -m sglang.launch_server \\
+  --speculative-num-steps 2"
 PREFILL_CMD="python3 -m sglang.launch_server --chunked-prefill-size 16384"
 eval "$DECODE_CMD"
 `,
 			names: []string{"SGLANG_SIMULATE_ACC_LEN", "--speculative-num-steps", "--chunked-prefill-size"},
 			want: []string{
 				"env:SGLANG_SIMULATE_ACC_LEN=2.27@2 role=decode",
-				"flag:--speculative-num-steps=2@3 role=decode",
-				"flag:--chunked-prefill-size=16384@4 role=prefill",
+				"flag:--speculative-num-steps=2@4 role=decode",
+				"flag:--chunked-prefill-size=16384@5 role=prefill",
 			},
 		},
 		{
