@@ -91,7 +91,7 @@ type ConfigEntry struct {
 	Scenarios   []Scenario
 	// Raw is the decoded entry, for deep comparison and fields the typed
 	// view does not name.
-	Raw map[string]any
+	Raw Fields
 
 	SKU        string // normalized runner
 	Agentic    bool
@@ -104,13 +104,13 @@ type Scenario struct {
 	Type   string // fixed-seq-len or agentic-coding
 	ISL    int
 	OSL    int
-	Fields map[string]any
+	Fields Fields
 	Search []SearchSpace
 }
 
 // SearchSpace is one search-space element.
 type SearchSpace struct {
-	Fields       map[string]any
+	Fields       Fields
 	TP, EP, PP   int
 	SpecDecoding string
 	Conc         []int // expanded concurrency points
