@@ -64,8 +64,9 @@ type ChangeSet struct {
 	// runtime settings also see files that map to no known config.
 	Extra []*EffectiveFile
 
-	// Problems are inputs that could not be read or parsed. A check that
-	// needs one of them reports it instead of passing.
+	// Problems are inputs that could not be read or parsed, in path order
+	// (a path's problems in the order they were found). A check that needs
+	// one of them reports it instead of passing.
 	Problems []InputProblem
 }
 
