@@ -19,6 +19,16 @@ const maxRowsPerStatement = 500
 // new at most at its first occurrence.
 func InsertDeliveries(ctx context.Context, ex Execer, ds []Delivery) ([]bool, error) {
 	fresh := make([]bool, len(ds))
+	if inProcess(ex) {
+		for i, d := range ds {
+			f, err := InsertDelivery(ctx, ex, d)
+			if err != nil {
+				return nil, err
+			}
+			fresh[i] = f
+		}
+		return fresh, nil
+	}
 	first := make(map[string]int, len(ds))
 	var rows []int // indexes of first occurrences, in order
 	for i, d := range ds {
@@ -60,6 +70,17 @@ func InsertDeliveries(ctx context.Context, ex Execer, ds []Delivery) ([]bool, er
 // turn would, with one statement per maxRowsPerStatement distinct keys. Run
 // it in the transaction that enqueues the jobs carrying the generations.
 func NextGenerations(ctx context.Context, ex Execer, keys []string) ([]int64, error) {
+	if inProcess(ex) {
+		out := make([]int64, len(keys))
+		for i, k := range keys {
+			g, err := NextGeneration(ctx, ex, k)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = g
+		}
+		return out, nil
+	}
 	count := map[string]int64{}
 	var distinct []string
 	for _, k := range keys {
@@ -105,6 +126,14 @@ func NextGenerations(ctx context.Context, ex Execer, keys []string) ([]int64, er
 		seen[k]++
 	}
 	return out, nil
+}
+
+// inProcess reports whether ex runs statements in this process (SQLite):
+// there a statement costs no round trip, and the prepared one-row
+// statements are cheaper than parsing a new multi-row one per batch.
+func inProcess(ex Execer) bool {
+	_, ok := ex.(sqlExecer)
+	return ok
 }
 
 // placeholders is "($1, …, $cols), ($cols+1, …), …" for rows rows.
