@@ -35,6 +35,10 @@ func SplitTopLevel(data string) ([]Chunk, error) {
 	start, startLine := -1, 0
 	key := ""
 	off := 0
+	// Only lines holding '&', '*', '!' or '<' can tie entries together; the
+	// next such byte is found with a vectorised search instead of looking
+	// at every byte of every line.
+	special := nextSpecial(data, 0)
 	for off < len(data) {
 		end := strings.IndexByte(data[off:], '\n')
 		var l string
@@ -46,7 +50,7 @@ func SplitTopLevel(data string) ([]Chunk, error) {
 		}
 		line++
 		if t := strings.TrimSpace(l); len(t) > 0 && t[0] != '#' {
-			if hasAny(l, &anchorChars) && anchorRE.MatchString(string(StripComment([]byte(l)))) {
+			if special < next && anchorRE.MatchString(string(StripComment([]byte(l)))) {
 				return nil, ErrNotChunkable
 			}
 			switch c := l[0]; {
@@ -65,6 +69,9 @@ func SplitTopLevel(data string) ([]Chunk, error) {
 			}
 		}
 		off = next
+		if special < off {
+			special = nextSpecial(data, off)
+		}
 	}
 	if start >= 0 {
 		out = append(out, Chunk{Key: key, Line: startLine, Text: data[start:]})
@@ -72,7 +79,17 @@ func SplitTopLevel(data string) ([]Chunk, error) {
 	return out, nil
 }
 
-var anchorChars = newByteSet("&*!<")
+// nextSpecial is the index of the first of '&', '*', '!' or '<' at or after
+// from, or len(data).
+func nextSpecial(data string, from int) int {
+	best := len(data)
+	for _, c := range []byte("&*!<") {
+		if i := strings.IndexByte(data[from:best], c); i >= 0 {
+			best = from + i
+		}
+	}
+	return best
+}
 
 func topKey(s string) (string, bool) {
 	if s[0] == '"' || s[0] == '\'' {
