@@ -3,7 +3,7 @@ package repo
 import (
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/verdict-bot/verdict/checks/format/yamlx"
@@ -49,9 +49,10 @@ func entryFromNode(key string, v yamlx.Node, src *entryText) (*ConfigEntry, erro
 		typ   string
 		items yamlx.Node
 	}
-	lists := make([]scenarioList, 0, scenarios.Len())
+	var buf [4]scenarioList
+	lists := buf[:0]
 	scenarios.Each(func(t string, x yamlx.Node) { lists = append(lists, scenarioList{t, x}) })
-	sort.Slice(lists, func(i, j int) bool { return lists[i].typ < lists[j].typ })
+	slices.SortFunc(lists, func(a, b scenarioList) int { return strings.Compare(a.typ, b.typ) })
 	for _, l := range lists {
 		if l.items.Kind() != yamlx.Sequence {
 			continue
