@@ -37,7 +37,7 @@ func runAppendOnly(ctx context.Context, pr *checks.PR) checks.Result {
 		if r, bad := selectionUnread(cs); bad {
 			return r
 		}
-		return checks.NAR(checks.T("No added changelog entry uses append-only: true.", "没有新增的变更日志条目使用 append-only: true。"))
+		return checks.NAR(checks.T("No added changelog entry uses append-only: true.", "没有新增的变更日志条目使用 `append-only: true`。"))
 	}
 	// 1. No mixing, no eval selection.
 	if len(ao) != len(cs.ChangelogAdded) {
@@ -58,15 +58,27 @@ func runAppendOnly(ctx context.Context, pr *checks.PR) checks.Result {
 			return checks.FailR(checks.T(fmt.Sprintf("append-only entry at changelog line %d cannot carry %s.", e.Line, strings.Join(bad, ", ")),
 				fmt.Sprintf("变更日志第 %d 行的 append-only 条目不能包含 %s。", e.Line, strings.Join(bad, ", "))))
 		}
+	}
+	// Inputs the rule depends on must have been read: what an entry
+	// selects is unknown without the master configs.
+	unread := func(ps []repo.InputProblem) (checks.Result, bool) {
+		if len(ps) == 0 {
+			return checks.Result{}, false
+		}
+		p := ps[0]
+		return checks.Unverified(problemText(p.Path, p.Err)), true
+	}
+	if r, bad := unread(cs.MasterProblems()); bad {
+		return r
+	}
+	for _, e := range ao {
 		if len(e.Matched) == 0 {
 			return checks.FailR(checks.T(fmt.Sprintf("append-only entry at changelog line %d selects no existing config (%s).", e.Line, strings.Join(e.ConfigKeys, ", ")),
 				fmt.Sprintf("变更日志第 %d 行的 append-only 条目没有选中任何现有配置（%s）。", e.Line, strings.Join(e.ConfigKeys, ", "))))
 		}
 	}
-	// Inputs the rule depends on must have been read.
-	if ps := cs.MasterAndChangelogProblems(); len(ps) > 0 {
-		p := ps[0]
-		return checks.Unverified(checks.T(fmt.Sprintf("%s: %s", p.Path, p.Err), fmt.Sprintf("%s：%s", p.Path, p.Err)))
+	if r, bad := unread(cs.MasterAndChangelogProblems()); bad {
+		return r
 	}
 
 	// 2. Selected configs exist at base.
@@ -107,7 +119,7 @@ func runAppendOnly(ctx context.Context, pr *checks.PR) checks.Result {
 
 	// 3-4. Per selected config: top level, scenarios and points.
 	var ev []checks.Evidence
-	var summary []string
+	var summary, summaryZH []string
 	basePoints := 0
 	for _, k := range keys {
 		b, h := cs.MasterBase[k], cs.MasterHead[k]
@@ -151,6 +163,7 @@ func runAppendOnly(ctx context.Context, pr *checks.PR) checks.Result {
 		basePoints += len(bp)
 		if len(added) > 0 {
 			summary = append(summary, fmt.Sprintf("conc %s to %s", strings.Join(uniq(added), ", "), k))
+			summaryZH = append(summaryZH, fmt.Sprintf("为 %s 新增 conc %s", k, strings.Join(uniq(added), ", ")))
 		}
 	}
 	if len(summary) == 0 {
@@ -160,7 +173,9 @@ func runAppendOnly(ctx context.Context, pr *checks.PR) checks.Result {
 	// 6. The repository's own changelog validator.
 	runs, err := pr.Source.CheckRuns(ctx, pr.HeadSHA)
 	if err != nil {
-		ev = append(ev, checks.Evidence{Label: "check-changelog", Value: "check runs could not be read: " + err.Error()})
+		// Whether the repository's own validator failed is unknown.
+		return checks.Unverified(checks.T(fmt.Sprintf("check runs of %s could not be read, so the check-changelog result is unknown: %v", checks.Short(pr.HeadSHA), err),
+			fmt.Sprintf("无法读取 %s 的检查运行，check-changelog 的结论未知：%s", checks.Short(pr.HeadSHA), checks.Code(err.Error())))).WithEvidence(ev...)
 	}
 	for _, r := range runs {
 		if r.Name == "check-changelog" && r.Status == "completed" && validatorFailed[r.Conclusion] {
@@ -178,7 +193,7 @@ func runAppendOnly(ctx context.Context, pr *checks.PR) checks.Result {
 			"启动器变更可能影响现有点："+strings.Join(shared, ", ")+"。"), ev...)
 	}
 	return checks.PassR(checks.T(fmt.Sprintf("Adds %s; all %d base points unchanged; no shared files changed.", strings.Join(summary, "; "), basePoints),
-		fmt.Sprintf("新增 %s；全部 %d 个基线点未变；没有共享文件变更。", strings.Join(summary, "; "), basePoints)), ev...)
+		fmt.Sprintf("%s；全部 %d 个基线点未变；没有共享文件变更。", strings.Join(summaryZH, "；"), basePoints)), ev...)
 }
 
 // sharedChanges lists changed files that existing points run through: the

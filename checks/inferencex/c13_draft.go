@@ -18,7 +18,7 @@ import (
 var DraftPrecision = &checks.Check{
 	Number:   13,
 	Name:     checks.Text{EN: "Draft precision", ZH: "草稿模型精度"},
-	Requires: []checks.Requirement{repo.ChangeSetFact},
+	Requires: []checks.Requirement{repo.ChangeSetFact, repo.SharedUsersFact},
 	Run:      runDraftPrecision,
 }
 
@@ -41,6 +41,30 @@ func runDraftPrecision(ctx context.Context, pr *checks.PR) checks.Result {
 			spec = append(spec, c)
 		}
 	}
+	effective := cs.Effective
+	var unread, unreadZH []string
+	var sharedEv []checks.Evidence
+	if len(cs.UnmappedFiles) > 0 {
+		// A changed shared helper or launcher affects every spec-decode
+		// config that runs it, unchanged files included.
+		users, err := repo.SharedUsersFact.Of(ctx, pr)
+		if err != nil {
+			return checks.Unverified(checks.T("the configs that run the changed shared files could not be found: "+err.Error(),
+				"无法确定哪些配置运行了变更的共享文件："+err.Error()))
+		}
+		var added []*repo.ConfigEntry
+		spec, added, unread, unreadZH = withSharedUsers(cs, users, spec)
+		if len(added) > 0 {
+			effective = map[string][]*repo.EffectiveFile{}
+			for k, fs := range cs.Effective {
+				effective[k] = fs
+			}
+			for _, c := range added {
+				effective[c.Key] = users.Effective[c.Key]
+				sharedEv = append(sharedEv, checks.Evidence{Label: c.Key, Value: "runs changed shared file " + strings.Join(sharedFilesOf(users, c.Key), ", ")})
+			}
+		}
+	}
 	if len(spec) == 0 {
 		if r, bad := selectionUnread(cs); bad {
 			return r
@@ -51,18 +75,25 @@ func runDraftPrecision(ctx context.Context, pr *checks.PR) checks.Result {
 		if f, ok := scanUnmapped(cs); ok {
 			return checks.FailR(checks.T(f.en, f.zh), f.ev)
 		}
+		if len(unread) > 0 {
+			sort.Strings(unread)
+			sort.Strings(unreadZH)
+			return checks.Unverified(checks.T("whether a spec-decode config runs the changed shared files is unknown: "+strings.Join(unread, "; "),
+				"无法确定推测解码配置是否运行了变更的共享文件："+strings.Join(unreadZH, "；")))
+		}
 		return checks.NAR(checks.T("No affected configuration uses speculative decoding.", "没有受影响的配置使用推测解码。"))
 	}
 
 	var fails, reviews []draftFinding
-	var unread []string
 	for _, c := range spec {
-		files := cs.Effective[c.Key]
+		files := effective[c.Key]
 		if len(files) == 0 {
 			unread = append(unread, c.Key+" (no effective files)")
+			unreadZH = append(unreadZH, c.Key+"（没有有效文件）")
 		}
 		for _, e := range serving.FileErrors(files) {
 			unread = append(unread, c.Key+": "+e)
+			unreadZH = append(unreadZH, c.Key+"："+checks.Code(e))
 		}
 		for _, f := range scanDraftSettings(c, serving.AllSettings(files)) {
 			if f.review {
@@ -94,8 +125,9 @@ func runDraftPrecision(ctx context.Context, pr *checks.PR) checks.Result {
 	}
 	if len(unread) > 0 {
 		sort.Strings(unread)
+		sort.Strings(unreadZH)
 		return checks.Unverified(checks.T("effective launch files of spec-decode configs could not be read: "+strings.Join(unread, "; "),
-			"推测解码配置的有效启动文件无法读取："+strings.Join(unread, "; ")))
+			"推测解码配置的有效启动文件无法读取："+strings.Join(unreadZH, "；")))
 	}
 	en := "Draft precision per sign-off evidence; no draft-lowering settings in the effective recipe."
 	zh := "草稿模型精度以签核证据为准；有效配方中没有降低草稿精度的设置。"
@@ -103,7 +135,69 @@ func runDraftPrecision(ctx context.Context, pr *checks.PR) checks.Result {
 		en = fmt.Sprintf("Draft stored %s, served %s (sign-off evidence); no draft-lowering settings.", stored, served)
 		zh = fmt.Sprintf("草稿模型存储为 %s，运行为 %s（签核证据）；没有降低草稿精度的设置。", stored, served)
 	}
-	return checks.PassR(checks.T(en, zh), checks.Evidence{Label: "sign-off evidence", Value: checks.Quote(pr.SignOff.Detail, 200)})
+	return checks.PassR(checks.T(en, zh), append(sharedEv, checks.Evidence{Label: "sign-off evidence", Value: checks.Quote(pr.SignOff.Detail, 200)})...)
+}
+
+// withSharedUsers adds to spec the spec-decode configs that run a changed
+// shared file. unread names the spec-decode configs (or configs whose
+// recipe could not be read, so whether they are spec-decode is unknown)
+// whose effective files could not all be read: whether they run the shared
+// file is unknown.
+func withSharedUsers(cs *repo.ChangeSet, users *repo.SharedUsers, spec []*repo.ConfigEntry) (all, added []*repo.ConfigEntry, unread, unreadZH []string) {
+	in := map[string]bool{}
+	for _, c := range spec {
+		in[c.Key] = true
+	}
+	for _, c := range cs.Affected {
+		in[c.Key] = true // already judged from the change set
+	}
+	use := map[string]bool{}
+	for _, keys := range users.Users {
+		for _, k := range keys {
+			use[k] = true
+		}
+	}
+	keys := make([]string, 0, len(users.Configs))
+	for k := range users.Configs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		c := users.Configs[k]
+		if in[k] {
+			continue
+		}
+		recipeUnread := false
+		var bad []string
+		for _, f := range users.Effective[k] {
+			if f != nil && f.Err != "" {
+				bad = append(bad, f.Path)
+				recipeUnread = recipeUnread || f.Kind == "recipe"
+			}
+		}
+		switch {
+		case use[k] && c.SpecDecode:
+			added = append(added, c)
+		case len(bad) > 0 && (c.SpecDecode || recipeUnread):
+			unread = append(unread, fmt.Sprintf("%s (%s could not be read)", k, strings.Join(bad, ", ")))
+			unreadZH = append(unreadZH, fmt.Sprintf("%s（无法读取 %s）", k, strings.Join(bad, ", ")))
+		}
+	}
+	return append(spec, added...), added, unread, unreadZH
+}
+
+// sharedFilesOf are the changed shared files config key runs.
+func sharedFilesOf(users *repo.SharedUsers, key string) []string {
+	var out []string
+	for p, keys := range users.Users {
+		for _, k := range keys {
+			if k == key {
+				out = append(out, p)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 func firstFinding(fs []draftFinding) checks.Text {
@@ -124,6 +218,21 @@ func settingSource(s repo.Setting) string {
 		return fmt.Sprintf("via %s:%d", s.File, s.Line)
 	}
 	return "via " + s.File
+}
+
+// settingSourceZH is settingSource in Chinese.
+func settingSourceZH(s repo.Setting) string {
+	if s.Role != "" {
+		block := "args"
+		if s.Kind == "env" {
+			block = "env"
+		}
+		return fmt.Sprintf("位于 %s roles.%s.%s", s.File, s.Role, block)
+	}
+	if s.Line > 0 {
+		return fmt.Sprintf("来自 %s:%d", s.File, s.Line)
+	}
+	return "来自 " + s.File
 }
 
 // loweringQuantRE matches draft quantizations that lower the shipped precision.
@@ -153,15 +262,15 @@ func scanDraftSettings(c *repo.ConfigEntry, settings []repo.Setting) []draftFind
 		case n == "sglang-nvfp4-ckpt-fp8-nextn-moe":
 			if serving.Truthy(v) {
 				add(false, s, fmt.Sprintf("SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=%s %s (%s); remove it and verify the draft runs as shipped.", v, settingSource(s), c.Key),
-					fmt.Sprintf("SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=%s %s（%s）；请删除该设置并确认草稿模型按发布精度运行。", v, settingSource(s), c.Key))
+					fmt.Sprintf("SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=%s %s（%s）；请删除该设置并确认草稿模型按发布精度运行。", v, settingSourceZH(s), c.Key))
 			} else if lv != "" && lv != "0" && lv != "false" && lv != "off" && lv != "no" {
 				add(true, s, fmt.Sprintf("SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=%s %s (%s) has an unrecognized value.", v, settingSource(s), c.Key),
-					fmt.Sprintf("SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=%s %s（%s）取值无法识别。", v, settingSource(s), c.Key))
+					fmt.Sprintf("SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=%s %s（%s）取值无法识别。", v, settingSourceZH(s), c.Key))
 			}
 		case n == "sglang-glm-nextn-moe-ptpc":
 			if serving.Truthy(v) {
 				add(false, s, fmt.Sprintf("SGLANG_GLM_NEXTN_MOE_PTPC=%s %s (%s) lowers the NextN draft precision; remove it.", v, settingSource(s), c.Key),
-					fmt.Sprintf("SGLANG_GLM_NEXTN_MOE_PTPC=%s %s（%s）降低了 NextN 草稿精度；请删除。", v, settingSource(s), c.Key))
+					fmt.Sprintf("SGLANG_GLM_NEXTN_MOE_PTPC=%s %s（%s）降低了 NextN 草稿精度；请删除。", v, settingSourceZH(s), c.Key))
 			}
 		case n == "speculative-draft-model-quantization" || n == "speculative-config.quantization" || n == "speculative-config.dtype":
 			judgeQuant(add, c, s, s.Name, lv)
@@ -200,10 +309,10 @@ func judgeQuant(add func(bool, repo.Setting, string, string), c *repo.ConfigEntr
 	case q == "" || q == "none" || q == "unquant" || q == "null" || q == "<nil>" || q == "auto" && strings.Contains(name, "dtype"):
 	case loweringQuantRE.MatchString(q):
 		add(false, s, fmt.Sprintf("%s %s %s lowers the draft precision (%s); serve the draft as shipped.", name, q, settingSource(s), c.Key),
-			fmt.Sprintf("%s %s %s 降低了草稿精度（%s）；请按发布精度运行草稿模型。", name, q, settingSource(s), c.Key))
+			fmt.Sprintf("%s %s %s 降低了草稿精度（%s）；请按发布精度运行草稿模型。", name, q, settingSourceZH(s), c.Key))
 	default:
 		add(true, s, fmt.Sprintf("%s %s %s (%s) may change the draft precision.", name, checks.Quote(q, 40), settingSource(s), c.Key),
-			fmt.Sprintf("%s %s %s（%s）可能改变草稿精度。", name, checks.Quote(q, 40), settingSource(s), c.Key))
+			fmt.Sprintf("%s %s %s（%s）可能改变草稿精度。", name, checks.Quote(q, 40), settingSourceZH(s), c.Key))
 	}
 }
 
@@ -216,11 +325,11 @@ func judgeOnlineQuant(add func(bool, repo.Setting, string, string), c *repo.Conf
 	}
 	if !q.Parsed {
 		add(true, s, fmt.Sprintf("%s sets %s %s, which could not be read to tell whether it leaves the draft unquantized.", c.Key, name, settingSource(s)),
-			fmt.Sprintf("%s 设置了 %s（%s），其内容无法读取，无法确认草稿模型未被量化。", c.Key, name, settingSource(s)))
+			fmt.Sprintf("%s 设置了 %s（%s），其内容无法读取，无法确认草稿模型未被量化。", c.Key, name, settingSourceZH(s)))
 		return
 	}
 	add(true, s, fmt.Sprintf("%s sets online quantization %s %s, and no exclude entry names the draft modules (mtp, nextn, eagle, draft); verify the draft is not quantized.", c.Key, name, settingSource(s)),
-		fmt.Sprintf("%s 设置了在线量化 %s（%s），其排除列表中没有指向草稿模块（mtp、nextn、eagle、draft）的条目；请确认草稿模型未被量化。", c.Key, name, settingSource(s)))
+		fmt.Sprintf("%s 设置了在线量化 %s（%s），其排除列表中没有指向草稿模块（`mtp`、`nextn`、`eagle`、`draft`）的条目；请确认草稿模型未被量化。", c.Key, name, settingSourceZH(s)))
 }
 
 // judgeDraftPath flags a draft checkpoint whose name carries a precision marker the

@@ -38,6 +38,8 @@ type ciParetoFixture struct {
 	noSweep  bool
 	comments []checks.Comment
 	perms    map[string]checks.Permission
+	// inject, when set, breaks the source before the rows run.
+	inject func(*checkstest.Source)
 }
 
 func (f ciParetoFixture) run(t *testing.T) (checks.Result, *checkstest.Source) {
@@ -58,6 +60,9 @@ func (f ciParetoFixture) run(t *testing.T) (checks.Result, *checkstest.Source) {
 		checkstest.FactError(repo.ChangeSetFact, f.csErr)(pr)
 	} else {
 		inferencextest.WithChangeSet(cs)(pr)
+	}
+	if f.inject != nil {
+		f.inject(src)
 	}
 	return checkstest.Run(t, pr, inferencex.PassingSweep, inferencex.ParetoCoverage)[14], src
 }
@@ -96,7 +101,7 @@ func ciDsv4Cfg() *repo.ConfigEntry {
 		Framework: "dynamo-vllm", Runner: "gb300", SKU: "gb300", Agentic: true}
 }
 
-const ciHint = " To record an admin bypass, an admin comments: /verdict bypass 14 1a2b3c4 <reason>"
+const ciHint = " To record an admin bypass, an admin comments: `/verdict bypass 14 1a2b3c4 <reason>`"
 
 func TestParetoCheck(t *testing.T) {
 	qwen7, qwenData := ciAgenticArt(11, "bmk_agentic_qwen", ciCurve(7, "qwen3.5", "mi355x-amds", "sglang", "fp8", "mtp", "img:a", false, ciXs, ciYs)...)
