@@ -28,6 +28,10 @@ type Masters struct {
 
 	mu   sync.Mutex
 	refs map[string]*readEntry[masterSet]
+	// sets holds each distinct combination of parsed files once: refs
+	// whose master files all read the same (base and default branch,
+	// usually) share one map.
+	sets map[string]masterSet
 }
 
 type masterSet struct {
@@ -91,6 +95,16 @@ func (ms *Masters) load(ctx context.Context, ref string) (map[string]*ConfigEntr
 		}
 		parsed[i] = ms.chunks.file(files[i], b)
 	})
+	var key strings.Builder
+	for i, p := range parsed {
+		fmt.Fprintf(&key, "%s\x00%p\x00", files[i], p)
+	}
+	ms.mu.Lock()
+	set, ok := ms.sets[key.String()]
+	ms.mu.Unlock()
+	if ok {
+		return set.m, set.ps, nil
+	}
 	n := 0
 	for _, p := range parsed {
 		n += len(p.es)
@@ -107,6 +121,12 @@ func (ms *Masters) load(ctx context.Context, ref string) (map[string]*ConfigEntr
 			m[e.Key] = e
 		}
 	}
+	ms.mu.Lock()
+	if ms.sets == nil {
+		ms.sets = map[string]masterSet{}
+	}
+	ms.sets[key.String()] = masterSet{m, ps}
+	ms.mu.Unlock()
 	return m, ps, nil
 }
 
@@ -132,6 +152,7 @@ func parseMaster(file, text string, cache *chunkCache) *parsedFile {
 	// the rest: the base and head readings of one config run concurrently
 	// and share the work instead of waiting on each other chunk by chunk.
 	slots := make([]*chunkSlot, len(chunks))
+	cache.reserve(len(chunks))
 	var ps yamlx.Parser
 	for i, c := range chunks {
 		s, mine := cache.claim(c.Text)
@@ -415,6 +436,19 @@ type chunkSlot struct {
 	wg  sync.WaitGroup
 	e   *ConfigEntry
 	err error
+}
+
+// reserve sizes an empty cache for n entries, sparing the rehashes of a
+// map growing to thousands of them.
+func (c *chunkCache) reserve(n int) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	if len(c.chunks) == 0 {
+		c.chunks = make(map[string]*chunkSlot, n)
+	}
+	c.mu.Unlock()
 }
 
 // claim returns text's slot, and whether the caller must fill it.
