@@ -168,7 +168,12 @@ func (e *riverEngine[TTx]) commit(ctx context.Context, batch []*request) (err er
 			continue
 		}
 		for _, a := range r.d.Jobs {
-			if v, ok := a.(jobs.VerifyArgs); ok {
+			switch v := a.(type) {
+			case jobs.VerifyArgs:
+				keys = append(keys, v.CoalesceKey())
+			case jobs.WithdrawArgs:
+				// A withdrawal takes the key's next generation too, in
+				// delivery order, so a verification still waiting is skipped.
 				keys = append(keys, v.CoalesceKey())
 			}
 		}
@@ -183,17 +188,13 @@ func (e *riverEngine[TTx]) commit(ctx context.Context, batch []*request) (err er
 			continue
 		}
 		for _, a := range r.d.Jobs {
-			if v, ok := a.(jobs.VerifyArgs); ok {
+			switch v := a.(type) {
+			case jobs.VerifyArgs:
 				v.Generation, gens = gens[0], gens[1:]
 				a = v
-			}
-			if w, ok := a.(jobs.WithdrawArgs); ok {
-				g, err := store.NextGeneration(ctx, ex, w.CoalesceKey())
-				if err != nil {
-					return err
-				}
-				w.Generation = g
-				a = w
+			case jobs.WithdrawArgs:
+				v.Generation, gens = gens[0], gens[1:]
+				a = v
 			}
 			params = append(params, river.InsertManyParams{Args: a})
 		}
