@@ -55,6 +55,22 @@ var schema = []string{
 		api_calls   INTEGER NOT NULL
 	)`,
 	`CREATE INDEX IF NOT EXISTS verdict_event_pr ON verdict_event (LOWER(repo), pr_number, at)`,
+	`CREATE TABLE IF NOT EXISTS verdict_signoff (
+		repo         TEXT NOT NULL,
+		signoff_key  TEXT NOT NULL,
+		pr_number    BIGINT NOT NULL,
+		author       TEXT NOT NULL,
+		body_sha256  TEXT NOT NULL,
+		signed_at    BIGINT NOT NULL,
+		state        TEXT NOT NULL,
+		editor       TEXT NOT NULL,
+		state_at     BIGINT NOT NULL,
+		assessed_sha TEXT NOT NULL,
+		verdict      TEXT NOT NULL,
+		comment_url  TEXT NOT NULL,
+		PRIMARY KEY (repo, signoff_key)
+	)`,
+	`CREATE INDEX IF NOT EXISTS verdict_signoff_pr ON verdict_signoff (repo, pr_number)`,
 }
 
 // migrationLock is the advisory lock key under which processes change the
