@@ -167,6 +167,7 @@ func (v *Verifier) Verify(ctx context.Context, gh GitHub, req Request) (Outcome,
 	if terr := unavailable(ctx, snap); terr != nil {
 		return Outcome{}, terr
 	}
+
 	if err != nil || out.Status != "" {
 		return out, err
 	}
@@ -310,11 +311,17 @@ func (v *Verifier) prepare(ctx context.Context, gh GitHub, req Request, log *slo
 	if err != nil {
 		return snap, out, err
 	}
+	// A gate that refuses leaves nothing on GitHub for whoever edited or
+	// asked; the log line says who and why.
+	skipped := func(reason string) Outcome {
+		log.Info("not verified", "reason", reason, "actor", req.Actor, "signoff", ref.Key(), "head_sha", pr.HeadSHA)
+		return Outcome{Status: Skipped, SkipReason: reason}
+	}
 	if !signoff.IsCandidate(so.Body, snap.Config.SignOffPhrase) {
-		return snap, Outcome{Status: Skipped, SkipReason: "the sign-off no longer contains the sign-off phrase"}, nil
+		return snap, skipped("the sign-off no longer contains the sign-off phrase"), nil
 	}
 	if err := sanityGate(req.Owner+"/"+req.Repo, so.Author, req.Number); err != nil {
-		return snap, Outcome{Status: Skipped, SkipReason: err.Error()}, nil
+		return snap, skipped(err.Error()), nil
 	}
 	reviewDate := req.ReviewDate
 	if reviewDate.IsZero() {
@@ -342,11 +349,11 @@ func (v *Verifier) prepare(ctx context.Context, gh GitHub, req Request, log *slo
 		return snap, out, ErrPRChanged
 	}
 	if !req.Explicit && (pr.State != "open" || pr.Draft) {
-		return snap, Outcome{Status: Skipped, SkipReason: fmt.Sprintf("PR is %s (draft=%v)", pr.State, pr.Draft)}, nil
+		return snap, skipped(fmt.Sprintf("PR is %s (draft=%v)", pr.State, pr.Draft)), nil
 	}
 	if !req.SkipActor {
 		if err := actorGate(ctx, snap.Evidence, req.Actor, req.ActorType); err != nil {
-			return snap, Outcome{Status: Skipped, SkipReason: err.Error()}, nil
+			return snap, skipped(err.Error()), nil
 		}
 	}
 	out.Scope = sc

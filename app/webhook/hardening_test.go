@@ -2,7 +2,9 @@ package webhook_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -219,4 +221,37 @@ func FuzzHandlerHeaders(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestRefusedCommandIsLogged: a /verdict recheck the router refuses leaves
+// one info line naming the actor and the reason.
+func TestRefusedCommandIsLogged(t *testing.T) {
+	var logs bytes.Buffer
+	h := &webhook.Handler{Secrets: [][]byte{current}, Router: router.Router{}, Queue: &memQueue{},
+		Logger: slog.New(slog.NewJSONHandler(&logs, nil))}
+	body, _ := json.Marshal(map[string]any{
+		"action":     "created",
+		"repository": map[string]any{"full_name": "o/r"},
+		"issue":      map[string]any{"number": 5, "pull_request": map[string]any{"url": "u"}},
+		"comment":    map[string]any{"id": 78, "body": "/verdict recheck", "author_association": "NONE", "user": map[string]any{"login": "drive-by"}},
+		"sender":     map[string]any{"login": "drive-by", "type": "User"},
+	})
+	if rec := post(h, "issue_comment", "d-refused", webhook.Sign(current, body), body); rec.Code != http.StatusAccepted {
+		t.Fatalf("status %d", rec.Code)
+	}
+	var found []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		var m map[string]any
+		if json.Unmarshal([]byte(line), &m) == nil && m["msg"] == "command refused" {
+			found = append(found, m)
+		}
+	}
+	if len(found) != 1 {
+		t.Fatalf("%d refusal lines:\n%s", len(found), logs.String())
+	}
+	m := found[0]
+	if m["level"] != "INFO" || m["actor"] != "drive-by" || !strings.Contains(m["reason"].(string), "author association NONE") ||
+		m["repo"] != "o/r" || m["pr"] != float64(5) || m["delivery_id"] != "d-refused" {
+		t.Fatalf("refusal line %v", m)
+	}
 }

@@ -142,6 +142,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if dec.HeadSHA != "" {
 		log = log.With("head_sha", dec.HeadSHA)
 	}
+	for _, why := range dec.Refused {
+		// The refusal reaches nobody on GitHub; the log is where a
+		// maintainer can find why a command did nothing.
+		log.Info("command refused", "reason", why, "actor", dec.Sender)
+	}
 	if dec.IgnoredSender {
 		metrics.Delivery(label, "bot")
 		log.Debug("ignoring delivery from a bot", "sender", dec.Sender)
