@@ -232,7 +232,7 @@ func (v *Verifier) Verify(ctx context.Context, gh GitHub, req Request) (Outcome,
 			log.Warn("recording audit entry", "err", err)
 		}
 	}
-	log.Info("verified", "verdict", vd.Overall, "comment", url, "duration_ms", time.Since(start).Milliseconds())
+	log.Info("verified", "verdict", vd.Overall, "comment_url", url, "duration_ms", time.Since(start).Milliseconds())
 	return out, nil
 }
 
@@ -311,10 +311,11 @@ func (v *Verifier) prepare(ctx context.Context, gh GitHub, req Request, log *slo
 	if err != nil {
 		return snap, out, err
 	}
+	log = log.With("signoff", ref.Key(), "head_sha", pr.HeadSHA)
 	// A gate that refuses leaves nothing on GitHub for whoever edited or
 	// asked; the log line says who and why.
 	skipped := func(reason string) Outcome {
-		log.Info("not verified", "reason", reason, "actor", req.Actor, "signoff", ref.Key(), "head_sha", pr.HeadSHA)
+		log.Info("not verified", "reason", reason, "actor", req.Actor)
 		return Outcome{Status: Skipped, SkipReason: reason}
 	}
 	if !signoff.IsCandidate(so.Body, snap.Config.SignOffPhrase) {

@@ -149,7 +149,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if dec.IgnoredSender {
 		metrics.Delivery(label, "bot")
-		log.Debug("ignoring delivery from a bot", "sender", dec.Sender)
+		log.Debug("ignoring delivery from a bot", "actor", dec.Sender)
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
@@ -209,7 +209,7 @@ func (h *Handler) bodyBudget() *budget {
 
 func (h *Handler) reject(w http.ResponseWriter, log *slog.Logger, event, outcome string, code int, msg string) {
 	metrics.Delivery(event, outcome)
-	log.Warn("webhook rejected", "status", code, "reason", msg)
+	log.Warn("webhook rejected", "http_status", code, "reason", msg)
 	http.Error(w, msg, code)
 }
 
