@@ -96,7 +96,7 @@ func ciDsv4Cfg() *repo.ConfigEntry {
 		Framework: "dynamo-vllm", Runner: "gb300", SKU: "gb300", Agentic: true}
 }
 
-const ciHint = " To record an admin bypass, an admin comments: /verdict bypass 14 1a2b3c4 <reason>"
+const ciHint = " To record an admin bypass, an admin comments: `/verdict bypass 14 1a2b3c4 <reason>`"
 
 func TestParetoCheck(t *testing.T) {
 	qwen7, qwenData := ciAgenticArt(11, "bmk_agentic_qwen", ciCurve(7, "qwen3.5", "mi355x-amds", "sglang", "fp8", "mtp", "img:a", false, ciXs, ciYs)...)
@@ -183,11 +183,11 @@ func TestParetoCheck(t *testing.T) {
 		{name: "bypass by a maintain user is not verified", st: checks.Warn,
 			f: ciParetoFixture{arts: []checks.Artifact{dsv3}, data: map[int64]map[string]string{12: dsvData}, affected: []*repo.ConfigEntry{ciDsv4Cfg()},
 				perms: perms, comments: []checks.Comment{comment(3, "maint", "/verdict bypass 14 1a2b3c4 tight GPU budget")}},
-			want: dsvWarn + "admin bypass not verified: @maint is not an admin (permission maintain); evidence: run 30123456789 artifacts." + ciHint},
+			want: dsvWarn + "admin bypass not verified: @maint is not an admin (permission `maintain`); evidence: run 30123456789 artifacts." + ciHint},
 		{name: "bypass by a custom admin-like role is not verified", st: checks.Warn,
 			f: ciParetoFixture{arts: []checks.Artifact{dsv3}, data: map[int64]map[string]string{12: dsvData}, affected: []*repo.ConfigEntry{ciDsv4Cfg()},
 				perms: perms, comments: []checks.Comment{comment(3, "custom", "/verdict bypass 14 1a2b3c4 tight GPU budget")}},
-			want: dsvWarn + "admin bypass not verified: @custom has admin permission, but the role is repo-superuser, not admin; evidence: run 30123456789 artifacts." + ciHint},
+			want: dsvWarn + "admin bypass not verified: @custom has `admin` permission, but the role is `repo-superuser`, not `admin`; evidence: run 30123456789 artifacts." + ciHint},
 		{name: "bypass naming another commit is not verified", st: checks.Warn,
 			f: ciParetoFixture{arts: []checks.Artifact{dsv3}, data: map[int64]map[string]string{12: dsvData}, affected: []*repo.ConfigEntry{ciDsv4Cfg()},
 				perms: perms, comments: []checks.Comment{comment(4, "boss", "/verdict bypass 14 0ff1ce0 tight GPU budget")}},
@@ -247,6 +247,9 @@ func TestParetoCheck(t *testing.T) {
 			r, _ := tc.f.run(t)
 			if r.Status != tc.st || r.Reason.EN != tc.want {
 				t.Fatalf("got %s %q\nwant %s %q", r.Status, r.Reason.EN, tc.st, tc.want)
+			}
+			if words := checkstest.EnglishInChinese(r.Reason.ZH); strings.Contains(tc.name, "bypass") && len(words) > 0 {
+				t.Errorf("Chinese reason leaves %q untranslated: %s", words, r.Reason.ZH)
 			}
 			if r.Reason.ZH == "" || r.Reason.ZH == r.Reason.EN {
 				t.Errorf("Chinese reason missing")

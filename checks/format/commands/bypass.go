@@ -150,11 +150,11 @@ func FindBypass(ctx context.Context, src checks.Source, head string, check int) 
 		case p.IsAdmin():
 			return true, checks.Text{}
 		case p.Permission == "admin":
-			return false, checks.T(fmt.Sprintf("@%s has admin permission, but the role is %s, not admin", login, p.RoleName),
-				fmt.Sprintf("@%s 拥有 admin 权限，但角色为 %s，不是 admin", login, p.RoleName))
+			return false, checks.T(fmt.Sprintf("@%s has `admin` permission, but the role is %s, not `admin`", login, checks.Code(p.RoleName)),
+				fmt.Sprintf("@%s 拥有 `admin` 权限，但角色为 %s，不是 `admin`", login, checks.Code(p.RoleName)))
 		}
-		return false, checks.T(fmt.Sprintf("@%s is not an admin (permission %s)", login, p.Permission),
-			fmt.Sprintf("@%s 不是管理员（权限为 %s）", login, p.Permission))
+		return false, checks.T(fmt.Sprintf("@%s is not an admin (permission %s)", login, checks.Code(p.Permission)),
+			fmt.Sprintf("@%s 不是管理员（权限为 %s）", login, checks.Code(p.Permission)))
 	}
 	assessed := strings.ToLower(head)
 	for i := len(cs) - 1; i >= 0; i-- {
