@@ -37,46 +37,50 @@ func ParseSignOffRef(ref, owner, repo string, number int) (signoff.Ref, error) {
 // fetchSignOff re-reads the sign-off, so the body assessed is the current
 // one, and confirms it belongs to this PR: comment IDs are repository-wide,
 // so a URL's PR number alone is not evidence.
-func fetchSignOff(ctx context.Context, gh GitHub, owner, repo string, number int, ref signoff.Ref) (checks.SignOff, error) {
+func fetchSignOff(ctx context.Context, gh GitHub, owner, repo string, number int, ref signoff.Ref) (checks.SignOff, signOffMeta, error) {
 	var s checks.SignOff
+	var m signOffMeta
 	switch ref.Kind {
 	case checks.KindConversation:
 		c, err := gh.IssueComment(ctx, owner, repo, ref.ID)
 		if err != nil {
-			return s, fmt.Errorf("reading sign-off comment %d: %w", ref.ID, err)
+			return s, m, fmt.Errorf("reading sign-off comment %d: %w", ref.ID, err)
 		}
 		if !hasSuffixFold(c.GetIssueURL(), fmt.Sprintf("/repos/%s/%s/issues/%d", owner, repo, number)) {
-			return s, fmt.Errorf("comment %d belongs to %s, not PR #%d", ref.ID, c.GetIssueURL(), number)
+			return s, m, fmt.Errorf("comment %d belongs to %s, not PR #%d", ref.ID, c.GetIssueURL(), number)
 		}
 		s = signoff.Parse(c.GetBody())
 		s.Author, s.URL = c.GetUser().GetLogin(), c.GetHTMLURL()
 		s.CreatedAt, s.UpdatedAt = c.GetCreatedAt().Time, c.GetUpdatedAt().Time
+		m = signOffMeta{nodeID: c.GetNodeID(), userType: c.GetUser().GetType(), edited: s.UpdatedAt.After(s.CreatedAt)}
 	case checks.KindReview:
 		// Reviews are read through the PR-scoped endpoint, which is itself
 		// the proof that the review belongs to this PR.
 		r, err := gh.Review(ctx, owner, repo, number, ref.ID)
 		if err != nil {
-			return s, fmt.Errorf("reading sign-off review %d: %w", ref.ID, err)
+			return s, m, fmt.Errorf("reading sign-off review %d: %w", ref.ID, err)
 		}
 		s = signoff.Parse(r.GetBody())
 		s.Author, s.URL = r.GetUser().GetLogin(), r.GetHTMLURL()
 		s.CreatedAt, s.UpdatedAt = r.GetSubmittedAt().Time, r.GetSubmittedAt().Time
+		m = signOffMeta{nodeID: r.GetNodeID(), userType: r.GetUser().GetType(), dismissed: r.GetState() == "DISMISSED"}
 	case checks.KindInline:
 		c, err := gh.ReviewComment(ctx, owner, repo, ref.ID)
 		if err != nil {
-			return s, fmt.Errorf("reading sign-off review comment %d: %w", ref.ID, err)
+			return s, m, fmt.Errorf("reading sign-off review comment %d: %w", ref.ID, err)
 		}
 		if !hasSuffixFold(c.GetPullRequestURL(), fmt.Sprintf("/repos/%s/%s/pulls/%d", owner, repo, number)) {
-			return s, fmt.Errorf("review comment %d belongs to %s, not PR #%d", ref.ID, c.GetPullRequestURL(), number)
+			return s, m, fmt.Errorf("review comment %d belongs to %s, not PR #%d", ref.ID, c.GetPullRequestURL(), number)
 		}
 		s = signoff.Parse(c.GetBody())
 		s.Author, s.URL = c.GetUser().GetLogin(), c.GetHTMLURL()
 		s.CreatedAt, s.UpdatedAt = c.GetCreatedAt().Time, c.GetUpdatedAt().Time
+		m = signOffMeta{nodeID: c.GetNodeID(), userType: c.GetUser().GetType(), edited: s.UpdatedAt.After(s.CreatedAt)}
 	default:
-		return s, fmt.Errorf("invalid sign-off reference %+v", ref)
+		return s, m, fmt.Errorf("invalid sign-off reference %+v", ref)
 	}
 	s.Key, s.Kind, s.ID = ref.Key(), ref.Kind, ref.ID
-	return s, nil
+	return s, m, nil
 }
 
 // candidate is a sign-off found while looking for the newest one.
@@ -86,9 +90,15 @@ type candidate struct {
 }
 
 // newestSignOff finds the newest sign-off on the PR across conversation
-// comments, review summaries and inline review comments. Bot accounts are
-// skipped: the bot's own verdicts quote no phrase, but a copy might.
+// comments, review summaries and inline review comments. Only accounts
+// that pass the trigger-actor rule (write access, not a bot) author
+// candidates: a drive-by comment quoting the phrase is not a sign-off, and
+// the bot's own verdicts quote no phrase, but a copy might. Dismissed
+// reviews are withdrawn sign-offs.
 func newestSignOff(ctx context.Context, gh GitHub, src checks.Source, owner, repo string, number int, phrase string) (signoff.Ref, error) {
+	eligible := func(login string, bot bool) bool {
+		return !bot && actorGate(ctx, src, login, "") == nil
+	}
 	var cands []candidate
 	// Conversation comments come through the Source, which Check 4 and the
 	// bypass lookup read too: one listing serves all three.
@@ -97,7 +107,7 @@ func newestSignOff(ctx context.Context, gh GitHub, src checks.Source, owner, rep
 		return signoff.Ref{}, fmt.Errorf("listing PR comments: %w", err)
 	}
 	for _, c := range comments {
-		if !c.AuthorIsBot && !strings.HasSuffix(c.Author, "[bot]") && signoff.IsCandidate(c.Body, phrase) {
+		if signoff.IsCandidate(c.Body, phrase) && eligible(c.Author, c.AuthorIsBot) {
 			cands = append(cands, candidate{signoff.Ref{Kind: checks.KindConversation, ID: c.ID}, c.CreatedAt})
 		}
 	}
@@ -110,7 +120,7 @@ func newestSignOff(ctx context.Context, gh GitHub, src checks.Source, owner, rep
 			return signoff.Ref{}, fmt.Errorf("listing PR reviews: %w", err)
 		}
 		for _, r := range rs {
-			if !isBot(r.GetUser()) && signoff.IsCandidate(r.GetBody(), phrase) {
+			if r.GetState() != "DISMISSED" && signoff.IsCandidate(r.GetBody(), phrase) && eligible(r.GetUser().GetLogin(), isBot(r.GetUser())) {
 				cands = append(cands, candidate{signoff.Ref{Kind: checks.KindReview, ID: r.GetID()}, r.GetSubmittedAt().Time})
 			}
 		}
@@ -128,7 +138,7 @@ func newestSignOff(ctx context.Context, gh GitHub, src checks.Source, owner, rep
 			return signoff.Ref{}, fmt.Errorf("listing PR review comments: %w", err)
 		}
 		for _, c := range cs {
-			if !isBot(c.GetUser()) && signoff.IsCandidate(c.GetBody(), phrase) {
+			if signoff.IsCandidate(c.GetBody(), phrase) && eligible(c.GetUser().GetLogin(), isBot(c.GetUser())) {
 				cands = append(cands, candidate{signoff.Ref{Kind: checks.KindInline, ID: c.GetID()}, c.GetCreatedAt().Time})
 			}
 		}
@@ -138,7 +148,7 @@ func newestSignOff(ctx context.Context, gh GitHub, src checks.Source, owner, rep
 		page = next
 	}
 	if len(cands) == 0 {
-		return signoff.Ref{}, fmt.Errorf("%w: no comment or review on PR #%d contains %q", ErrNoSignOff, number, phrase)
+		return signoff.Ref{}, fmt.Errorf("%w: no comment or review on PR #%d by an account with write access contains %q", ErrNoSignOff, number, phrase)
 	}
 	sort.SliceStable(cands, func(i, j int) bool {
 		if !cands[i].at.Equal(cands[j].at) {

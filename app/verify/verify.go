@@ -5,6 +5,8 @@ package verify
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -19,6 +21,7 @@ import (
 	"github.com/verdict-bot/verdict/app/scope"
 	"github.com/verdict-bot/verdict/app/snapshot"
 	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/format/commands"
 	"github.com/verdict-bot/verdict/checks/format/signoff"
 	"github.com/verdict-bot/verdict/checks/inferencex"
 )
@@ -43,6 +46,11 @@ type GitHub interface {
 	ReviewComment(ctx context.Context, owner, repo string, id int64) (*github.PullRequestComment, error)
 	Reviews(ctx context.Context, owner, repo string, number, page int) ([]*github.PullRequestReview, int, error)
 	ReviewComments(ctx context.Context, owner, repo string, number, page int) ([]*github.PullRequestComment, int, error)
+	// LastEdit names who made the current version of a comment or review
+	// (by its GraphQL node ID) and when; a zero time means it was never
+	// edited, an empty editor that the account is gone. An error that is
+	// not transient means the server cannot tell (no GraphQL).
+	LastEdit(ctx context.Context, nodeID string) (editor string, at time.Time, err error)
 }
 
 // Publisher writes what a verification concludes; publish.Verdicts is the
@@ -60,6 +68,9 @@ type Publisher interface {
 	// check run of t.Key on t.HeadSHA fail closed, "could not be verified:
 	// why".
 	Abort(ctx context.Context, t publish.Target, why string) error
+	// Withdraw turns a withdrawn sign-off's verdict comment into the
+	// withdrawn notice and settles the commit it assessed.
+	Withdraw(ctx context.Context, w publish.Withdrawal) (publish.Withdrawn, error)
 	// ReportConfigError tells the PR, with one comment updated in place,
 	// that the repository configuration is invalid.
 	ReportConfigError(ctx context.Context, r publish.ConfigReport) (commentURL string, err error)
@@ -91,6 +102,10 @@ type Request struct {
 	SkipActor bool
 	Actor     string
 	ActorType string
+	// Action is the webhook action that asked for the verification
+	// ("created", "edited", "submitted"; "" for verdict check): an edit's
+	// Actor is the sign-off's editor.
+	Action string
 	// ReviewDate fixes "today" for date-dependent checks; zero means now (UTC).
 	ReviewDate time.Time
 	DeliveryID string
@@ -106,6 +121,8 @@ type Outcome struct {
 	Status     Status
 	SkipReason string
 	Scope      scope.Scope
+	// Integrity is what the edit history says of the sign-off's author.
+	Integrity  Integrity
 	Verdict    render.Verdict
 	Markdown   string
 	CommentURL string
@@ -125,7 +142,33 @@ func (e *PinnedError) Unwrap() error { return e.Err }
 
 // Recorder keeps an audit record of every published verdict.
 type Recorder interface {
-	RecordVerdict(ctx context.Context, owner, repo string, number int, key, sha, verdict, commentURL string) error
+	RecordVerification(ctx context.Context, r Record) error
+}
+
+// Record is what the audit trail keeps of one published verdict.
+type Record struct {
+	Owner, Repo string
+	Number      int
+	DeliveryID  string
+	Actor       string
+	Key         string // the sign-off
+	HeadSHA     string // the commit assessed
+	// BodySHA256 is the hex SHA-256 of the sign-off body assessed.
+	BodySHA256 string
+	Verdict    checks.Overall
+	Rows       []checks.Outcome
+	// Bypasses are the verified admin bypasses of rows on HeadSHA.
+	Bypasses   []Bypass
+	CommentURL string
+	Duration   time.Duration
+	APICalls   int
+	At         time.Time
+}
+
+// Bypass is an admin bypass of one check that a verification saw.
+type Bypass struct {
+	Check           int
+	By, URL, Reason string
 }
 
 // Verifier holds what every verification shares.
@@ -133,6 +176,9 @@ type Verifier struct {
 	Registry  *checks.Registry
 	Publisher Publisher
 	Recorder  Recorder
+	// Ledger keeps each sign-off's last authentic version and integrity
+	// state between verifications; nil in verdict check.
+	Ledger Ledger
 	// BotLogins are the App's identities; they are added to every repo's
 	// configured verifier identities.
 	BotLogins []string
@@ -162,6 +208,7 @@ func (v *Verifier) logger() *slog.Logger {
 func (v *Verifier) Verify(ctx context.Context, gh GitHub, req Request) (Outcome, error) {
 	log := v.logger().With("repo", req.Owner+"/"+req.Repo, "pr", req.Number, "delivery_id", req.DeliveryID)
 	start := time.Now()
+	ctx, calls := ghclient.CountCalls(ctx)
 
 	snap, out, err := v.prepare(ctx, gh, req, log)
 	if terr := unavailable(ctx, snap); terr != nil {
@@ -176,11 +223,15 @@ func (v *Verifier) Verify(ctx context.Context, gh GitHub, req Request) (Outcome,
 	pinned := func(err error) error { return &PinnedError{Key: pr.SignOff.Key, HeadSHA: pr.HeadSHA, Err: err} }
 
 	var started publish.Started
+	var newer string
 	if req.Publish && v.Publisher != nil {
+		if newer, err = v.newerStanding(ctx, req, pr.SignOff, pr.HeadSHA); err != nil {
+			return out, err
+		}
 		// Start refuses, having written nothing, when no verdict could be
 		// published; a failed pending mark it only logs.
 		t := publish.Target{Client: gh, Config: snap.Config, Owner: req.Owner, Repo: req.Repo, Number: req.Number,
-			Key: pr.SignOff.Key, HeadSHA: pr.HeadSHA, Retry: req.Retry}
+			Key: pr.SignOff.Key, HeadSHA: pr.HeadSHA, Retry: req.Retry, SupersededBy: newer}
 		if started, err = v.Publisher.Start(ctx, t); err != nil {
 			return out, fmt.Errorf("publishing verdict: %w", err)
 		}
@@ -190,6 +241,7 @@ func (v *Verifier) Verify(ctx context.Context, gh GitHub, req Request) (Outcome,
 	if terr := unavailable(ctx, snap); terr != nil {
 		return Outcome{}, pinned(terr)
 	}
+	rows = applyIntegrity(rows, out.Integrity, pr.SignOff.Author)
 	vd := render.Verdict{
 		Key:        pr.SignOff.Key,
 		Author:     pr.SignOff.Author,
@@ -227,13 +279,41 @@ func (v *Verifier) Verify(ctx context.Context, gh GitHub, req Request) (Outcome,
 		return out, pinned(fmt.Errorf("publishing verdict: %w", err))
 	}
 	out.CommentURL = url
+	if err := v.remember(ctx, req, pr.SignOff, out.Integrity, pr.HeadSHA, vd.Overall, url); err != nil {
+		return out, pinned(err)
+	}
+	out.APICalls = calls.Count()
 	if v.Recorder != nil {
-		if err := v.Recorder.RecordVerdict(ctx, req.Owner, req.Repo, req.Number, pr.SignOff.Key, pr.HeadSHA, string(vd.Overall), url); err != nil {
+		rec := Record{Owner: req.Owner, Repo: req.Repo, Number: req.Number, DeliveryID: req.DeliveryID, Actor: req.Actor,
+			Key: pr.SignOff.Key, HeadSHA: pr.HeadSHA, BodySHA256: bodyHash(pr.SignOff.Body),
+			Verdict: vd.Overall, Rows: rows, Bypasses: bypasses(ctx, pr, rows), CommentURL: url,
+			Duration: time.Since(start), APICalls: calls.Count(), At: v.now()}
+		if err := v.Recorder.RecordVerification(ctx, rec); err != nil {
 			log.Warn("recording audit entry", "err", err)
 		}
 	}
-	log.Info("verified", "verdict", vd.Overall, "comment_url", url, "duration_ms", time.Since(start).Milliseconds())
+	log.Info("verified", "verdict", vd.Overall, "comment_url", url, "superseded_by", newer, "duration_ms", time.Since(start).Milliseconds(), "api_calls", out.APICalls)
 	return out, nil
+}
+
+func bodyHash(body string) string {
+	h := sha256.Sum256([]byte(body))
+	return hex.EncodeToString(h[:])
+}
+
+// bypasses are the verified admin bypasses on the assessed commit of the
+// rows a verification ran, read from the same (memoized) comments the
+// checks read. A lookup that fails records nothing: the rows say so.
+func bypasses(ctx context.Context, pr *checks.PR, rows []checks.Outcome) []Bypass {
+	var out []Bypass
+	for _, r := range rows {
+		b, err := commands.FindBypass(ctx, pr.Source, pr.HeadSHA, r.Number)
+		if err != nil || !b.Verified {
+			continue
+		}
+		out = append(out, Bypass{Check: r.Number, By: b.By, URL: b.URL, Reason: b.Reason})
+	}
+	return out
 }
 
 // unavailable is the error that stops a verification whose evidence was
@@ -307,7 +387,7 @@ func (v *Verifier) prepare(ctx context.Context, gh GitHub, req Request, log *slo
 			return snap, out, err
 		}
 	}
-	so, err := fetchSignOff(ctx, gh, req.Owner, req.Repo, req.Number, ref)
+	so, meta, err := fetchSignOff(ctx, gh, req.Owner, req.Repo, req.Number, ref)
 	if err != nil {
 		return snap, out, err
 	}
@@ -323,6 +403,13 @@ func (v *Verifier) prepare(ctx context.Context, gh GitHub, req Request, log *slo
 	}
 	if err := sanityGate(req.Owner+"/"+req.Repo, so.Author, req.Number); err != nil {
 		return snap, skipped(err.Error()), nil
+	}
+	rec, err := v.record(ctx, req, so.Key)
+	if err != nil {
+		return snap, out, err
+	}
+	if reason := withdrawn(meta, rec); reason != "" {
+		return snap, skipped(reason), nil
 	}
 	reviewDate := req.ReviewDate
 	if reviewDate.IsZero() {
@@ -352,10 +439,18 @@ func (v *Verifier) prepare(ctx context.Context, gh GitHub, req Request, log *slo
 	if !req.Explicit && (pr.State != "open" || pr.Draft) {
 		return snap, skipped(fmt.Sprintf("PR is %s (draft=%v)", pr.State, pr.Draft)), nil
 	}
+	// Only an account that could trigger a verification can author a
+	// sign-off (checks/inferencex/RULES.md, "Sign-off integrity").
+	if err := actorGate(ctx, snap.Evidence, so.Author, meta.userType); err != nil {
+		return snap, skipped("sign-off author: " + err.Error()), nil
+	}
 	if !req.SkipActor {
 		if err := actorGate(ctx, snap.Evidence, req.Actor, req.ActorType); err != nil {
 			return snap, skipped(err.Error()), nil
 		}
+	}
+	if out.Integrity, err = authenticity(ctx, lastEdit(gh), req, so, meta, rec, v.now()); err != nil {
+		return snap, out, err
 	}
 	out.Scope = sc
 	return snap, out, nil

@@ -25,6 +25,10 @@ var logKeys = []string{
 	// What happened.
 	"err", "cause", "reason", "outcome", "verdict", "conclusion", "http_status", "posted",
 	"generation", "latest", "lock", "jobs", "deliveries", "owners", "line", "command", "bot",
+	"api_calls", "superseded_by", "standing", "how",
+	// A sign-off's own people and its state's time (the actor is whoever
+	// triggered the job).
+	"author", "editor", "at",
 	// Durations, always in milliseconds.
 	"duration_ms", "wait_ms",
 	// Process start.
@@ -39,7 +43,7 @@ var logSynonyms = map[string]string{
 	"owner": "repo", "repository": "repo", "full_name": "repo", "name": "repo",
 	"number": "pr", "pull": "pr", "pull_request": "pr", "pr_number": "pr",
 	"key": "signoff", "signoff_key": "signoff", "sign_off": "signoff",
-	"sender": "actor", "user": "actor", "login": "actor", "author": "actor", "editor": "actor",
+	"sender": "actor", "user": "actor", "login": "actor", "by": "actor",
 	"kind": "job", "comment": "comment_url", "url": "comment_url", "status": "http_status",
 	"error": "err", "duration": "duration_ms", "elapsed": "duration_ms", "took": "duration_ms",
 	"wait": "wait_ms", "delay": "wait_ms", "timeout": "wait_ms",
