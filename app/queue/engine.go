@@ -149,35 +149,52 @@ func (e *riverEngine[TTx]) commit(ctx context.Context, batch []*request) (err er
 			e.rollback(context.WithoutCancel(ctx), tx)
 		}
 	}()
-	var params []river.InsertManyParams
-	for _, r := range batch {
+	// A fixed number of statements per batch, whatever its size: on
+	// PostgreSQL each statement is a round trip.
+	ds := make([]store.Delivery, len(batch))
+	for i, r := range batch {
 		r.outcome = deliveryOutcome(r.d)
-		d := r.d.Delivery
-		d.Jobs, d.Outcome = len(r.d.Jobs), string(r.outcome)
-		fresh, err := store.InsertDelivery(ctx, ex, d)
-		if err != nil {
-			return err
-		}
-		if !fresh {
+		ds[i] = r.d.Delivery
+		ds[i].Jobs, ds[i].Outcome = len(r.d.Jobs), string(r.outcome)
+	}
+	fresh, err := store.InsertDeliveries(ctx, ex, ds)
+	if err != nil {
+		return err
+	}
+	var keys []string
+	for i, r := range batch {
+		if !fresh[i] {
 			r.outcome = Duplicate
 			continue
 		}
 		for _, a := range r.d.Jobs {
-			if v, ok := a.(jobs.VerifyArgs); ok {
-				g, err := store.NextGeneration(ctx, ex, v.CoalesceKey())
-				if err != nil {
-					return err
-				}
-				v.Generation = g
-				a = v
+			switch v := a.(type) {
+			case jobs.VerifyArgs:
+				keys = append(keys, v.CoalesceKey())
+			case jobs.WithdrawArgs:
+				// A withdrawal takes the key's next generation too, in
+				// delivery order, so a verification still waiting is skipped.
+				keys = append(keys, v.CoalesceKey())
 			}
-			if w, ok := a.(jobs.WithdrawArgs); ok {
-				g, err := store.NextGeneration(ctx, ex, w.CoalesceKey())
-				if err != nil {
-					return err
-				}
-				w.Generation = g
-				a = w
+		}
+	}
+	gens, err := store.NextGenerations(ctx, ex, keys)
+	if err != nil {
+		return err
+	}
+	var params []river.InsertManyParams
+	for i, r := range batch {
+		if !fresh[i] {
+			continue
+		}
+		for _, a := range r.d.Jobs {
+			switch v := a.(type) {
+			case jobs.VerifyArgs:
+				v.Generation, gens = gens[0], gens[1:]
+				a = v
+			case jobs.WithdrawArgs:
+				v.Generation, gens = gens[0], gens[1:]
+				a = v
 			}
 			params = append(params, river.InsertManyParams{Args: a})
 		}

@@ -64,8 +64,9 @@ type ChangeSet struct {
 	// runtime settings also see files that map to no known config.
 	Extra []*EffectiveFile
 
-	// Problems are inputs that could not be read or parsed. A check that
-	// needs one of them reports it instead of passing.
+	// Problems are inputs that could not be read or parsed, in path order
+	// (a path's problems in the order they were found). A check that needs
+	// one of them reports it instead of passing.
 	Problems []InputProblem
 }
 
@@ -91,7 +92,7 @@ type ConfigEntry struct {
 	Scenarios   []Scenario
 	// Raw is the decoded entry, for deep comparison and fields the typed
 	// view does not name.
-	Raw map[string]any
+	Raw Fields
 
 	SKU        string // normalized runner
 	Agentic    bool
@@ -104,13 +105,13 @@ type Scenario struct {
 	Type   string // fixed-seq-len or agentic-coding
 	ISL    int
 	OSL    int
-	Fields map[string]any
+	Fields Fields
 	Search []SearchSpace
 }
 
 // SearchSpace is one search-space element.
 type SearchSpace struct {
-	Fields       map[string]any
+	Fields       Fields
 	TP, EP, PP   int
 	SpecDecoding string
 	Conc         []int // expanded concurrency points
