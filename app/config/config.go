@@ -65,6 +65,15 @@ type Server struct {
 	// redelivered, once at start too; 0 turns recovery off
 	// (VERDICT_REDELIVER_INTERVAL).
 	RedeliverEvery time.Duration
+
+	// HTTP server limits: a client that sends its headers, or its whole
+	// request, slower than this, or keeps an idle connection longer, is
+	// disconnected (VERDICT_READ_HEADER_TIMEOUT, VERDICT_READ_TIMEOUT,
+	// VERDICT_IDLE_TIMEOUT). They bound how long an unauthenticated sender
+	// can hold a connection and the webhook body budget.
+	ReadHeaderTimeout time.Duration
+	ReadTimeout       time.Duration
+	IdleTimeout       time.Duration
 }
 
 // Defaults.
@@ -81,6 +90,10 @@ const (
 	// DefaultRedeliverEvery is often enough that a missed sign-off is
 	// verified within minutes, rare enough to cost GitHub little.
 	DefaultRedeliverEvery = 10 * time.Minute
+
+	DefaultReadHeaderTimeout = 10 * time.Second
+	DefaultReadTimeout       = 60 * time.Second
+	DefaultIdleTimeout       = 120 * time.Second
 )
 
 // MissingError names a required setting that was not given.
@@ -135,6 +148,9 @@ func LoadServer(args []string, getenv func(string) string, out io.Writer) (Serve
 		{&s.JobTimeout, "job-timeout", "VERDICT_JOB_TIMEOUT", DefaultJobTimeout, "cancel a job running longer"},
 		{&s.RetryDelay, "retry-delay", "VERDICT_RETRY_DELAY", DefaultRetryDelay, "backoff unit: the n-th retry of a failed job waits n⁴ times this"},
 		{&s.ShutdownGrace, "shutdown-grace", "VERDICT_SHUTDOWN_GRACE", DefaultShutdownGrace, "how long running jobs may finish after SIGTERM"},
+		{&s.ReadHeaderTimeout, "read-header-timeout", "VERDICT_READ_HEADER_TIMEOUT", DefaultReadHeaderTimeout, "disconnect a client whose request headers take longer"},
+		{&s.ReadTimeout, "read-timeout", "VERDICT_READ_TIMEOUT", DefaultReadTimeout, "disconnect a client whose whole request (headers and body) takes longer"},
+		{&s.IdleTimeout, "idle-timeout", "VERDICT_IDLE_TIMEOUT", DefaultIdleTimeout, "close a keep-alive connection idle for longer"},
 	}
 	redeliver := fs.String("redeliver-interval", env("VERDICT_REDELIVER_INTERVAL", DefaultRedeliverEvery.String()),
 		"how often failed webhook deliveries are redelivered, 0 for never (VERDICT_REDELIVER_INTERVAL)")

@@ -104,8 +104,8 @@ func (v Verdicts) HeadMoved(ctx context.Context, m HeadMove) (HeadMoved, error) 
 			continue
 		}
 		if n := utf8.RuneCountInString(body); n > maxCommentChars {
-			v.logger().Warn("verdict comment too long for the head-moved line; left as it is",
-				"repo", m.Owner+"/"+m.Repo, "pr", m.Number, "comment_id", f.id, "chars", n)
+			v.logger(Target{Owner: m.Owner, Repo: m.Repo, Number: m.Number, HeadSHA: m.Head}).Warn(
+				"verdict comment too long for the head-moved line; left as it is", "comment_id", f.id, "chars", n)
 			continue
 		}
 		// Setting a comment to a given body twice changes nothing: retryable.

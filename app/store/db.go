@@ -311,6 +311,9 @@ func connect(ctx context.Context, rawURL string) (*Store, error) {
 
 // sqliteDSN turns sqlite://path into a modernc file: DSN with WAL journaling
 // and full fsync on commit (a 202 promises the delivery survives a crash).
+// The path is a file name taken literally up to the first "?": SQLite reads
+// a file: URI, where "#" would end the name and "%" would start an escape,
+// so those are escaped rather than left to cut or rename the file.
 func sqliteDSN(rawURL string) (string, error) {
 	rest := strings.TrimPrefix(rawURL, "sqlite:")
 	rest = strings.TrimPrefix(rest, "//")
@@ -336,8 +339,12 @@ func sqliteDSN(rawURL string) (string, error) {
 		q.Del("synchronous")
 		q.Add("_pragma", "synchronous("+s+")")
 	}
-	return "file:" + path + "?" + q.Encode(), nil
+	return "file:" + uriPathEscaper.Replace(path) + "?" + q.Encode(), nil
 }
+
+// uriPathEscaper escapes what SQLite's URI parser would not read as part
+// of a file name.
+var uriPathEscaper = strings.NewReplacer("%", "%25", "#", "%23")
 
 func redact(rawURL string) string {
 	u, err := url.Parse(rawURL)

@@ -214,6 +214,7 @@ func (v *Verifier) Verify(ctx context.Context, gh GitHub, req Request) (Outcome,
 	if terr := unavailable(ctx, snap); terr != nil {
 		return Outcome{}, terr
 	}
+
 	if err != nil || out.Status != "" {
 		return out, err
 	}
@@ -291,7 +292,7 @@ func (v *Verifier) Verify(ctx context.Context, gh GitHub, req Request) (Outcome,
 			log.Warn("recording audit entry", "err", err)
 		}
 	}
-	log.Info("verified", "verdict", vd.Overall, "comment", url, "superseded_by", newer, "duration_ms", time.Since(start).Milliseconds(), "api_calls", out.APICalls)
+	log.Info("verified", "verdict", vd.Overall, "comment_url", url, "superseded_by", newer, "duration_ms", time.Since(start).Milliseconds(), "api_calls", out.APICalls)
 	return out, nil
 }
 
@@ -390,18 +391,25 @@ func (v *Verifier) prepare(ctx context.Context, gh GitHub, req Request, log *slo
 	if err != nil {
 		return snap, out, err
 	}
+	log = log.With("signoff", ref.Key(), "head_sha", pr.HeadSHA)
+	// A gate that refuses leaves nothing on GitHub for whoever edited or
+	// asked; the log line says who and why.
+	skipped := func(reason string) Outcome {
+		log.Info("not verified", "reason", reason, "actor", req.Actor)
+		return Outcome{Status: Skipped, SkipReason: reason}
+	}
 	if !signoff.IsCandidate(so.Body, snap.Config.SignOffPhrase) {
-		return snap, Outcome{Status: Skipped, SkipReason: "the sign-off no longer contains the sign-off phrase"}, nil
+		return snap, skipped("the sign-off no longer contains the sign-off phrase"), nil
 	}
 	if err := sanityGate(req.Owner+"/"+req.Repo, so.Author, req.Number); err != nil {
-		return snap, Outcome{Status: Skipped, SkipReason: err.Error()}, nil
+		return snap, skipped(err.Error()), nil
 	}
 	rec, err := v.record(ctx, req, so.Key)
 	if err != nil {
 		return snap, out, err
 	}
 	if reason := withdrawn(meta, rec); reason != "" {
-		return snap, Outcome{Status: Skipped, SkipReason: reason}, nil
+		return snap, skipped(reason), nil
 	}
 	reviewDate := req.ReviewDate
 	if reviewDate.IsZero() {
@@ -429,16 +437,16 @@ func (v *Verifier) prepare(ctx context.Context, gh GitHub, req Request, log *slo
 		return snap, out, ErrPRChanged
 	}
 	if !req.Explicit && (pr.State != "open" || pr.Draft) {
-		return snap, Outcome{Status: Skipped, SkipReason: fmt.Sprintf("PR is %s (draft=%v)", pr.State, pr.Draft)}, nil
+		return snap, skipped(fmt.Sprintf("PR is %s (draft=%v)", pr.State, pr.Draft)), nil
 	}
 	// Only an account that could trigger a verification can author a
 	// sign-off (checks/inferencex/RULES.md, "Sign-off integrity").
 	if err := actorGate(ctx, snap.Evidence, so.Author, meta.userType); err != nil {
-		return snap, Outcome{Status: Skipped, SkipReason: "sign-off author: " + err.Error()}, nil
+		return snap, skipped("sign-off author: " + err.Error()), nil
 	}
 	if !req.SkipActor {
 		if err := actorGate(ctx, snap.Evidence, req.Actor, req.ActorType); err != nil {
-			return snap, Outcome{Status: Skipped, SkipReason: err.Error()}, nil
+			return snap, skipped(err.Error()), nil
 		}
 	}
 	if out.Integrity, err = authenticity(ctx, lastEdit(gh), req, so, meta, rec, v.now()); err != nil {
