@@ -105,7 +105,7 @@ func (v Verdicts) HeadMoved(ctx context.Context, m HeadMove) (HeadMoved, error) 
 		}
 		if n := utf8.RuneCountInString(body); n > maxCommentChars {
 			v.logger(Target{Owner: m.Owner, Repo: m.Repo, Number: m.Number, HeadSHA: m.Head}).Warn(
-				"verdict comment too long for the head-moved line; left as it is", "comment_id", f.id, "chars", n)
+				"verdict comment too long for the head-moved line; left as it is", "comment_id", f.id)
 			continue
 		}
 		// Setting a comment to a given body twice changes nothing: retryable.

@@ -81,8 +81,8 @@ func (r *Recoverer) Recover(ctx context.Context) error {
 		return err
 	}
 	if p.Redelivered > 0 || p.GaveUp > 0 {
-		log.Info("missed-webhook recovery", "listed", p.Listed, "failed", p.Failed, "known", p.Known,
-			"redelivered", p.Redelivered, "gave_up", p.GaveUp, "skipped", p.Skipped)
+		log.Info("missed-webhook recovery", "listed", p.Listed, "redelivered", p.Redelivered,
+			"gave_up", p.GaveUp, "skipped", p.Skipped+p.Known)
 	}
 	return nil
 }

@@ -26,6 +26,9 @@ var logKeys = []string{
 	"err", "cause", "reason", "outcome", "verdict", "conclusion", "http_status", "posted",
 	"generation", "latest", "lock", "jobs", "deliveries", "owners", "line", "command", "bot",
 	"api_calls", "superseded_by", "standing", "how",
+	// A push's marks (verdict comments marked, the commit the last verdict
+	// covered) and a recovery pass's counts.
+	"marked", "covered", "listed", "redelivered", "gave_up", "skipped",
 	// A sign-off's own people and its state's time (the actor is whoever
 	// triggered the job).
 	"author", "editor", "at",

@@ -331,7 +331,7 @@ func (a appHeadMover) HeadMoved(ctx context.Context, j jobs.HeadMovedArgs) error
 		return ghclient.Classify(err)
 	}
 	a.log.Info("head moved", "repo", j.FullName(), "pr", j.PR, "head_sha", j.After, "delivery_id", j.DeliveryID,
-		"verdicts", res.Verdicts, "edited", res.Edited, "covered", res.Covered, "status", res.Status)
+		"marked", res.Edited, "covered", res.Covered, "outcome", res.Status)
 	return nil
 }
 
