@@ -46,6 +46,9 @@ type Options struct {
 	MaxPageBytes int64 // FetchPage cap (2 MiB)
 	// MaxWorkflowRuns bounds WorkflowRuns pagination (1000).
 	MaxWorkflowRuns int
+	// ArtifactDownloads bounds the archives one Source downloads at once
+	// (16): enough for every artifact a sweep run's checks want together.
+	ArtifactDownloads int
 	Artifact        ArtifactLimits
 }
 
@@ -74,6 +77,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxWorkflowRuns <= 0 {
 		o.MaxWorkflowRuns = 1000
+	}
+	if o.ArtifactDownloads <= 0 {
+		o.ArtifactDownloads = 16
 	}
 	a := &o.Artifact
 	if a.MaxArchiveBytes <= 0 {
@@ -122,6 +128,8 @@ type Source struct {
 	failed   error // the first transient failure (see Transient)
 	flights  map[string]*flight
 	artLocks map[int64]*sync.Mutex
+	// downloads holds a token per archive being downloaded.
+	downloads chan struct{}
 	// local caches artifact entries for this verification when no shared
 	// Cache is configured.
 	local *Cache
@@ -131,7 +139,8 @@ type Source struct {
 // verification; create a new one for the next (share Options.Cache).
 func New(client *github.Client, owner, repo string, number int, opts Options) *Source {
 	o := opts.withDefaults()
-	s := &Source{gh: client, owner: owner, repo: repo, number: number, o: o, flights: map[string]*flight{}}
+	s := &Source{gh: client, owner: owner, repo: repo, number: number, o: o, flights: map[string]*flight{},
+		downloads: make(chan struct{}, o.ArtifactDownloads)}
 	if o.Cache == nil {
 		s.local = NewCache(o.Artifact.MaxTotalBytes)
 	}

@@ -90,6 +90,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if rt != nil {
 		name = rt.name
 	}
+	if s.tracingOn() {
+		tw, done := s.traced(w, r, rt, ps, p)
+		defer done()
+		w = tw
+	}
 	if obs := currentObserver(); obs != nil {
 		tee := &teeWriter{ResponseWriter: w}
 		ex := Exchange{Params: ps, Method: r.Method, Path: p, Query: r.URL.RawQuery, RequestHeader: r.Header.Clone()}

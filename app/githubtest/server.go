@@ -44,6 +44,8 @@ type Server struct {
 	injected  map[string]int
 	hook      func(Served)
 	latency   time.Duration
+	tracing   bool
+	trace     []Traced
 	tokens    int
 	pages     map[string]int
 

@@ -2,9 +2,11 @@ package verify
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/go-github/v62/github"
@@ -79,74 +81,129 @@ func fetchSignOff(ctx context.Context, gh GitHub, owner, repo string, number int
 	return s, nil
 }
 
-// candidate is a sign-off found while looking for the newest one.
+// candidate is a comment or review that may be the newest sign-off, read
+// as the listing returned it.
 type candidate struct {
 	ref signoff.Ref
 	at  time.Time
+	bot bool
+	so  checks.SignOff
 }
 
 // newestSignOff finds the newest sign-off on the PR across conversation
-// comments, review summaries and inline review comments. Bot accounts are
-// skipped: the bot's own verdicts quote no phrase, but a copy might.
+// comments, review summaries and inline review comments.
 func newestSignOff(ctx context.Context, gh GitHub, src checks.Source, owner, repo string, number int, phrase string) (signoff.Ref, error) {
-	var cands []candidate
-	// Conversation comments come through the Source, which Check 4 and the
-	// bypass lookup read too: one listing serves all three.
-	comments, err := src.Comments(ctx)
+	cands, err := signOffCandidates(ctx, gh, src, owner, repo, number)
 	if err != nil {
-		return signoff.Ref{}, fmt.Errorf("listing PR comments: %w", err)
+		return signoff.Ref{}, err
 	}
-	for _, c := range comments {
-		if !c.AuthorIsBot && !strings.HasSuffix(c.Author, "[bot]") && signoff.IsCandidate(c.Body, phrase) {
-			cands = append(cands, candidate{signoff.Ref{Kind: checks.KindConversation, ID: c.ID}, c.CreatedAt})
-		}
-	}
-	for page := 0; ; {
-		rs, next, err := gh.Reviews(ctx, owner, repo, number, page)
-		if ghclient.IsNotFound(err) {
-			break // a server without reviews has no review sign-offs
-		}
-		if err != nil {
-			return signoff.Ref{}, fmt.Errorf("listing PR reviews: %w", err)
-		}
-		for _, r := range rs {
-			if !isBot(r.GetUser()) && signoff.IsCandidate(r.GetBody(), phrase) {
-				cands = append(cands, candidate{signoff.Ref{Kind: checks.KindReview, ID: r.GetID()}, r.GetSubmittedAt().Time})
-			}
-		}
-		if next == 0 {
-			break
-		}
-		page = next
-	}
-	for page := 0; ; {
-		cs, next, err := gh.ReviewComments(ctx, owner, repo, number, page)
-		if ghclient.IsNotFound(err) {
-			break
-		}
-		if err != nil {
-			return signoff.Ref{}, fmt.Errorf("listing PR review comments: %w", err)
-		}
-		for _, c := range cs {
-			if !isBot(c.GetUser()) && signoff.IsCandidate(c.GetBody(), phrase) {
-				cands = append(cands, candidate{signoff.Ref{Kind: checks.KindInline, ID: c.GetID()}, c.GetCreatedAt().Time})
-			}
-		}
-		if next == 0 {
-			break
-		}
-		page = next
-	}
-	if len(cands) == 0 {
+	c, ok := newest(cands, phrase)
+	if !ok {
 		return signoff.Ref{}, fmt.Errorf("%w: no comment or review on PR #%d contains %q", ErrNoSignOff, number, phrase)
 	}
-	sort.SliceStable(cands, func(i, j int) bool {
-		if !cands[i].at.Equal(cands[j].at) {
-			return cands[i].at.Before(cands[j].at)
+	return c.ref, nil
+}
+
+// newest is the newest candidate holding phrase. Bot accounts are skipped:
+// the bot's own verdicts quote no phrase, but a copy might.
+func newest(cands []candidate, phrase string) (candidate, bool) {
+	var in []candidate
+	for _, c := range cands {
+		if !c.bot && signoff.IsCandidate(c.so.Body, phrase) {
+			in = append(in, c)
 		}
-		return cands[i].ref.Key() < cands[j].ref.Key()
+	}
+	if len(in) == 0 {
+		return candidate{}, false
+	}
+	sort.SliceStable(in, func(i, j int) bool {
+		if !in[i].at.Equal(in[j].at) {
+			return in[i].at.Before(in[j].at)
+		}
+		return in[i].ref.Key() < in[j].ref.Key()
 	})
-	return cands[len(cands)-1].ref, nil
+	return in[len(in)-1], true
+}
+
+// signOffCandidates lists the PR's conversation comments, review summaries
+// and inline review comments, the three listings at once. Each candidate
+// carries the sign-off as listed: the listing is as current as a re-read
+// of the one found would be, so the verifier does not read it again.
+func signOffCandidates(ctx context.Context, gh GitHub, src checks.Source, owner, repo string, number int) ([]candidate, error) {
+	var convo, reviews, inline []candidate
+	errs := make([]error, 3)
+	var wg sync.WaitGroup
+	wg.Add(3)
+	go func() {
+		defer wg.Done()
+		// Conversation comments come through the Source, which Check 4 and
+		// the bypass lookup read too: one listing serves all three.
+		comments, err := src.Comments(ctx)
+		if err != nil {
+			errs[0] = fmt.Errorf("listing PR comments: %w", err)
+			return
+		}
+		for _, c := range comments {
+			ref := signoff.Ref{Kind: checks.KindConversation, ID: c.ID}
+			so := signoff.Parse(c.Body)
+			so.Author, so.URL, so.CreatedAt, so.UpdatedAt = c.Author, c.URL, c.CreatedAt, c.UpdatedAt
+			so.Key, so.Kind, so.ID = ref.Key(), ref.Kind, ref.ID
+			convo = append(convo, candidate{ref: ref, at: c.CreatedAt, bot: c.AuthorIsBot || strings.HasSuffix(c.Author, "[bot]"), so: so})
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		reviews, errs[1] = listed(ctx, "listing PR reviews", func(page int) ([]*github.PullRequestReview, int, error) {
+			return gh.Reviews(ctx, owner, repo, number, page)
+		}, func(r *github.PullRequestReview) candidate {
+			ref := signoff.Ref{Kind: checks.KindReview, ID: r.GetID()}
+			so := signoff.Parse(r.GetBody())
+			so.Author, so.URL = r.GetUser().GetLogin(), r.GetHTMLURL()
+			so.CreatedAt, so.UpdatedAt = r.GetSubmittedAt().Time, r.GetSubmittedAt().Time
+			so.Key, so.Kind, so.ID = ref.Key(), ref.Kind, ref.ID
+			return candidate{ref: ref, at: r.GetSubmittedAt().Time, bot: isBot(r.GetUser()), so: so}
+		})
+	}()
+	go func() {
+		defer wg.Done()
+		inline, errs[2] = listed(ctx, "listing PR review comments", func(page int) ([]*github.PullRequestComment, int, error) {
+			return gh.ReviewComments(ctx, owner, repo, number, page)
+		}, func(c *github.PullRequestComment) candidate {
+			ref := signoff.Ref{Kind: checks.KindInline, ID: c.GetID()}
+			so := signoff.Parse(c.GetBody())
+			so.Author, so.URL = c.GetUser().GetLogin(), c.GetHTMLURL()
+			so.CreatedAt, so.UpdatedAt = c.GetCreatedAt().Time, c.GetUpdatedAt().Time
+			so.Key, so.Kind, so.ID = ref.Key(), ref.Kind, ref.ID
+			return candidate{ref: ref, at: c.GetCreatedAt().Time, bot: isBot(c.GetUser()), so: so}
+		})
+	}()
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return append(append(convo, reviews...), inline...), nil
+}
+
+// listed pages through one listing. A server without the listing (404)
+// has nothing in it.
+func listed[T any](ctx context.Context, what string, list func(page int) ([]T, int, error), conv func(T) candidate) ([]candidate, error) {
+	var out []candidate
+	for page := 0; ; {
+		items, next, err := list(page)
+		if ghclient.IsNotFound(err) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		for _, it := range items {
+			out = append(out, conv(it))
+		}
+		if next == 0 || ctx.Err() != nil {
+			return out, ctx.Err()
+		}
+		page = next
+	}
 }
 
 // hasSuffixFold is a case-insensitive suffix test: GitHub treats owner and

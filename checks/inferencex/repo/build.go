@@ -52,11 +52,18 @@ func buildChangeSet(ctx context.Context, pr *checks.PR, ms *Masters) (*ChangeSet
 		}
 	}
 
-	// Master configs at the three refs, concurrently.
+	// Master configs at the three refs, concurrently, and the changelog
+	// at base and H alongside them (read here, used by b.changelog).
 	refs := []string{pr.BaseSHA, pr.HeadSHA, pr.DefaultSHA}
 	maps := make([]map[string]*ConfigEntry, 3)
 	probs := make([][]InputProblem, 3)
-	forEach(3, 3, func(i int) {
+	forEach(5, 5, func(i int) {
+		if i >= 3 {
+			if ref := []string{pr.BaseSHA, pr.HeadSHA}[i-3]; ref != "" && l.Changelog != "" {
+				r.Read(ctx, ref, l.Changelog)
+			}
+			return
+		}
 		if refs[i] == "" {
 			return
 		}
