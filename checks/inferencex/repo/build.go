@@ -52,12 +52,20 @@ func buildChangeSet(ctx context.Context, pr *checks.PR, ms *Masters) (*ChangeSet
 		}
 	}
 
-	// Master configs at the three refs, concurrently, and the changelog
-	// at base and H alongside them (read here, used by b.changelog).
+	// Master configs at the three refs, concurrently, and alongside them
+	// the changelog at base and H (used by b.changelog) and, when a
+	// changed file can affect a config, the script and runner directories
+	// (used by b.affected).
 	refs := []string{pr.BaseSHA, pr.HeadSHA, pr.DefaultSHA}
 	maps := make([]map[string]*ConfigEntry, 3)
 	probs := make([][]InputProblem, 3)
-	forEach(5, 5, func(i int) {
+	forEach(6, 6, func(i int) {
+		if i == 5 {
+			if b.mayAffectConfigs() {
+				b.listDirs(true)
+			}
+			return
+		}
 		if i >= 3 {
 			if ref := []string{pr.BaseSHA, pr.HeadSHA}[i-3]; ref != "" && l.Changelog != "" {
 				r.Read(ctx, ref, l.Changelog)
@@ -97,6 +105,18 @@ func buildChangeSet(ctx context.Context, pr *checks.PR, ms *Masters) (*ChangeSet
 	b.changelog(pr.BaseSHA)
 	b.affected()
 	return cs, nil
+}
+
+// mayAffectConfigs reports whether a changed file is a master config, the
+// changelog or a benchmark or runner file: what selects affected configs.
+func (b *builder) mayAffectConfigs() bool {
+	l := b.layout
+	for _, f := range b.cs.Files {
+		if f.Path == l.Changelog || b.isRuntimeFile(f.Path) || strings.HasPrefix(f.Path, strings.TrimSuffix(l.ConfigsDir, "/")+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // addedFileLines returns every line of a text file the PR adds, read at H,
