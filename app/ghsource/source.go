@@ -49,7 +49,7 @@ type Options struct {
 	// ArtifactDownloads bounds the archives one Source downloads at once
 	// (16): enough for every artifact a sweep run's checks want together.
 	ArtifactDownloads int
-	Artifact        ArtifactLimits
+	Artifact          ArtifactLimits
 }
 
 // ArtifactLimits bound artifact reading.
