@@ -166,10 +166,17 @@ func (s *Source) ListDir(ctx context.Context, ref, dir string) ([]checks.DirEntr
 	key := "dir\x00" + s.owner + "/" + s.repo + "\x00" + ref + "\x00" + dir
 	entries, err := do(s, key, func() ([]checks.DirEntry, error) {
 		if v, ok := s.o.Cache.get(key); ok {
-			return v.([]checks.DirEntry), nil
+			if l, ok := v.(dirListing); ok && l.notFound {
+				return nil, fmt.Errorf("%s: %w", what, checks.ErrNotFound)
+			}
+			return v.(dirListing).entries, nil
 		}
 		fc, list, resp, err := s.gh.Repositories.GetContents(ctx, s.owner, s.repo, dir, &github.RepositoryContentGetOptions{Ref: ref})
 		if err != nil {
+			if statusOf(resp) == 404 && immutable(ref) {
+				// Absence at a commit is as permanent as presence.
+				s.o.Cache.put(key, dirListing{notFound: true}, 0)
+			}
 			return nil, apiErr(what, resp, err)
 		}
 		if fc != nil {
@@ -190,7 +197,7 @@ func (s *Source) ListDir(ctx context.Context, ref, dir string) ([]checks.DirEntr
 			size += int64(len(e.Name)+len(e.Path)) + 48
 		}
 		if immutable(ref) {
-			s.o.Cache.put(key, out, size)
+			s.o.Cache.put(key, dirListing{entries: out}, size)
 		}
 		return out, nil
 	})
@@ -198,6 +205,13 @@ func (s *Source) ListDir(ctx context.Context, ref, dir string) ([]checks.DirEntr
 		return nil, err
 	}
 	return append([]checks.DirEntry(nil), entries...), nil
+}
+
+// dirListing is a directory listing at a commit as cached: its entries, or
+// that there is no such directory.
+type dirListing struct {
+	entries  []checks.DirEntry
+	notFound bool
 }
 
 // contentsDirCap is how many entries of a directory the contents API lists.
@@ -249,15 +263,30 @@ func (s *Source) listTree(ctx context.Context, ref, dir, what string) ([]checks.
 
 // CodeownersErrors returns GitHub's CODEOWNERS diagnostics at ref.
 func (s *Source) CodeownersErrors(ctx context.Context, ref string) ([]checks.CodeownersError, error) {
-	return do(s, "codeowners-errors\x00"+ref, func() ([]checks.CodeownersError, error) {
+	key := "codeowners-errors\x00" + s.owner + "/" + s.repo + "\x00" + ref
+	out, err := do(s, key, func() ([]checks.CodeownersError, error) {
+		// GitHub's diagnostics of the file at a commit are as fixed as the
+		// file there.
+		if v, ok := s.o.Cache.get(key); ok {
+			return v.([]checks.CodeownersError), nil
+		}
 		res, resp, err := s.gh.Repositories.GetCodeownersErrors(ctx, s.owner, s.repo, &github.GetCodeownersErrorsOptions{Ref: ref})
 		if err != nil {
 			return nil, apiErr(fmt.Sprintf("%s/%s: reading CODEOWNERS errors at %s", s.owner, s.repo, short(ref)), resp, err)
 		}
 		out := []checks.CodeownersError{}
+		var size int64
 		for _, e := range res.Errors {
 			out = append(out, checks.CodeownersError{Line: e.Line, Kind: e.Kind, Message: e.Message, Path: e.Path})
+			size += int64(len(e.Kind)+len(e.Message)+len(e.Path)) + 32
+		}
+		if immutable(ref) {
+			s.o.Cache.put(key, out, size)
 		}
 		return out, nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	return append([]checks.CodeownersError{}, out...), nil
 }
