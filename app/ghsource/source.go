@@ -234,7 +234,7 @@ func statusOf(resp *github.Response) int {
 }
 
 // pageReads bounds the pages of one listing read at once.
-const pageReads = 8
+const pageReads = 16
 
 // paginate reads a listing: page 1, then, once its Link header says how
 // many pages there are, every other page at once (at most pageReads at a
