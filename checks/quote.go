@@ -42,3 +42,29 @@ func Quote(s string, max int) string {
 	}
 	return out
 }
+
+// Code shows s verbatim as one Markdown code span. Reasons use it for text
+// that stays as written in both languages (error messages of parsers and
+// of GitHub, commands to type, config values): a translator keeps it, and
+// Markdown shows it literally. The fence is longer than any backtick run in
+// s, so no content can close it early.
+func Code(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if s == "" {
+		return ""
+	}
+	longest, run := 0, 0
+	for _, r := range s {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		s = " " + s + " "
+	}
+	return fence + s + fence
+}

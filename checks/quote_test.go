@@ -23,3 +23,17 @@ func TestQuote(t *testing.T) {
 		}
 	}
 }
+
+func TestCode(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"yaml: line 3: did not find expected key", "`yaml: line 3: did not find expected key`"},
+		{"a `b` c", "``a `b` c``"},
+		{"`x`", "`` `x` ``"},
+		{"two\nlines", "`two lines`"},
+		{"", ""},
+	} {
+		if got := Code(tc.in); got != tc.want {
+			t.Errorf("Code(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

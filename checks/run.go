@@ -47,7 +47,7 @@ func runOne(ctx context.Context, c *Check, pr *PR, enabled bool) (r Result) {
 		return c.Finalize(NAR(T("Disabled by this repository's configuration.", "已由本仓库配置禁用。")))
 	}
 	if err := ctx.Err(); err != nil {
-		return c.Finalize(Unverified(T("verification was cancelled: "+err.Error(), "验证已取消："+err.Error())))
+		return c.Finalize(Unverified(T("verification was cancelled: "+err.Error(), "验证已取消："+Code(err.Error()))))
 	}
 	defer func() {
 		if p := recover(); p != nil {
@@ -60,7 +60,7 @@ func runOne(ctx context.Context, c *Check, pr *PR, enabled bool) (r Result) {
 	fr := &frame{owner: fmt.Sprintf("check %d", c.Number), declared: declaredSet(n.requires), row: row}
 	r = c.Run(context.WithValue(ctx, frameKey{}, fr), pr)
 	if err := row.get(); err != nil {
-		return c.Finalize(Unverified(T("internal error: "+err.Error(), "检查内部错误："+err.Error())))
+		return c.Finalize(Unverified(T("internal error: "+err.Error(), "检查内部错误："+Code(err.Error()))))
 	}
 	return c.Finalize(r)
 }

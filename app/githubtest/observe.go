@@ -81,3 +81,14 @@ func (w *teeWriter) Write(b []byte) (int, error) {
 	}
 	return w.ResponseWriter.Write(b)
 }
+
+// Flush passes flushes through, so that observing a server does not change
+// when its bytes reach the client (a stalled body must arrive half sent).
+func (w *teeWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (w *teeWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -369,3 +369,37 @@ func TestFixtureValidation(t *testing.T) {
 		})
 	}
 }
+
+// TestStalledBodyArrivesHalfSentWhileObserved: a stalled body reaches the
+// client half sent whether or not an observer (the contract tests) copies
+// the exchange; a copy that swallowed flushes would turn the stall into a
+// slow header, which a client handles differently.
+func TestStalledBodyArrivesHalfSentWhileObserved(t *testing.T) {
+	prev := currentObserver()
+	t.Cleanup(func() { Observe(prev) })
+	for _, observed := range []bool{false, true} {
+		Observe(nil)
+		if observed {
+			Observe(func(ex Exchange) {
+				if prev != nil {
+					prev(ex)
+				}
+			})
+		}
+		s := New(t, codeFixture(t))
+		s.AddFault(Fault{Path: `/pulls/7/reviews$`, StallBody: 3 * time.Second, Times: 1})
+		req, _ := http.NewRequest(http.MethodGet, s.URL+"/repos/acme/bench/pulls/7/reviews", nil)
+		req.Header.Set("Authorization", "token "+s.InstallationToken())
+		start := time.Now()
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]byte, 1)
+		_, err = io.ReadFull(resp.Body, buf)
+		resp.Body.Close()
+		if d := time.Since(start); err != nil || d > 2*time.Second {
+			t.Errorf("observed=%v: first body byte after %v (%v), want it before the stall ends", observed, d, err)
+		}
+	}
+}

@@ -156,7 +156,7 @@ func TestReplies(t *testing.T) {
 		t.Error("accepted and rejected replies to one command must share its marker")
 	}
 	if !strings.Contains(accepted, "Reuse accepted: PR #12, run 30123456789 (success).") ||
-		!strings.Contains(accepted, "复用请求已接受：PR #12，运行 30123456789（success）。") {
+		!strings.Contains(accepted, "复用请求已接受：PR #12，运行 30123456789（`success`）。") {
 		t.Errorf("accepted reply wording:\n%s", accepted)
 	}
 	if !strings.Contains(usage, "`/use <run_id>` or `/reuse-sweep-run [run_id]`") {

@@ -8,9 +8,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/checkstest"
 	"github.com/verdict-bot/verdict/checks/inferencex"
 )
 
@@ -88,6 +90,21 @@ func golden(t *testing.T, name, got string) {
 	}
 	if got != string(want) {
 		t.Errorf("%s differs from %s (run with -update after reviewing)\n--- got ---\n%s", name, path, got)
+	}
+	untranslated(t, name, got)
+}
+
+// untranslated fails for each Chinese line of a rendering that leaves
+// English prose in it (technical tokens aside).
+func untranslated(t *testing.T, name, text string) {
+	t.Helper()
+	for _, line := range strings.Split(text, "\n") {
+		if !strings.ContainsFunc(line, func(r rune) bool { return unicode.Is(unicode.Han, r) }) {
+			continue
+		}
+		if words := checkstest.EnglishInChinese(line); len(words) > 0 {
+			t.Errorf("%s: Chinese line %q leaves %q untranslated", name, line, words)
+		}
 	}
 }
 

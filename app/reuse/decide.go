@@ -41,7 +41,7 @@ func (r *ack) decide(ctx context.Context, c commentView) (outcome, error) {
 	if invalid != nil {
 		return r.rejection(c, checks.T(
 			"could not be verified: "+invalid.Error(),
-			"无法验证："+invalid.Error(),
+			"无法验证："+checks.Code(invalid.Error()),
 		)), nil
 	}
 	r.settings = settings

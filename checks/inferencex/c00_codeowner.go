@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/format/codeowners"
@@ -68,7 +69,7 @@ func runCodeowner(ctx context.Context, pr *checks.PR) checks.Result {
 	}
 	files, err := pr.Source.Files(ctx)
 	if err != nil {
-		return checks.Unverified(checks.T("the PR's changed files could not be listed: "+err.Error(), "无法列出 PR 的变更文件："+err.Error()))
+		return checks.Unverified(checks.T("the PR's changed files could not be listed: "+err.Error(), "无法列出 PR 的变更文件："+checks.Code(err.Error())))
 	}
 	paths := ownerPaths(files)
 	if len(paths) == 0 {
@@ -314,9 +315,9 @@ func defaultPhrase(general []pathOwnership, others bool, s *repo.Settings) (stri
 		return subject + " have no owner", subjectZH + "没有所有者"
 	case unowned > 0:
 		return subject + " default to " + strings.Join(defOwners, ", ") + " or have no owner",
-			subjectZH + "默认归 " + strings.Join(defOwners, ", ") + " 所有或没有所有者"
+			subjectZH + "默认归" + ownersZH(defOwners) + "所有或没有所有者"
 	}
-	return subject + " default to " + strings.Join(defOwners, ", "), subjectZH + "默认归 " + strings.Join(defOwners, ", ") + " 所有"
+	return subject + " default to " + strings.Join(defOwners, ", "), subjectZH + "默认归" + ownersZH(defOwners) + "所有"
 }
 
 func ownersLabel(owners []string, s *repo.Settings) string {
@@ -445,4 +446,26 @@ func ownershipEvidence(owned []pathOwnership) []checks.Evidence {
 		ev = append(ev, checks.Evidence{Label: "Unowned paths", Value: fmt.Sprint(unowned)})
 	}
 	return ev
+}
+
+// ownersZH is the Chinese form of owner labels: "core" (ownersLabel's name
+// for the core team) is a word, handles stay as written.
+func ownersZH(labels []string) string {
+	out := make([]string, len(labels))
+	for i, l := range labels {
+		out[i] = l
+		if l == "core" {
+			out[i] = "核心团队"
+		}
+	}
+	// Handles are set off by spaces from the Chinese around them; a
+	// Chinese word is not.
+	j := strings.Join(out, "、")
+	if j != "" && j[0] < utf8.RuneSelf {
+		j = " " + j
+	}
+	if j != "" && j[len(j)-1] < utf8.RuneSelf {
+		j += " "
+	}
+	return j
 }

@@ -113,7 +113,7 @@ func TestCodeownerCheck(t *testing.T) {
 			name: "specific path plus default paths", signer: "amd-owner-a",
 			files: changed(amdMaster, "README.md", "inferencex-e2e/benchmarks/x.sh"), status: checks.Pass,
 			reason:  "@amd-owner-a owns inferencex-e2e/configs/amd-master.yaml (specific rule); other paths default to core.",
-			zhWants: "其他路径默认归 core 所有",
+			zhWants: "其他路径默认归核心团队所有",
 		},
 		{
 			name: "signer handle case differs", signer: "AMD-Owner-A",

@@ -19,7 +19,7 @@ var PassingSweep = &checks.Check{
 	Run: func(ctx context.Context, pr *checks.PR) checks.Result {
 		s, err := SweepRun.Of(ctx, pr)
 		if err != nil {
-			return checks.Unverified(checks.T("the sweep search failed: "+err.Error(), "扫描查找失败："+err.Error()))
+			return checks.Unverified(checks.T("the sweep search failed: "+err.Error(), "扫描查找失败："+checks.Code(err.Error())))
 		}
 		return s.Row
 	},
@@ -63,7 +63,7 @@ func findSweep(ctx context.Context, pr *checks.PR) (SweepSearch, error) {
 	fail := func(r checks.Result) (SweepSearch, error) { return SweepSearch{Row: r}, nil }
 	cl, err := pr.Source.Commits(ctx)
 	if err != nil {
-		return fail(checks.Unverified(checks.T("could not list the PR's commits: "+err.Error(), "无法列出 PR 的提交："+err.Error())))
+		return fail(checks.Unverified(checks.T("could not list the PR's commits: "+err.Error(), "无法列出 PR 的提交："+checks.Code(err.Error()))))
 	}
 	settings := repo.SettingsParam.Get(pr)
 	// Newest first. H is an in-PR commit even when the capped list omits it.
@@ -114,8 +114,8 @@ func findSweep(ctx context.Context, pr *checks.PR) (SweepSearch, error) {
 			}
 		}
 	}
-	en := "No passing sweep/eval was found on any commit in this PR. Run a passing full sweep on a current commit or re-anchor with /use <run_id>."
-	zh := "在此 PR 的任何提交上都未找到通过的扫描/评测。请在当前提交上运行一次完整且通过的扫描，或使用 /use <run_id> 重新锚定。"
+	en := "No passing sweep/eval was found on any commit in this PR. Run a passing full sweep on a current commit or re-anchor with `/use <run_id>`."
+	zh := "在此 PR 的任何提交上都未找到通过的扫描/评测。请在当前提交上运行一次完整且通过的扫描，或使用 `/use <run_id>` 重新锚定。"
 	var ev []checks.Evidence
 	if newest != nil {
 		en += fmt.Sprintf(" Newest sweep: run %d on %s, %s.", newest.group.RunID, checks.Short(newest.sha), newest.why.EN)

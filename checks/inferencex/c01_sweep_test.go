@@ -11,7 +11,7 @@ import (
 	"github.com/verdict-bot/verdict/checks/inferencex"
 )
 
-const ciNoSweep = "No passing sweep/eval was found on any commit in this PR. Run a passing full sweep on a current commit or re-anchor with /use <run_id>."
+const ciNoSweep = "No passing sweep/eval was found on any commit in this PR. Run a passing full sweep on a current commit or re-anchor with `/use <run_id>`."
 
 func TestSweepCheck(t *testing.T) {
 	mid := "2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b"

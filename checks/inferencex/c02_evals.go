@@ -190,12 +190,12 @@ func ownEvals(ctx context.Context, pr *checks.PR, run int64, rows []sweep.EvalRo
 		case cov.UnknownSpec > 0:
 			r := checks.Unverified(checks.T(
 				fmt.Sprintf("%d eval row(s) of run %d match %s but do not record their spec-decoding, so they cannot be taken as its evals (%s)", cov.UnknownSpec, run, c.Key, cov.Identity()),
-				fmt.Sprintf("运行 %d 中有 %d 行评测结果与 %s 相符，但未记录其投机解码方式，无法视为它的评测（%s）", run, cov.UnknownSpec, c.Key, cov.Identity())))
+				fmt.Sprintf("运行 %d 中有 %d 行评测结果与 %s 相符，但未记录其投机解码方式，无法视为它的评测（%s）", run, cov.UnknownSpec, c.Key, checks.Code(cov.Identity()))))
 			return &r
 		default:
 			r := checks.FailR(checks.T(
 				fmt.Sprintf("Evals do not cover %s: run %d has no eval row of %s (its rows are of %s).", c.Key, run, cov.Identity(), strings.Join(ids, "; ")),
-				fmt.Sprintf("评测未覆盖 %s：运行 %d 没有 %s 的评测结果行（其结果行属于 %s）。", c.Key, run, cov.Identity(), strings.Join(ids, "; "))))
+				fmt.Sprintf("评测未覆盖 %s：运行 %d 没有 %s 的评测结果行（其结果行属于 %s）。", c.Key, run, checks.Code(cov.Identity()), codeEach(ids, "；"))))
 			return &r
 		}
 	}
@@ -211,7 +211,7 @@ func sameImage(ctx context.Context, pr *checks.PR, sel *sweep.Selection) (en, zh
 	cs, err := repo.ChangeSetFact.Of(ctx, pr)
 	if err != nil {
 		return fail(checks.Unverified(checks.T("could not compare images: change-set model unavailable: "+err.Error(),
-			"无法比较镜像：变更集模型不可用："+err.Error())))
+			"无法比较镜像：变更集模型不可用："+checks.Code(err.Error()))))
 	}
 	// A master config that does not parse at H hides its entries from
 	// the affected set: "no affected config" would then pass by default.
@@ -236,7 +236,7 @@ func sameImage(ctx context.Context, pr *checks.PR, sel *sweep.Selection) (en, zh
 		if !ok {
 			for _, p := range probs {
 				return fail(checks.Unverified(checks.T(fmt.Sprintf("master config %s at run commit %s is unreadable (%s), so the image of %s cannot be compared", p.Path, checks.Short(sel.HeadSHA), p.Err, c.Key),
-					fmt.Sprintf("运行提交 %s 的 master 配置 %s 无法读取（%s），无法比较 %s 的镜像", checks.Short(sel.HeadSHA), p.Path, p.Err, c.Key))))
+					fmt.Sprintf("运行提交 %s 的 master 配置 %s 无法读取（%s），无法比较 %s 的镜像", checks.Short(sel.HeadSHA), p.Path, checks.Code(p.Err), c.Key))))
 			}
 			return fail(checks.FailR(checks.T(
 				fmt.Sprintf("Evals used a different image: %s did not exist at run %d's commit %s (H %s uses %s).", c.Key, sel.RunID, checks.Short(sel.HeadSHA), checks.Short(pr.HeadSHA), c.Image),
@@ -250,4 +250,13 @@ func sameImage(ctx context.Context, pr *checks.PR, sel *sweep.Selection) (en, zh
 	}
 	n := len(cs.Affected)
 	return fmt.Sprintf("own evals and same image for %d affected config(s)", n), fmt.Sprintf("%d 个受影响配置均有自己的评测且镜像相同", n), nil
+}
+
+// codeEach shows each identity as written, joined by sep.
+func codeEach(ids []string, sep string) string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = checks.Code(id)
+	}
+	return strings.Join(out, sep)
 }

@@ -91,18 +91,18 @@ func runUpstreamRecipe(ctx context.Context, pr *checks.PR) checks.Result {
 		}
 		if len(mine) == 0 {
 			c := byEngine[e][0]
-			what := c.Framework
+			what, whatZH := c.Framework, c.Framework
 			switch {
 			case c.Disagg || strings.Contains(c.Framework, "disagg"):
-				what += " disagg"
+				what, whatZH = what+" disagg", whatZH+" 分离式部署"
 			case c.MultiNode:
-				what += " multi-node"
+				what, whatZH = what+" multi-node", whatZH+" 多节点"
 			}
 			en := fmt.Sprintf("No upstream recipe link in the additional detail section (%s requires %s coverage).", what, serving.RecipeHome(e))
-			zh := fmt.Sprintf("补充说明部分没有上游配方链接（%s 需要 %s 覆盖）。", what, serving.RecipeHome(e))
+			zh := fmt.Sprintf("补充说明部分没有上游配方链接（%s 需要 %s 覆盖）。", whatZH, serving.RecipeHome(e))
 			if len(other) > 0 {
 				en = fmt.Sprintf("No upstream recipe link in the additional detail section (%s requires %s coverage; linked %s is for another engine).", what, serving.RecipeHome(e), other[0].Name())
-				zh = fmt.Sprintf("补充说明部分没有上游配方链接（%s 需要 %s 覆盖；链接的 %s 属于其他引擎）。", what, serving.RecipeHome(e), other[0].Name())
+				zh = fmt.Sprintf("补充说明部分没有上游配方链接（%s 需要 %s 覆盖；链接的 %s 属于其他引擎）。", whatZH, serving.RecipeHome(e), other[0].Name())
 			}
 			return checks.FailR(checks.T(en, zh), checks.Evidence{Label: "config", Value: c.Key})
 		}
@@ -127,7 +127,7 @@ func runUpstreamRecipe(ctx context.Context, pr *checks.PR) checks.Result {
 
 	got := serving.FetchRecipes(ctx, pr.Source, use)
 	var ev []checks.Evidence
-	var merged []string
+	var merged, mergedZH []string
 	for i, l := range use {
 		f := got[i]
 		ev = append(ev, checks.Evidence{Label: "upstream recipe", URL: l.URL})
@@ -136,9 +136,12 @@ func runUpstreamRecipe(ctx context.Context, pr *checks.PR) checks.Result {
 			return r
 		}
 		if l.Kind == "pr" {
-			merged = append(merged, fmt.Sprintf("%s merged %s", l.Name(), f.PR.MergedAt.UTC().Format("2006-01-02")))
+			day := f.PR.MergedAt.UTC().Format("2006-01-02")
+			merged = append(merged, fmt.Sprintf("%s merged %s", l.Name(), day))
+			mergedZH = append(mergedZH, fmt.Sprintf("%s 已于 %s 合并", l.Name(), day))
 		} else {
 			merged = append(merged, l.Name()+" published")
+			mergedZH = append(mergedZH, l.Name()+" 已发布")
 		}
 	}
 
@@ -198,21 +201,21 @@ func runUpstreamRecipe(ctx context.Context, pr *checks.PR) checks.Result {
 				what += " (" + errs[0] + ")"
 			}
 			return checks.ReviewR(checks.T(fmt.Sprintf("%s; major serving args of %s could not be extracted to compare.", strings.Join(merged, ", "), what),
-				fmt.Sprintf("%s；无法提取 %s 的主要服务参数进行比较。", strings.Join(merged, ", "), what)), ev...)
+				fmt.Sprintf("%s；无法提取 %s 的主要服务参数进行比较。", strings.Join(mergedZH, "，"), what)), ev...)
 		}
 	}
-	head := strings.Join(merged, ", ")
+	head, headZH := strings.Join(merged, ", "), strings.Join(mergedZH, "，")
 	if len(unread) > 0 {
 		sort.Strings(unread)
 		return checks.ReviewR(checks.T(fmt.Sprintf("%s; the recipe text of %s could not be read to compare serving args.", head, strings.Join(unread, ", ")),
-			fmt.Sprintf("%s；无法读取 %s 的配方内容以比较服务参数。", head, strings.Join(unread, ", "))), ev...)
+			fmt.Sprintf("%s；无法读取 %s 的配方内容以比较服务参数。", headZH, strings.Join(unread, ", "))), ev...)
 	}
 	if len(missing) > 0 {
 		return checks.ReviewR(checks.T(fmt.Sprintf("%s; upstream recipe does not show: %s.", head, strings.Join(missing, ", ")),
-			fmt.Sprintf("%s；上游配方未包含：%s。", head, strings.Join(missing, ", "))), ev...)
+			fmt.Sprintf("%s；上游配方未包含：%s。", headZH, strings.Join(missing, ", "))), ev...)
 	}
 	return checks.PassR(checks.T(fmt.Sprintf("%s; %s match.", head, strings.Join(matched, "/")),
-		fmt.Sprintf("%s；%s 一致。", head, strings.Join(matched, "/"))), ev...)
+		fmt.Sprintf("%s；%s 一致。", headZH, strings.Join(matched, "/"))), ev...)
 }
 
 // recipeState turns a link's merge/publication state into a failing result,
@@ -223,7 +226,7 @@ func recipeState(l serving.UpstreamLink, f serving.Fetched) (checks.Result, bool
 		switch {
 		case f.PRErr != nil && !errors.Is(f.PRErr, checks.ErrNotFound):
 			return checks.FailR(checks.T(fmt.Sprintf("Upstream merge status could not be verified: fetching %s failed (%s).", l.URL, checks.Quote(f.PRErr.Error(), 120)),
-				fmt.Sprintf("无法验证上游合并状态：获取 %s 失败（%s）。", l.URL, checks.Quote(f.PRErr.Error(), 120)))), true
+				fmt.Sprintf("无法验证上游合并状态：获取 %s 失败（%s）。", l.URL, checks.Code(checks.Quote(f.PRErr.Error(), 120))))), true
 		case f.PRErr != nil || f.Page.StatusCode != 200:
 			code := f.Page.StatusCode
 			return checks.FailR(checks.T(fmt.Sprintf("Linked %s is not published (HTTP %d).", name, code),
@@ -235,7 +238,7 @@ func recipeState(l serving.UpstreamLink, f serving.Fetched) (checks.Result, bool
 	switch {
 	case f.PRErr != nil:
 		return checks.FailR(checks.T(fmt.Sprintf("Upstream merge status could not be verified: reading %s failed (%s).", name, checks.Quote(f.PRErr.Error(), 120)),
-			fmt.Sprintf("无法验证上游合并状态：读取 %s 失败（%s）。", name, checks.Quote(f.PRErr.Error(), 120)))), true
+			fmt.Sprintf("无法验证上游合并状态：读取 %s 失败（%s）。", name, checks.Code(checks.Quote(f.PRErr.Error(), 120))))), true
 	case !p.MergedAt.IsZero():
 		return checks.Result{}, false
 	case p.Draft && p.State != "closed":

@@ -32,7 +32,7 @@ var ReuseNoneReason = checks.T(
 func runReuse(ctx context.Context, pr *checks.PR) checks.Result {
 	comments, err := pr.Source.Comments(ctx)
 	if err != nil {
-		return checks.Unverified(checks.T("the PR's comments could not be read ("+err.Error()+")", "无法读取 PR 评论（"+err.Error()+"）"))
+		return checks.Unverified(checks.T("the PR's comments could not be read ("+err.Error()+")", "无法读取 PR 评论（"+checks.Code(err.Error())+"）"))
 	}
 	s := repo.SettingsParam.Get(pr)
 	if s == nil {

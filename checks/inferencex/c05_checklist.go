@@ -75,7 +75,7 @@ func runChecklistTemplate(ctx context.Context, pr *checks.PR) checks.Result {
 		noun := countNoun(len(missing), "item", "items")
 		return checks.FailR(checks.T(
 			fmt.Sprintf("Stale checklist: missing %s %s; copy the current %s.", names, noun, path),
-			fmt.Sprintf("检查清单已过时：缺少 %s 条目；请复制最新的 %s。", strings.ReplaceAll(names, `", "`, `"、"`), path)), ev...)
+			fmt.Sprintf("检查清单已过时：缺少 %s 条目；请复制最新的 %s。", signoff.QuoteLabelsZH(missing), path)), ev...)
 	}
 
 	var excused, unexplained []string
@@ -95,7 +95,7 @@ func runChecklistTemplate(ctx context.Context, pr *checks.PR) checks.Result {
 	n := len(tpl)
 	if len(unexplained) > 0 {
 		names := signoff.QuoteLabels(unexplained)
-		namesZH := strings.ReplaceAll(names, `", "`, `"、"`)
+		namesZH := signoff.QuoteLabelsZH(unexplained)
 		if pr.SignOff.DetailEmpty {
 			return checks.FailR(checks.T(
 				"Unchecked items without explanation: "+names+".",
@@ -105,13 +105,13 @@ func runChecklistTemplate(ctx context.Context, pr *checks.PR) checks.Result {
 		// is judgment; fail closed through NeedsReview.
 		return checks.ReviewR(checks.T(
 			"unchecked items explained only in the Additional detail section: "+names+".",
-			"未勾选的条目仅在 Additional detail section 中说明："+namesZH+"。"), ev...)
+			"未勾选的条目仅在「Additional detail」部分中说明："+namesZH+"。"), ev...)
 	}
 	if len(excused) > 0 {
 		names := signoff.QuoteLabels(excused)
 		return checks.PassR(checks.T(
 			fmt.Sprintf("All %d current template items present; unchecked %s %s not applicable.", n, names, countNoun(len(excused), "item is", "items are")),
-			fmt.Sprintf("当前模板的全部 %d 个条目均已存在；未勾选的 %s 条目不适用。", n, strings.ReplaceAll(names, `", "`, `"、"`))), ev...)
+			fmt.Sprintf("当前模板的全部 %d 个条目均已存在；未勾选的 %s 条目不适用。", n, signoff.QuoteLabelsZH(excused))), ev...)
 	}
 	return checks.PassR(checks.T(
 		fmt.Sprintf("All %d current template items present and checked.", n),

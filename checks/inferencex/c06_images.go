@@ -71,7 +71,7 @@ func runImages(ctx context.Context, pr *checks.PR) checks.Result {
 		}
 	}
 	// (b) engine-first ordering for added vendor-framework entries.
-	var vendorNotes []string
+	var vendorNotes, vendorNotesZH []string
 	vendorAdded := false
 	for _, k := range cs.AddedKeys {
 		e := cs.MasterHead[k]
@@ -81,6 +81,7 @@ func runImages(ctx context.Context, pr *checks.PR) checks.Result {
 		vendorAdded = true
 		if sib := openSourceSiblings(s, cs.MasterDefault, e); len(sib) > 0 {
 			vendorNotes = append(vendorNotes, e.Framework+" entry preceded by "+sib[0])
+			vendorNotesZH = append(vendorNotesZH, e.Framework+" 条目之前已有开源引擎条目 "+sib[0])
 			pass.note(checks.Evidence{Label: k, Value: "open-source entry on the default branch: " + strings.Join(sib, ", ")})
 			continue
 		}
@@ -93,6 +94,7 @@ func runImages(ctx context.Context, pr *checks.PR) checks.Result {
 		switch {
 		case !s.IsEstablishedSKU(e.SKU):
 			vendorNotes = append(vendorNotes, e.Framework+" entry on new hardware "+e.SKU)
+			vendorNotesZH = append(vendorNotesZH, e.Framework+" 条目位于新硬件 "+e.SKU+" 上")
 		case isUnreadable:
 			fail.add("could not be verified: "+unreadable.EN, "无法验证："+unreadable.ZH, checks.Evidence{Label: k, Value: e.File})
 		case exception != "":
@@ -116,7 +118,7 @@ func runImages(ctx context.Context, pr *checks.PR) checks.Result {
 	switch {
 	case len(vendorNotes) > 0:
 		en = append(en, vendorNotes...)
-		zh = append(zh, vendorNotes...)
+		zh = append(zh, vendorNotesZH...)
 	case vendorAdded:
 	case len(cs.AddedKeys) > 0:
 		only := "Only open-source engine entries added"

@@ -34,14 +34,15 @@ func runDeprecated(ctx context.Context, pr *checks.PR) checks.Result {
 		data, err = reader.Read(ctx, pr.DefaultSHA, models)
 	}
 	if err != nil {
-		return checks.Unverified(checks.T(models+" could not be read: "+err.Error(), "无法读取 "+models+"："+err.Error()))
+		return checks.Unverified(checks.T(models+" could not be read: "+err.Error(), "无法读取 "+models+"："+checks.Code(err.Error())))
 	}
 	doc := repo.ParseModels(string(data))
 	day := pr.ReviewDate.UTC().Truncate(24 * time.Hour)
 	dayS := day.Format("2006-01-02")
 
 	var fail, review findings
-	var active []string
+	// activeZH quotes MODELS.md's scenario names, which stay in English.
+	var active, activeZH []string
 	for _, e := range cs.Affected {
 		ev := checks.Evidence{Label: "config", Value: e.Key + " (" + repo.Loc(e.File, e.Line) + ")"}
 		hit := false
@@ -106,19 +107,20 @@ func runDeprecated(ctx context.Context, pr *checks.PR) checks.Result {
 					}
 					last := n.LastDay.Format("2006-01-02")
 					fail.add(fmt.Sprintf("%s %s is deprecated (MODELS.md Deprecation Notice %s: last day %s)", e.ModelPrefix, d.Label(sc), n.Heading, last),
-						fmt.Sprintf("%s %s 已弃用（MODELS.md 弃用通知 %s：最后一天 %s）", e.ModelPrefix, d.Label(sc), n.Heading, last),
+						fmt.Sprintf("%s 「%s」已弃用（MODELS.md 弃用通知「%s」：最后一天 %s）", e.ModelPrefix, d.Label(sc), n.Heading, last),
 						ev, checks.Evidence{Label: models, Value: fmt.Sprintf("line %d: %s", d.Line, d.Text)})
 					hit = true
 				}
 			}
 			if !hit {
 				active = appendUnique(active, e.ModelPrefix+" "+sc)
+				activeZH = appendUnique(activeZH, e.ModelPrefix+" 「"+sc+"」")
 			}
 		}
 		for _, p := range doc.Problems {
 			if p.Prefixes == nil || repo.Covers(p.Prefixes, e.ModelPrefix) {
 				review.add(fmt.Sprintf("MODELS.md line %d could not be parsed (%s)", p.Line, p.Msg),
-					fmt.Sprintf("无法解析 MODELS.md 第 %d 行（%s）", p.Line, p.Msg),
+					fmt.Sprintf("无法解析 MODELS.md 第 %d 行（%s）", p.Line, checks.Code(p.Msg)),
 					checks.Evidence{Label: models, Value: fmt.Sprintf("line %d: %s", p.Line, p.Msg)})
 			}
 		}
@@ -140,5 +142,5 @@ func runDeprecated(ctx context.Context, pr *checks.PR) checks.Result {
 		ev = append(ev, checks.Evidence{Label: "config", Value: e.Key})
 	}
 	return checks.PassR(checks.T(fmt.Sprintf("%s %s active (review date %s).", strings.Join(active, ", "), verb, dayS),
-		fmt.Sprintf("%s 仍在使用中（评审日期 %s）。", strings.Join(active, ", "), dayS)), ev...)
+		fmt.Sprintf("%s 仍在使用中（评审日期 %s）。", strings.Join(activeZH, "、"), dayS)), ev...)
 }

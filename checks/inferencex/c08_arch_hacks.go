@@ -48,17 +48,18 @@ func runArchHacks(ctx context.Context, pr *checks.PR) checks.Result {
 		review.add("architecture override "+what+" at "+at, "架构覆盖："+what+"（位于 "+at+"）", checks.Evidence{Label: at, Value: what})
 	}
 	disabled := func(s repo.Setting) {
-		where := s.File
+		where, whereZH := s.File, s.File
 		if s.Role != "" {
 			where += " (" + s.Role + " role)"
+			whereZH += "（" + checks.Code(s.Role) + " 角色）"
 		}
 		fail.add("publish_events_and_metrics: "+strings.Trim(s.Value, `"'`)+" in "+where,
-			"publish_events_and_metrics 在 "+where+" 中被设为 "+strings.Trim(s.Value, `"'`),
+			"publish_events_and_metrics 在 "+whereZH+" 中被设为 "+checks.Code(strings.Trim(s.Value, `"'`)),
 			checks.Evidence{Label: repo.Loc(s.File, s.Line), Value: s.Name + "=" + s.Value})
 	}
 	for _, f := range cs.AllEffective() {
 		if f.Err != "" {
-			review.add(f.Path+" could not be read ("+f.Err+")", "无法读取 "+f.Path+"（"+f.Err+"）", checks.Evidence{Label: f.Path, Value: f.Err})
+			review.add(f.Path+" could not be read ("+f.Err+")", "无法读取 "+f.Path+"（"+checks.Code(f.Err)+"）", checks.Evidence{Label: f.Path, Value: f.Err})
 			continue
 		}
 		for _, s := range f.Settings {
@@ -97,7 +98,7 @@ func runArchHacks(ctx context.Context, pr *checks.PR) checks.Result {
 		t := repo.StripComment(a.Text)
 		at := repo.Loc(a.Path, a.Line)
 		if m := publishOffRE.FindStringSubmatch(t); m != nil {
-			fail.add("publish_events_and_metrics: "+m[1]+" in "+a.Path, "publish_events_and_metrics 在 "+a.Path+" 中被设为 "+m[1],
+			fail.add("publish_events_and_metrics: "+m[1]+" in "+a.Path, "publish_events_and_metrics 在 "+a.Path+" 中被设为 "+checks.Code(m[1]),
 				checks.Evidence{Label: at, Value: strings.TrimSpace(t)})
 		}
 		if m := overrideTextRE.FindString(t); m != "" {
@@ -110,7 +111,7 @@ func runArchHacks(ctx context.Context, pr *checks.PR) checks.Result {
 		}
 	}
 	for _, p := range cs.Unscanned(false, covered) {
-		review.add(p.Path+" could not be scanned ("+p.Err+")", "无法扫描 "+p.Path+"（"+p.Err+"）", checks.Evidence{Label: p.Path, Value: p.Err})
+		review.add(p.Path+" could not be scanned ("+p.Err+")", "无法扫描 "+p.Path+"（"+checks.Code(p.Err)+"）", checks.Evidence{Label: p.Path, Value: p.Err})
 	}
 	if r, ok := blocking(&fail, &review); ok {
 		return r

@@ -69,7 +69,7 @@ func runChatTemplate(ctx context.Context, pr *checks.PR) checks.Result {
 // passes --use-chat-template or --dsv4.
 func judgeScriptClient(e *repo.ConfigEntry, f *repo.EffectiveFile, fail, review, pass *findings) {
 	if f.Err != "" {
-		review.add(f.Path+" could not be read ("+f.Err+")", "无法读取 "+f.Path+"（"+f.Err+"）")
+		review.add(f.Path+" could not be read ("+f.Err+")", "无法读取 "+f.Path+"（"+checks.Code(f.Err)+"）")
 		return
 	}
 	calls, bad := 0, 0
@@ -115,7 +115,7 @@ func judgeRecipeClient(e *repo.ConfigEntry, rs []*repo.EffectiveFile, fail, revi
 	chat, raw := "", ""
 	for _, f := range rs {
 		if f.Err != "" {
-			review.add(f.Path+" could not be read ("+f.Err+")", "无法读取 "+f.Path+"（"+f.Err+"）", checks.Evidence{Label: f.Path, Value: f.Err})
+			review.add(f.Path+" could not be read ("+f.Err+")", "无法读取 "+f.Path+"（"+checks.Code(f.Err)+"）", checks.Evidence{Label: f.Path, Value: f.Err})
 			continue
 		}
 		for _, s := range f.Settings {

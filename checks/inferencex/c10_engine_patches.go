@@ -82,7 +82,7 @@ func runEnginePatches(ctx context.Context, pr *checks.PR) checks.Result {
 		record(h.Patching, h.Introduced)
 	}
 	for _, p := range cs.Unscanned(true, parsed) {
-		review.add(p.Path+" could not be scanned ("+p.Err+")", "无法扫描 "+p.Path+"（"+p.Err+"）", checks.Evidence{Label: p.Path, Value: p.Err})
+		review.add(p.Path+" could not be scanned ("+p.Err+")", "无法扫描 "+p.Path+"（"+checks.Code(p.Err)+"）", checks.Evidence{Label: p.Path, Value: p.Err})
 	}
 	sortPatching(introduced)
 	sortPatching(existing)
@@ -143,7 +143,7 @@ func checkWaiver(ctx context.Context, pr *checks.PR, cs *repo.ChangeSet, hits []
 	}
 	if err != nil {
 		fail.add("could not be verified: waiver "+wp+" could not be read ("+err.Error()+")",
-			"无法验证：无法读取豁免文件 "+wp+"（"+err.Error()+"）", ev...)
+			"无法验证：无法读取豁免文件 "+wp+"（"+checks.Code(err.Error())+"）", ev...)
 		return
 	}
 	w := repo.ParseWaiver(wp, string(data))

@@ -23,7 +23,7 @@ var GoldenAcceptance = &checks.Check{
 	Run: func(ctx context.Context, pr *checks.PR) checks.Result {
 		g, err := GoldenEvaluation.Of(ctx, pr)
 		if err != nil {
-			return checks.Unverified(checks.T("golden acceptance could not be evaluated: "+err.Error(), "无法评估黄金接受长度："+err.Error()))
+			return checks.Unverified(checks.T("golden acceptance could not be evaluated: "+err.Error(), "无法评估黄金接受长度："+checks.Code(err.Error())))
 		}
 		return g.Row
 	},
@@ -101,17 +101,17 @@ func evaluateGolden(ctx context.Context, pr *checks.PR) GoldenOutcome {
 		if signoff.ClaimsSyntheticException(pr.SignOff) {
 			return row(checks.ReviewR(checks.T(
 				fmt.Sprintf("%s is not agentic but sets %s in %s; a sanctioned exception is claimed in the sign-off.", c.Key, s.Name, s.File),
-				fmt.Sprintf("%s 不是 agentic 配置，但在 %s 中设置了 %s；签核声明了特许例外。", c.Key, s.File, s.Name)), ev...))
+				fmt.Sprintf("%s 不是智能体配置，但在 %s 中设置了 %s；签核声明了特许例外。", c.Key, s.File, s.Name)), ev...))
 		}
 		return row(checks.FailR(checks.T(
 			fmt.Sprintf("%s is not agentic but sets %s in %s (benchmark hack: synthetic acceptance is only for agentic spec-decode).", c.Key, s.Name, s.File),
-			fmt.Sprintf("%s 不是 agentic 配置，却在 %s 中设置了 %s（基准测试篡改：模拟接受长度仅用于 agentic 推测解码）。", c.Key, s.File, s.Name)), ev...))
+			fmt.Sprintf("%s 不是智能体配置，却在 %s 中设置了 %s（基准测试篡改：模拟接受长度仅用于智能体场景的推测解码）。", c.Key, s.File, s.Name)), ev...))
 	}
 	if len(agentic) == 0 {
 		if r, bad := selectionUnread(cs); bad {
 			return row(r)
 		}
-		return row(checks.NAR(checks.T("No agentic speculative-decoding changes.", "没有 agentic 推测解码相关变更。")))
+		return row(checks.NAR(checks.T("No agentic speculative-decoding changes.", "没有智能体场景的推测解码相关变更。")))
 	}
 
 	curves := map[string]curveRead{}

@@ -37,7 +37,7 @@ func runAppendOnly(ctx context.Context, pr *checks.PR) checks.Result {
 		if r, bad := selectionUnread(cs); bad {
 			return r
 		}
-		return checks.NAR(checks.T("No added changelog entry uses append-only: true.", "没有新增的变更日志条目使用 append-only: true。"))
+		return checks.NAR(checks.T("No added changelog entry uses append-only: true.", "没有新增的变更日志条目使用 `append-only: true`。"))
 	}
 	// 1. No mixing, no eval selection.
 	if len(ao) != len(cs.ChangelogAdded) {
@@ -66,7 +66,7 @@ func runAppendOnly(ctx context.Context, pr *checks.PR) checks.Result {
 	// Inputs the rule depends on must have been read.
 	if ps := cs.MasterAndChangelogProblems(); len(ps) > 0 {
 		p := ps[0]
-		return checks.Unverified(checks.T(fmt.Sprintf("%s: %s", p.Path, p.Err), fmt.Sprintf("%s：%s", p.Path, p.Err)))
+		return checks.Unverified(problemText(p.Path, p.Err))
 	}
 
 	// 2. Selected configs exist at base.
@@ -107,7 +107,7 @@ func runAppendOnly(ctx context.Context, pr *checks.PR) checks.Result {
 
 	// 3-4. Per selected config: top level, scenarios and points.
 	var ev []checks.Evidence
-	var summary []string
+	var summary, summaryZH []string
 	basePoints := 0
 	for _, k := range keys {
 		b, h := cs.MasterBase[k], cs.MasterHead[k]
@@ -151,6 +151,7 @@ func runAppendOnly(ctx context.Context, pr *checks.PR) checks.Result {
 		basePoints += len(bp)
 		if len(added) > 0 {
 			summary = append(summary, fmt.Sprintf("conc %s to %s", strings.Join(uniq(added), ", "), k))
+			summaryZH = append(summaryZH, fmt.Sprintf("为 %s 新增 conc %s", k, strings.Join(uniq(added), ", ")))
 		}
 	}
 	if len(summary) == 0 {
@@ -178,7 +179,7 @@ func runAppendOnly(ctx context.Context, pr *checks.PR) checks.Result {
 			"启动器变更可能影响现有点："+strings.Join(shared, ", ")+"。"), ev...)
 	}
 	return checks.PassR(checks.T(fmt.Sprintf("Adds %s; all %d base points unchanged; no shared files changed.", strings.Join(summary, "; "), basePoints),
-		fmt.Sprintf("新增 %s；全部 %d 个基线点未变；没有共享文件变更。", strings.Join(summary, "; "), basePoints)), ev...)
+		fmt.Sprintf("%s；全部 %d 个基线点未变；没有共享文件变更。", strings.Join(summaryZH, "；"), basePoints)), ev...)
 }
 
 // sharedChanges lists changed files that existing points run through: the

@@ -55,14 +55,16 @@ func runDraftPrecision(ctx context.Context, pr *checks.PR) checks.Result {
 	}
 
 	var fails, reviews []draftFinding
-	var unread []string
+	var unread, unreadZH []string
 	for _, c := range spec {
 		files := cs.Effective[c.Key]
 		if len(files) == 0 {
 			unread = append(unread, c.Key+" (no effective files)")
+			unreadZH = append(unreadZH, c.Key+"（没有有效文件）")
 		}
 		for _, e := range serving.FileErrors(files) {
 			unread = append(unread, c.Key+": "+e)
+			unreadZH = append(unreadZH, c.Key+"："+checks.Code(e))
 		}
 		for _, f := range scanDraftSettings(c, serving.AllSettings(files)) {
 			if f.review {
@@ -94,8 +96,9 @@ func runDraftPrecision(ctx context.Context, pr *checks.PR) checks.Result {
 	}
 	if len(unread) > 0 {
 		sort.Strings(unread)
+		sort.Strings(unreadZH)
 		return checks.Unverified(checks.T("effective launch files of spec-decode configs could not be read: "+strings.Join(unread, "; "),
-			"推测解码配置的有效启动文件无法读取："+strings.Join(unread, "; ")))
+			"推测解码配置的有效启动文件无法读取："+strings.Join(unreadZH, "；")))
 	}
 	en := "Draft precision per sign-off evidence; no draft-lowering settings in the effective recipe."
 	zh := "草稿模型精度以签核证据为准；有效配方中没有降低草稿精度的设置。"
@@ -126,6 +129,21 @@ func settingSource(s repo.Setting) string {
 	return "via " + s.File
 }
 
+// settingSourceZH is settingSource in Chinese.
+func settingSourceZH(s repo.Setting) string {
+	if s.Role != "" {
+		block := "args"
+		if s.Kind == "env" {
+			block = "env"
+		}
+		return fmt.Sprintf("位于 %s roles.%s.%s", s.File, s.Role, block)
+	}
+	if s.Line > 0 {
+		return fmt.Sprintf("来自 %s:%d", s.File, s.Line)
+	}
+	return "来自 " + s.File
+}
+
 // loweringQuantRE matches draft quantizations that lower the shipped precision.
 var loweringQuantRE = regexp.MustCompile(`^(quark_.*|.*fp8.*|.*fp4.*|mxfp4|nvfp4|w8a8.*|int4|int8|awq.*|gptq.*|modelopt.*)$`)
 
@@ -153,15 +171,15 @@ func scanDraftSettings(c *repo.ConfigEntry, settings []repo.Setting) []draftFind
 		case n == "sglang-nvfp4-ckpt-fp8-nextn-moe":
 			if serving.Truthy(v) {
 				add(false, s, fmt.Sprintf("SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=%s %s (%s); remove it and verify the draft runs as shipped.", v, settingSource(s), c.Key),
-					fmt.Sprintf("SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=%s %s（%s）；请删除该设置并确认草稿模型按发布精度运行。", v, settingSource(s), c.Key))
+					fmt.Sprintf("SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=%s %s（%s）；请删除该设置并确认草稿模型按发布精度运行。", v, settingSourceZH(s), c.Key))
 			} else if lv != "" && lv != "0" && lv != "false" && lv != "off" && lv != "no" {
 				add(true, s, fmt.Sprintf("SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=%s %s (%s) has an unrecognized value.", v, settingSource(s), c.Key),
-					fmt.Sprintf("SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=%s %s（%s）取值无法识别。", v, settingSource(s), c.Key))
+					fmt.Sprintf("SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=%s %s（%s）取值无法识别。", v, settingSourceZH(s), c.Key))
 			}
 		case n == "sglang-glm-nextn-moe-ptpc":
 			if serving.Truthy(v) {
 				add(false, s, fmt.Sprintf("SGLANG_GLM_NEXTN_MOE_PTPC=%s %s (%s) lowers the NextN draft precision; remove it.", v, settingSource(s), c.Key),
-					fmt.Sprintf("SGLANG_GLM_NEXTN_MOE_PTPC=%s %s（%s）降低了 NextN 草稿精度；请删除。", v, settingSource(s), c.Key))
+					fmt.Sprintf("SGLANG_GLM_NEXTN_MOE_PTPC=%s %s（%s）降低了 NextN 草稿精度；请删除。", v, settingSourceZH(s), c.Key))
 			}
 		case n == "speculative-draft-model-quantization" || n == "speculative-config.quantization" || n == "speculative-config.dtype":
 			judgeQuant(add, c, s, s.Name, lv)
@@ -200,10 +218,10 @@ func judgeQuant(add func(bool, repo.Setting, string, string), c *repo.ConfigEntr
 	case q == "" || q == "none" || q == "unquant" || q == "null" || q == "<nil>" || q == "auto" && strings.Contains(name, "dtype"):
 	case loweringQuantRE.MatchString(q):
 		add(false, s, fmt.Sprintf("%s %s %s lowers the draft precision (%s); serve the draft as shipped.", name, q, settingSource(s), c.Key),
-			fmt.Sprintf("%s %s %s 降低了草稿精度（%s）；请按发布精度运行草稿模型。", name, q, settingSource(s), c.Key))
+			fmt.Sprintf("%s %s %s 降低了草稿精度（%s）；请按发布精度运行草稿模型。", name, q, settingSourceZH(s), c.Key))
 	default:
 		add(true, s, fmt.Sprintf("%s %s %s (%s) may change the draft precision.", name, checks.Quote(q, 40), settingSource(s), c.Key),
-			fmt.Sprintf("%s %s %s（%s）可能改变草稿精度。", name, checks.Quote(q, 40), settingSource(s), c.Key))
+			fmt.Sprintf("%s %s %s（%s）可能改变草稿精度。", name, checks.Quote(q, 40), settingSourceZH(s), c.Key))
 	}
 }
 
@@ -216,11 +234,11 @@ func judgeOnlineQuant(add func(bool, repo.Setting, string, string), c *repo.Conf
 	}
 	if !q.Parsed {
 		add(true, s, fmt.Sprintf("%s sets %s %s, which could not be read to tell whether it leaves the draft unquantized.", c.Key, name, settingSource(s)),
-			fmt.Sprintf("%s 设置了 %s（%s），其内容无法读取，无法确认草稿模型未被量化。", c.Key, name, settingSource(s)))
+			fmt.Sprintf("%s 设置了 %s（%s），其内容无法读取，无法确认草稿模型未被量化。", c.Key, name, settingSourceZH(s)))
 		return
 	}
 	add(true, s, fmt.Sprintf("%s sets online quantization %s %s, and no exclude entry names the draft modules (mtp, nextn, eagle, draft); verify the draft is not quantized.", c.Key, name, settingSource(s)),
-		fmt.Sprintf("%s 设置了在线量化 %s（%s），其排除列表中没有指向草稿模块（mtp、nextn、eagle、draft）的条目；请确认草稿模型未被量化。", c.Key, name, settingSource(s)))
+		fmt.Sprintf("%s 设置了在线量化 %s（%s），其排除列表中没有指向草稿模块（`mtp`、`nextn`、`eagle`、`draft`）的条目；请确认草稿模型未被量化。", c.Key, name, settingSourceZH(s)))
 }
 
 // judgeDraftPath flags a draft checkpoint whose name carries a precision marker the

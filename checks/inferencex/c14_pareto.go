@@ -125,12 +125,12 @@ func runPareto(ctx context.Context, pr *checks.PR) checks.Result {
 	}
 	if csErr != nil {
 		problems = append(problems, checks.T("affected curves unverifiable: change-set model unavailable ("+csErr.Error()+")",
-			"受影响曲线无法验证：变更集模型不可用（"+csErr.Error()+"）"))
+			"受影响曲线无法验证：变更集模型不可用（"+checks.Code(csErr.Error())+"）"))
 	} else if ps := cs.MasterProblems(); len(ps) > 0 {
 		// Entries of an unparseable master config are missing from the
 		// affected set, so a curve without points would go unnoticed.
-		u := fmt.Sprintf("%s: %s", ps[0].Path, ps[0].Err)
-		problems = append(problems, checks.T("affected curves unverifiable: "+u, "受影响曲线无法验证："+u))
+		u := problemText(ps[0].Path, ps[0].Err)
+		problems = append(problems, checks.T("affected curves unverifiable: "+u.EN, "受影响曲线无法验证："+u.ZH))
 	}
 	curveEv := make([]checks.Evidence, 0, len(curves))
 	for _, c := range curves {
@@ -139,7 +139,7 @@ func runPareto(ctx context.Context, pr *checks.PR) checks.Result {
 	if outside > 0 {
 		curveEv = append(curveEv, checks.Evidence{Label: "not assessed", Value: fmt.Sprintf("%d points of series no affected config belongs to", outside)})
 	}
-	source := strings.Join(ld.Kinds, " and ")
+	source, sourceZH := strings.Join(ld.Kinds, " and "), strings.Join(ld.Kinds, " 和 ")
 	if len(failing) == 0 && len(problems) == 0 {
 		parts := make([]string, len(passing))
 		zh := make([]string, len(passing))
@@ -148,7 +148,7 @@ func runPareto(ctx context.Context, pr *checks.PR) checks.Result {
 		}
 		return checks.PassR(checks.T(
 			fmt.Sprintf("%s (%s of run %d).", strings.Join(parts, "; "), source, run),
-			fmt.Sprintf("%s（运行 %d 的 %s）。", strings.Join(zh, "；"), run, source)),
+			fmt.Sprintf("%s（运行 %d 的 %s）。", strings.Join(zh, "；"), run, sourceZH)),
 			append([]checks.Evidence{runEv}, curveEv...)...)
 	}
 	var en, zh []string
@@ -183,7 +183,7 @@ func coverageWarning(ctx context.Context, pr *checks.PR, sel *sweep.Selection, w
 		zh += "。"
 	}
 	if !b.Verified {
-		cmd := fmt.Sprintf("/verdict bypass 14 %s <reason>", checks.Short(pr.HeadSHA))
+		cmd := checks.Code(fmt.Sprintf("/verdict bypass 14 %s <reason>", checks.Short(pr.HeadSHA)))
 		en += " To record an admin bypass, an admin comments: " + cmd
 		zh += " 如需记录管理员豁免，请管理员评论：" + cmd
 	}

@@ -96,7 +96,7 @@ func ciDsv4Cfg() *repo.ConfigEntry {
 		Framework: "dynamo-vllm", Runner: "gb300", SKU: "gb300", Agentic: true}
 }
 
-const ciHint = " To record an admin bypass, an admin comments: /verdict bypass 14 1a2b3c4 <reason>"
+const ciHint = " To record an admin bypass, an admin comments: `/verdict bypass 14 1a2b3c4 <reason>`"
 
 func TestParetoCheck(t *testing.T) {
 	qwen7, qwenData := ciAgenticArt(11, "bmk_agentic_qwen", ciCurve(7, "qwen3.5", "mi355x-amds", "sglang", "fp8", "mtp", "img:a", false, ciXs, ciYs)...)

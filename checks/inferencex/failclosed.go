@@ -16,7 +16,7 @@ import (
 func layoutOf(ctx context.Context, pr *checks.PR) (repo.Layout, *checks.Result) {
 	l, err := repo.LayoutFact.Of(ctx, pr)
 	if err != nil {
-		r := checks.Unverified(checks.T("the repository layout is unknown: "+err.Error(), "仓库布局未知："+err.Error()))
+		r := checks.Unverified(checks.T("the repository layout is unknown: "+err.Error(), "仓库布局未知："+checks.Code(err.Error())))
 		return repo.Layout{}, &r
 	}
 	return l, nil
@@ -31,7 +31,7 @@ func changeSetFor(ctx context.Context, pr *checks.PR) (*repo.ChangeSet, *checks.
 		if err != nil {
 			msg = err.Error()
 		}
-		r := checks.Unverified(checks.T(msg, "无法构建变更集模型："+msg))
+		r := checks.Unverified(checks.T(msg, "无法构建变更集模型："+checks.Code(msg)))
 		return nil, &r
 	}
 	return cs, nil
@@ -54,17 +54,17 @@ func readableChangeSet(ctx context.Context, pr *checks.PR) (*repo.ChangeSet, *ch
 // changeSetUnavailable is the answer of the rows about speculative decoding,
 // recipes and append-only entries when the change set is missing.
 func changeSetUnavailable(err error) checks.Result {
-	return checks.Unverified(checks.T("change set unavailable: "+errText(err), "变更集不可用："+errText(err)))
+	return checks.Unverified(checks.T("change set unavailable: "+errText(err), "变更集不可用："+checks.Code(errText(err))))
 }
 
 // unreadable is the answer for inputs the change-set model could not read.
 func unreadable(ps []repo.InputProblem) checks.Result {
-	p := ps[0]
-	en := fmt.Sprintf("%s: %s", p.Path, p.Err)
+	t := problemText(ps[0].Path, ps[0].Err)
 	if len(ps) > 1 {
-		en += fmt.Sprintf(" (+%d more)", len(ps)-1)
+		t.EN += fmt.Sprintf(" (+%d more)", len(ps)-1)
+		t.ZH += fmt.Sprintf("（另有 %d 项）", len(ps)-1)
 	}
-	r := checks.Unverified(checks.T(en, en))
+	r := checks.Unverified(t)
 	for _, p := range ps {
 		r.Evidence = append(r.Evidence, checks.Evidence{Label: p.Path, Value: p.Err})
 	}
@@ -78,9 +78,13 @@ func selectionUnread(cs *repo.ChangeSet) (checks.Result, bool) {
 	if len(ps) == 0 {
 		return checks.Result{}, false
 	}
-	p := ps[0]
-	msg := fmt.Sprintf("%s: %s", p.Path, checks.Quote(p.Err, 160))
-	return checks.Unverified(checks.T(msg, msg)), true
+	return checks.Unverified(problemText(ps[0].Path, checks.Quote(ps[0].Err, 160))), true
+}
+
+// problemText says which input could not be read and why. The reader's
+// message stays as it wrote it, in a code span in the Chinese text.
+func problemText(path, msg string) checks.Text {
+	return checks.T(path+": "+msg, path+"："+checks.Code(msg))
 }
 
 // errText prints an error for a reason, "unknown error" for nil.

@@ -52,7 +52,7 @@ func TestScenarioRunnerReportsWrongExpectations(t *testing.T) {
 		"prefix":           `does not start with "merged"`,
 		"matches":          `does not match "^vllm"`,
 		"not_contains":     `contains "sglang"`,
-		"zh_contains":      `Chinese reason "sgl-project/sglang#21873 merged`,
+		"zh_contains":      `Chinese reason "sgl-project/sglang#21873 已于 2026-11-15 合并`,
 		"verified_signoff": `verified sign-off "pullrequestreview-3900000001", want "issuecomment-1"`,
 		"assessed_sha":     `want a SHA starting "0000000"`,
 		"markdown":         `markdown does not contain "**Verdict: WARN**"`,

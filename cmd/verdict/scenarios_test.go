@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/verdict-bot/verdict/app/render"
+	"github.com/verdict-bot/verdict/checks/checkstest"
 )
 
 var updateExpect = flag.Bool("update", false, "write expect.json, from the current output, for fixtures that have none (never overwrites one)")
@@ -236,6 +237,14 @@ func compareRows(inv invocation, rows []jsonRow) []string {
 			return ms
 		}
 	}
+	for _, c := range rows {
+		if c.ReasonZH == c.Reason {
+			continue // reported below as untranslated
+		}
+		if words := checkstest.EnglishInChinese(c.ReasonZH); len(words) > 0 {
+			bad("Check %d (%s): Chinese reason %q leaves %q untranslated", c.Number, c.Name, c.ReasonZH, words)
+		}
+	}
 	for _, w := range inv.Rows {
 		if w.Check >= len(rows) {
 			bad("Check %d: missing, want %s", w.Check, w.Status)
@@ -319,6 +328,13 @@ func formatsAgree(r scenarioRun) []string {
 	}
 	if foot := "Assessed commit: `" + r.V.AssessedSHA + "`."; !strings.Contains(en, foot) {
 		bad("markdown lacks %q", foot)
+	}
+	if _, zh, ok := strings.Cut(md, zhSummary); ok {
+		for _, line := range strings.Split(zh, "\n") {
+			if words := checkstest.EnglishInChinese(line); len(words) > 0 {
+				bad("Chinese half of the markdown: %q leaves %q untranslated", line, words)
+			}
+		}
 	}
 	return ms
 }

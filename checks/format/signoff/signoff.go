@@ -99,7 +99,7 @@ func Unreadable(s checks.SignOff) (reason checks.Text, ok bool) {
 		return checks.Text{}, false
 	}
 	return checks.T("the sign-off could not be read as Markdown ("+s.Unreadable+")",
-		"签核无法按 Markdown 读取（"+s.Unreadable+"）"), true
+		"签核无法按 Markdown 读取（"+checks.Code(s.Unreadable)+"）"), true
 }
 
 // Parse parses a sign-off body. It never fails: a body with no checklist

@@ -259,6 +259,28 @@ const maxNamedItems = 5
 // QuoteLabels renders labels as the spec's rows do: `"a"`, `"a" and "b"`,
 // `"a", "b", "c"`; duplicates collapse and long lists end "and N more".
 func QuoteLabels(labels []string) string {
+	q := quoted(labels)
+	switch {
+	case len(q) == 2:
+		return q[0] + " and " + q[1]
+	case len(q) > maxNamedItems+1:
+		return strings.Join(q[:maxNamedItems], ", ") + " and " + strconv.Itoa(len(q)-maxNamedItems) + " more"
+	}
+	return strings.Join(q, ", ")
+}
+
+// QuoteLabelsZH is QuoteLabels for the Chinese reason: the labels stay
+// verbatim (they quote the template), joined with 、.
+func QuoteLabelsZH(labels []string) string {
+	q := quoted(labels)
+	if len(q) > maxNamedItems+1 {
+		return strings.Join(q[:maxNamedItems], "、") + " 等另外 " + strconv.Itoa(len(q)-maxNamedItems) + " 项"
+	}
+	return strings.Join(q, "、")
+}
+
+// quoted is the labels without repeats, each in double quotes.
+func quoted(labels []string) []string {
 	var uniq []string
 	seen := map[string]bool{}
 	for _, l := range labels {
@@ -271,11 +293,5 @@ func QuoteLabels(labels []string) string {
 	for i, l := range uniq {
 		q[i] = `"` + l + `"`
 	}
-	switch {
-	case len(q) == 2:
-		return q[0] + " and " + q[1]
-	case len(q) > maxNamedItems+1:
-		return strings.Join(q[:maxNamedItems], ", ") + " and " + strconv.Itoa(len(q)-maxNamedItems) + " more"
-	}
-	return strings.Join(q, ", ")
+	return q
 }

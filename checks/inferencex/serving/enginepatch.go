@@ -40,7 +40,7 @@ func PatchingInLine(t string) (what, zh string) {
 	t = repo.StripComment(t)
 	switch {
 	case gitApplyRE.MatchString(t):
-		return "applies a patch (git apply)", "应用补丁（git apply）"
+		return "applies a patch (git apply)", "应用补丁（`git apply`）"
 	case patchCmdRE.MatchString(t):
 		return "applies a patch (patch)", "应用补丁（patch）"
 	case sedIRE.MatchString(t) && enginePathRE.MatchString(t):

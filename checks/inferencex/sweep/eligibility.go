@@ -81,7 +81,7 @@ func ReuseEligibility(ctx context.Context, src checks.Source, s *repo.Settings, 
 func unreadable(err error, what checks.Text) ReuseDecision {
 	return ReuseDecision{Err: err, Reason: checks.Text{
 		EN: "could not be verified: " + what.EN + " (" + err.Error() + ")",
-		ZH: "无法验证：" + what.ZH + "（" + err.Error() + "）",
+		ZH: "无法验证：" + what.ZH + "（" + checks.Code(err.Error()) + "）",
 	}}
 }
 
@@ -128,8 +128,8 @@ func (v runValidator) autoSelect(ctx context.Context) ReuseDecision {
 		}
 	}
 	return ReuseDecision{Reason: checks.T(
-		fmt.Sprintf("no successful %s pull_request run on branch %s has a head in PR #%d and reusable artifacts; pin a run with /use <run_id>", wf, v.t.HeadRef, v.t.Number),
-		fmt.Sprintf("分支 %s 上没有提交属于 PR #%d、且带有可复用产物的成功 %s pull_request 运行；请用 /use <run_id> 指定运行", v.t.HeadRef, v.t.Number, wf),
+		fmt.Sprintf("no successful %s pull_request run on branch %s has a head in PR #%d and reusable artifacts; pin a run with `/use <run_id>`", wf, v.t.HeadRef, v.t.Number),
+		fmt.Sprintf("分支 %s 上没有提交属于 PR #%d、且带有可复用产物的成功 %s pull_request 运行；请用 `/use <run_id>` 指定运行", v.t.HeadRef, v.t.Number, wf),
 	)}
 }
 
@@ -162,11 +162,11 @@ func (v runValidator) validate(ctx context.Context, r checks.WorkflowRun, pinned
 			"运行 "+id+" 来自 "+r.Path+"，而不是 "+v.s.SweepWorkflow)
 	}
 	if r.HeadSHA == "" {
-		return reject("run "+id+" has no head SHA", "运行 "+id+" 没有 head SHA")
+		return reject("run "+id+" has no head SHA", "运行 "+id+" 没有头提交 SHA")
 	}
 	if !v.commits.Has(r.HeadSHA) {
 		en := fmt.Sprintf("head %s of run %s is not in PR #%d's commit list", checks.Short(r.HeadSHA), id, v.t.Number)
-		zh := fmt.Sprintf("运行 %s 的 head %s 不在 PR #%d 的提交列表中", id, checks.Short(r.HeadSHA), v.t.Number)
+		zh := fmt.Sprintf("运行 %s 的头提交 %s 不在 PR #%d 的提交列表中", id, checks.Short(r.HeadSHA), v.t.Number)
 		if v.commits.Truncated {
 			en += " (GitHub lists only the first 250 commits)"
 			zh += "（GitHub 只列出前 250 个提交）"

@@ -121,7 +121,7 @@ func TestReuseEligibilityAutoSelect(t *testing.T) {
 				t.Fatal(d.Err)
 			}
 			if tt.wantID == 0 {
-				want := "no successful run-sweep.yml pull_request run on branch feat has a head in PR #12 and reusable artifacts; pin a run with /use <run_id>"
+				want := "no successful run-sweep.yml pull_request run on branch feat has a head in PR #12 and reusable artifacts; pin a run with `/use <run_id>`"
 				if d.Eligible || d.Reason.EN != want {
 					t.Errorf("got %v %q, want rejection %q", d.Eligible, d.Reason.EN, want)
 				}
