@@ -41,6 +41,14 @@ type Server struct {
 	Phrase   string
 	LogLevel string
 
+	// PublicURL is where browsers reach this deployment (no trailing
+	// slash); when set, check runs link to its details page.
+	PublicURL string
+	// OAuthClientID and OAuthClientSecret are the App's OAuth client, with
+	// which the details page of a private repository signs readers in.
+	OAuthClientID     string
+	OAuthClientSecret string
+
 	// Reliability tuning; the defaults suit GitHub, tests shorten them.
 	// GitHubTimeout bounds one GitHub request attempt: the wait for the
 	// response headers, and any stall of the body (VERDICT_GITHUB_TIMEOUT).
@@ -110,6 +118,9 @@ func LoadServer(args []string, getenv func(string) string, out io.Writer) (Serve
 	fs.StringVar(&s.AppSlug, "app-slug", env("VERDICT_APP_SLUG", ""), "App slug, to ignore the App's own events (VERDICT_APP_SLUG)")
 	fs.StringVar(&s.Phrase, "signoff-phrase", env("VERDICT_SIGNOFF_PHRASE", signoff.DefaultPhrase), "sign-off phrase (VERDICT_SIGNOFF_PHRASE)")
 	fs.StringVar(&s.LogLevel, "log-level", env("VERDICT_LOG_LEVEL", "info"), "debug, info, warn or error (VERDICT_LOG_LEVEL)")
+	fs.StringVar(&s.PublicURL, "public-url", env("VERDICT_PUBLIC_URL", ""), "where browsers reach this deployment, e.g. https://verdict.example.com; check runs link to its details pages (VERDICT_PUBLIC_URL)")
+	fs.StringVar(&s.OAuthClientID, "oauth-client-id", env("VERDICT_OAUTH_CLIENT_ID", ""), "the App's OAuth client ID, for signing readers of private repositories in (VERDICT_OAUTH_CLIENT_ID)")
+	fs.StringVar(&s.OAuthClientSecret, "oauth-client-secret", env("VERDICT_OAUTH_CLIENT_SECRET", ""), "the App's OAuth client secret (VERDICT_OAUTH_CLIENT_SECRET)")
 	durations := []struct {
 		dst          *time.Duration
 		flag, envKey string
@@ -186,6 +197,16 @@ func LoadServer(args []string, getenv func(string) string, out io.Writer) (Serve
 	}
 	if !strings.HasPrefix(s.DatabaseURL, "sqlite:") && !strings.HasPrefix(s.DatabaseURL, "postgres://") && !strings.HasPrefix(s.DatabaseURL, "postgresql://") {
 		return Server{}, fmt.Errorf("invalid setting VERDICT_DATABASE_URL: want sqlite://<file> or postgres://...")
+	}
+	if s.PublicURL != "" {
+		u, err := url.Parse(s.PublicURL)
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+			return Server{}, fmt.Errorf("invalid setting VERDICT_PUBLIC_URL %q: want an http(s) URL such as https://verdict.example.com", s.PublicURL)
+		}
+		s.PublicURL = strings.TrimRight(s.PublicURL, "/")
+	}
+	if (s.OAuthClientID == "") != (s.OAuthClientSecret == "") {
+		return Server{}, errors.New("invalid settings: VERDICT_OAUTH_CLIENT_ID and VERDICT_OAUTH_CLIENT_SECRET go together")
 	}
 	switch s.LogLevel {
 	case "debug", "info", "warn", "error":

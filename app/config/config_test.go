@@ -77,6 +77,20 @@ func TestLoadServer(t *testing.T) {
 		{"bad github url", with("VERDICT_GITHUB_URL", "api.github.com"), nil, "VERDICT_GITHUB_URL", nil},
 		{"bad workers", with("VERDICT_WORKERS", "0"), nil, "VERDICT_WORKERS", nil},
 		{"stray argument", base, []string{"extra"}, "unexpected argument", nil},
+		{"details page and login", with("VERDICT_PUBLIC_URL", "https://verdict.example.com/", "VERDICT_OAUTH_CLIENT_ID", "Iv1.x"),
+			[]string{"-oauth-client-secret", "s"}, "", func(t *testing.T, s Server) {
+				if s.PublicURL != "https://verdict.example.com" || s.OAuthClientID != "Iv1.x" || s.OAuthClientSecret != "s" {
+					t.Fatalf("public URL and OAuth client: %+v", s)
+				}
+			}},
+		{"bad public url", with("VERDICT_PUBLIC_URL", "verdict.example.com"), nil, "VERDICT_PUBLIC_URL", nil},
+		{"client id without secret", with("VERDICT_PUBLIC_URL", "https://v.example", "VERDICT_OAUTH_CLIENT_ID", "Iv1.x"), nil, "go together", nil},
+		// verdict setup writes the OAuth client; it waits for a public URL.
+		{"login without public url", with("VERDICT_OAUTH_CLIENT_ID", "Iv1.x", "VERDICT_OAUTH_CLIENT_SECRET", "s"), nil, "", func(t *testing.T, s Server) {
+			if s.PublicURL != "" || s.OAuthClientID != "Iv1.x" {
+				t.Fatalf("%+v", s)
+			}
+		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -153,6 +153,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			areq = req.Clone(ctx)
 			areq.Body = body
 		}
+		countCall(ctx)
 		resp, err := t.attempt(areq, endpoint)
 		if ctx.Err() != nil {
 			if resp != nil {

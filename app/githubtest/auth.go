@@ -51,6 +51,9 @@ func (s *Server) authenticate(r *http.Request) (identity, bool) {
 	if login, ok := s.fx.Tokens[tok]; ok {
 		return identity{login: login}, true
 	}
+	if login, ok := s.oauthLogin(tok); ok {
+		return identity{login: login}, true
+	}
 	return identity{}, false
 }
 

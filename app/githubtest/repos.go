@@ -70,6 +70,13 @@ func (s *Server) getRepo(w http.ResponseWriter, r *http.Request, p params) {
 	if rs == nil {
 		return
 	}
+	// A private repository exists only for those who may read it.
+	if id := identityOf(r); rs.r.Private && !id.app {
+		if _, ok := rs.r.Collaborators[id.login]; id.login == "" || !ok {
+			writeError(w, http.StatusNotFound, "Not Found")
+			return
+		}
+	}
 	writeJSON(w, http.StatusOK, s.fullRepoJSON(rs))
 }
 

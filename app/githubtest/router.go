@@ -459,5 +459,5 @@ func Routes() []string {
 // and the browser form of the manifest flow.
 func anonymousWrite(p string) bool {
 	return strings.HasPrefix(p, "/app/") || strings.HasPrefix(p, "/app-manifests/") ||
-		strings.HasSuffix(p, "/settings/apps/new")
+		strings.HasSuffix(p, "/settings/apps/new") || p == "/login/oauth/access_token"
 }

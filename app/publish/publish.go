@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"regexp"
 	"strings"
 	"unicode/utf8"
@@ -79,6 +80,18 @@ type Publisher struct {
 	// CheckRunName defaults to DefaultCheckRunName.
 	CheckRunName     string
 	CheckRunsEnabled bool
+	// DetailsBase, when set, is where Verdict's details pages are served
+	// (no trailing slash): a check run links to its PR's page,
+	// DetailsBase/pr/{owner}/{repo}/{number}, instead of the comment.
+	DetailsBase string
+}
+
+// detailsURL is where a completed check run of PR pr links to.
+func (p *Publisher) detailsURL(h Handle, pr int, commentURL string) string {
+	if p.DetailsBase == "" || pr <= 0 {
+		return commentURL
+	}
+	return fmt.Sprintf("%s/pr/%s/%s/%d", p.DetailsBase, url.PathEscape(h.Owner), url.PathEscape(h.Repo), pr)
 }
 
 // Handle identifies one verification in progress.
@@ -212,7 +225,7 @@ func (p *Publisher) Finish(ctx context.Context, h Handle, pr int, body render.Bo
 		if zh := body.Chinese(); strings.TrimSpace(zh) != "" {
 			out.Text = github.String(truncate(strings.TrimLeft(zh, "\n"), maxOutputChars))
 		}
-		if err := p.completeCheckRun(ctx, h, conclusion(state), pub.CommentURL, out); err != nil {
+		if err := p.completeCheckRun(ctx, h, conclusion(state), p.detailsURL(h, pr, pub.CommentURL), out); err != nil {
 			errs = append(errs, err)
 		}
 	}

@@ -529,3 +529,20 @@ func unmarked(t *testing.T, e *env, target Target) Started {
 	}
 	return s
 }
+
+// With a details page configured, the check run links to the PR's page
+// and the status still to the comment.
+func TestCheckRunLinksToTheDetailsPage(t *testing.T) {
+	e := newEnv(t)
+	e.p.DetailsBase = "https://verdict.example.com"
+	pub, err := e.publish(keyA, e.head, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cr := e.s.CheckRuns(fullName, e.head); len(cr) != 1 || cr[0].GetDetailsURL() != "https://verdict.example.com/pr/acme/bench/7" {
+		t.Errorf("check runs = %+v", cr)
+	}
+	if st := e.s.Statuses(fullName, e.head); len(st) == 0 || st[0].GetTargetURL() != pub.CommentURL {
+		t.Errorf("statuses = %+v", st)
+	}
+}

@@ -63,6 +63,8 @@ type Verdicts struct {
 	// SkipCheckRuns publishes without a check run: only GitHub Apps can
 	// create them, so a personal token cannot.
 	SkipCheckRuns bool
+	// DetailsBase is Publisher.DetailsBase: where the details pages are.
+	DetailsBase string
 }
 
 func (v Verdicts) publisher(t Target) *Publisher {
@@ -70,6 +72,7 @@ func (v Verdicts) publisher(t Target) *Publisher {
 	if v.SkipCheckRuns {
 		pub.CheckRunsEnabled = false
 	}
+	pub.DetailsBase = v.DetailsBase
 	return pub
 }
 

@@ -34,12 +34,19 @@ type riverEngine[TTx any] struct {
 	setArgs string
 }
 
-func newRiverEngine[TTx any](ctx context.Context, drv riverdriver.Driver[TTx], cfg *river.Config) (*riverEngine[TTx], error) {
+func newRiverEngine[TTx any](ctx context.Context, st *store.Store, drv riverdriver.Driver[TTx], cfg *river.Config) (*riverEngine[TTx], error) {
 	mig, err := rivermigrate.New(drv, &rivermigrate.Config{Logger: cfg.Logger})
 	if err != nil {
 		return nil, fmt.Errorf("preparing job queue migrations: %w", err)
 	}
-	if _, err := mig.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+	// River's migrator takes no lock: replicas starting together on an
+	// empty database collide creating its types. One migrates at a time;
+	// the others then find nothing to do.
+	err = st.Migrating(ctx, func(ctx context.Context) error {
+		_, err := mig.Migrate(ctx, rivermigrate.DirectionUp, nil)
+		return err
+	})
+	if err != nil {
 		return nil, fmt.Errorf("migrating job queue tables: %w", err)
 	}
 	client, err := river.NewClient(drv, cfg)
@@ -51,7 +58,7 @@ func newRiverEngine[TTx any](ctx context.Context, drv riverdriver.Driver[TTx], c
 
 func newSQLiteEngine(ctx context.Context, st *store.Store, cfg *river.Config) (engine, error) {
 	db := st.SQL()
-	e, err := newRiverEngine[*sql.Tx](ctx, riversqlite.New(db), cfg)
+	e, err := newRiverEngine[*sql.Tx](ctx, st, riversqlite.New(db), cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +77,7 @@ func newSQLiteEngine(ctx context.Context, st *store.Store, cfg *river.Config) (e
 
 func newPgxEngine(ctx context.Context, st *store.Store, cfg *river.Config) (engine, error) {
 	pool := st.Pgx()
-	e, err := newRiverEngine[pgx.Tx](ctx, riverpgxv5.New(pool), cfg)
+	e, err := newRiverEngine[pgx.Tx](ctx, st, riverpgxv5.New(pool), cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -57,6 +57,26 @@ type Acknowledger struct {
 	// and replies authored by one of them are treated as the bot's own.
 	BotLogins []string
 	Logger    *slog.Logger
+	// Recorder, when set, keeps every command answered (the PR's history).
+	Recorder Recorder
+}
+
+// Recorder keeps the reuse commands the acknowledger answered.
+type Recorder interface {
+	RecordCommand(ctx context.Context, c Command) error
+}
+
+// Command is one answered reuse command.
+type Command struct {
+	Owner, Repo string
+	PR          int
+	Actor       string // the comment's author
+	Command     string // as parsed, e.g. "/use 123"
+	Accepted    bool
+	// Outcome is the one line of the log summary (accepted or why not).
+	Outcome    string
+	CommentID  int64
+	DeliveryID string
 }
 
 // Summaries written to the log, worded as the sweep workflow words them in
@@ -182,8 +202,9 @@ func (r *ack) run(ctx context.Context) error {
 		if err := r.removeReply(ctx); err != nil {
 			return err
 		}
-		r.log.Info(fmt.Sprintf(acceptedSummary, r.job.PR, out.run.ID, out.run.Conclusion),
-			"command", out.cmd.String(), "run_id", out.run.ID, "conclusion", out.run.Conclusion, "outcome", "accepted")
+		summary := fmt.Sprintf(acceptedSummary, r.job.PR, out.run.ID, out.run.Conclusion)
+		r.log.Info(summary, "command", out.cmd.String(), "run_id", out.run.ID, "conclusion", out.run.Conclusion, "outcome", "accepted")
+		r.record(ctx, out, summary)
 		return nil
 	}
 	if err := r.react(ctx, "-1"); err != nil {
@@ -196,8 +217,38 @@ func (r *ack) run(ctx context.Context) error {
 	if err := r.upsertReply(ctx, body); err != nil {
 		return err
 	}
-	r.log.Info(fmt.Sprintf(rejectedSummary, out.reason.EN), "outcome", "rejected")
+	summary := fmt.Sprintf(rejectedSummary, out.reason.EN)
+	r.log.Info(summary, "outcome", "rejected")
+	r.record(ctx, out, summary)
 	return nil
+}
+
+// record adds the answered command to the history. The answer is on
+// GitHub already, so a failure to record it is logged, not retried.
+func (r *ack) record(ctx context.Context, out outcome, summary string) {
+	if r.Recorder == nil {
+		return
+	}
+	cmd := out.cmd.String()
+	if cmd == "" {
+		cmd = firstCommandLine(r.job.Body)
+	}
+	c := Command{Owner: r.owner, Repo: r.repo, PR: r.job.PR, Actor: r.job.AuthorLogin, Command: cmd,
+		Accepted: out.accepted, Outcome: summary, CommentID: r.job.CommentID, DeliveryID: r.job.DeliveryID}
+	if err := r.Recorder.RecordCommand(ctx, c); err != nil {
+		r.log.Warn("recording the command in the history", "err", err)
+	}
+}
+
+// firstCommandLine is the first line of body that starts a reuse command,
+// for a command too malformed to have been parsed.
+func firstCommandLine(body string) string {
+	for _, l := range strings.Split(body, "\n") {
+		if l = strings.TrimSpace(l); strings.HasPrefix(l, "/use") || strings.HasPrefix(l, "/reuse-sweep-run") {
+			return l
+		}
+	}
+	return ""
 }
 
 // commentView is the fields of a comment the acknowledger compares.

@@ -35,6 +35,26 @@ var schema = []string{
 		coalesce_key TEXT PRIMARY KEY,
 		generation   BIGINT NOT NULL
 	)`,
+	// The history of a PR: verifications (with their rows as JSON) and
+	// the commands, bypasses, tamper marks and withdrawals around them.
+	`CREATE TABLE IF NOT EXISTS verdict_event (
+		repo        TEXT NOT NULL,
+		pr_number   BIGINT NOT NULL,
+		kind        TEXT NOT NULL,
+		head_sha    TEXT NOT NULL,
+		signoff_key TEXT NOT NULL,
+		actor       TEXT NOT NULL,
+		detail      TEXT NOT NULL,
+		delivery_id TEXT NOT NULL,
+		at          BIGINT NOT NULL,
+		verdict     TEXT NOT NULL,
+		body_sha256 TEXT NOT NULL,
+		comment_url TEXT NOT NULL,
+		rows_json   TEXT NOT NULL,
+		duration_ms BIGINT NOT NULL,
+		api_calls   INTEGER NOT NULL
+	)`,
+	`CREATE INDEX IF NOT EXISTS verdict_event_pr ON verdict_event (LOWER(repo), pr_number, at)`,
 	// The verification job of a coalescing key that has not begun
 	// verifying, and the arguments it will verify with: later events for
 	// the key replace args instead of adding jobs; the job claims (deletes)
@@ -46,12 +66,44 @@ var schema = []string{
 	)`,
 }
 
+// migrationLock is the advisory lock key under which processes change the
+// schema, Verdict's tables and River's alike.
+const migrationLock = 7305880417
+
+// Migrating runs f (a schema migration, such as River's) while no other
+// process migrates: on PostgreSQL under a session-level advisory lock held
+// on a connection of its own, since the migrator runs its own
+// transactions; on SQLite, with one process and one connection, as is.
+func (s *Store) Migrating(ctx context.Context, f func(ctx context.Context) error) error {
+	if s.pool == nil {
+		return f(ctx)
+	}
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("acquiring a connection for the migration lock: %w", err)
+	}
+	// A failed unlock would leave the lock with the connection: close it
+	// rather than return it to the pool.
+	release := func() {
+		if _, err := conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", migrationLock); err != nil {
+			conn.Conn().Close(context.WithoutCancel(ctx))
+		}
+		conn.Release()
+	}
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", migrationLock); err != nil {
+		conn.Release()
+		return fmt.Errorf("waiting for the migration lock: %w", err)
+	}
+	defer release()
+	return f(ctx)
+}
+
 func (s *Store) migrate(ctx context.Context) error {
 	return s.InTx(ctx, func(tx Execer) error {
 		if s.dialect == Postgres {
 			// Concurrent CREATE TABLE IF NOT EXISTS can still collide in
 			// PostgreSQL's catalog; serialize processes starting together.
-			if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(7305880417)"); err != nil {
+			if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", migrationLock); err != nil {
 				return fmt.Errorf("locking schema migration: %w", err)
 			}
 		}
@@ -222,13 +274,6 @@ type Verdict struct {
 	CommentURL  string
 	DeliveryID  string
 	PublishedAt time.Time
-}
-
-// RecordVerdict appends a published verdict to the audit trail (the
-// verify.Recorder the publisher calls).
-func (s *Store) RecordVerdict(ctx context.Context, owner, repo string, number int, key, sha, verdict, commentURL string) error {
-	return s.AppendVerdict(ctx, Verdict{Repo: owner + "/" + repo, PR: number, SignOffKey: key,
-		AssessedSHA: sha, Verdict: verdict, CommentURL: commentURL})
 }
 
 // AppendVerdict appends v to the audit trail. PublishedAt defaults to now.

@@ -5,6 +5,8 @@ package verify
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -19,6 +21,7 @@ import (
 	"github.com/verdict-bot/verdict/app/scope"
 	"github.com/verdict-bot/verdict/app/snapshot"
 	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/format/commands"
 	"github.com/verdict-bot/verdict/checks/format/signoff"
 	"github.com/verdict-bot/verdict/checks/inferencex"
 )
@@ -125,7 +128,33 @@ func (e *PinnedError) Unwrap() error { return e.Err }
 
 // Recorder keeps an audit record of every published verdict.
 type Recorder interface {
-	RecordVerdict(ctx context.Context, owner, repo string, number int, key, sha, verdict, commentURL string) error
+	RecordVerification(ctx context.Context, r Record) error
+}
+
+// Record is what the audit trail keeps of one published verdict.
+type Record struct {
+	Owner, Repo string
+	Number      int
+	DeliveryID  string
+	Actor       string
+	Key         string // the sign-off
+	HeadSHA     string // the commit assessed
+	// BodySHA256 is the hex SHA-256 of the sign-off body assessed.
+	BodySHA256 string
+	Verdict    checks.Overall
+	Rows       []checks.Outcome
+	// Bypasses are the verified admin bypasses of rows on HeadSHA.
+	Bypasses   []Bypass
+	CommentURL string
+	Duration   time.Duration
+	APICalls   int
+	At         time.Time
+}
+
+// Bypass is an admin bypass of one check that a verification saw.
+type Bypass struct {
+	Check           int
+	By, URL, Reason string
 }
 
 // Verifier holds what every verification shares.
@@ -162,6 +191,7 @@ func (v *Verifier) logger() *slog.Logger {
 func (v *Verifier) Verify(ctx context.Context, gh GitHub, req Request) (Outcome, error) {
 	log := v.logger().With("repo", req.Owner+"/"+req.Repo, "pr", req.Number, "delivery_id", req.DeliveryID)
 	start := time.Now()
+	ctx, calls := ghclient.CountCalls(ctx)
 
 	snap, run, out, err := v.prepare(ctx, gh, req, log)
 	if run != nil && run.cancelled {
@@ -235,13 +265,38 @@ func (v *Verifier) Verify(ctx context.Context, gh GitHub, req Request) (Outcome,
 		return out, pinned(fmt.Errorf("publishing verdict: %w", err))
 	}
 	out.CommentURL = url
+	out.APICalls = calls.Count()
 	if v.Recorder != nil {
-		if err := v.Recorder.RecordVerdict(ctx, req.Owner, req.Repo, req.Number, pr.SignOff.Key, pr.HeadSHA, string(vd.Overall), url); err != nil {
+		rec := Record{Owner: req.Owner, Repo: req.Repo, Number: req.Number, DeliveryID: req.DeliveryID, Actor: req.Actor,
+			Key: pr.SignOff.Key, HeadSHA: pr.HeadSHA, BodySHA256: bodyHash(pr.SignOff.Body),
+			Verdict: vd.Overall, Rows: rows, Bypasses: bypasses(ctx, pr, rows), CommentURL: url,
+			Duration: time.Since(start), APICalls: calls.Count(), At: v.now()}
+		if err := v.Recorder.RecordVerification(ctx, rec); err != nil {
 			log.Warn("recording audit entry", "err", err)
 		}
 	}
-	log.Info("verified", "verdict", vd.Overall, "comment", url, "duration_ms", time.Since(start).Milliseconds())
+	log.Info("verified", "verdict", vd.Overall, "comment", url, "duration_ms", time.Since(start).Milliseconds(), "api_calls", out.APICalls)
 	return out, nil
+}
+
+func bodyHash(body string) string {
+	h := sha256.Sum256([]byte(body))
+	return hex.EncodeToString(h[:])
+}
+
+// bypasses are the verified admin bypasses on the assessed commit of the
+// rows a verification ran, read from the same (memoized) comments the
+// checks read. A lookup that fails records nothing: the rows say so.
+func bypasses(ctx context.Context, pr *checks.PR, rows []checks.Outcome) []Bypass {
+	var out []Bypass
+	for _, r := range rows {
+		b, err := commands.FindBypass(ctx, pr.Source, pr.HeadSHA, r.Number)
+		if err != nil || !b.Verified {
+			continue
+		}
+		out = append(out, Bypass{Check: r.Number, By: b.By, URL: b.URL, Reason: b.Reason})
+	}
+	return out
 }
 
 // unavailable is the error that stops a verification whose evidence was

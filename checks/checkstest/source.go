@@ -30,9 +30,12 @@ type Source struct {
 	CommentsValue []checks.Comment
 	CommentsError error
 	// Trees maps ref → path → content, for ReadFile and ListDir.
-	Trees                 map[string]map[string]string
-	ReadFileError         error
-	ListDirError          error
+	Trees         map[string]map[string]string
+	ReadFileError error
+	ListDirError  error
+	// PathErrors fail ReadFile and ListDir of one path (at every ref) with
+	// its error, as when one file of a tree is unreadable.
+	PathErrors            map[string]error
 	OwnersErrs            map[string][]checks.CodeownersError // by ref
 	CodeownersErrorsError error
 	Runs                  map[string][]checks.CheckRun // by commit SHA
@@ -107,7 +110,7 @@ func (s *Source) Comments(ctx context.Context) ([]checks.Comment, error) {
 }
 
 func (s *Source) ReadFile(ctx context.Context, ref, p string) ([]byte, error) {
-	return answer(s, "ReadFile", s.ReadFileError, func() ([]byte, error) {
+	return answer(s, "ReadFile", s.pathError(s.ReadFileError, p), func() ([]byte, error) {
 		if c, ok := s.Trees[ref][p]; ok {
 			return []byte(c), nil
 		}
@@ -116,7 +119,15 @@ func (s *Source) ReadFile(ctx context.Context, ref, p string) ([]byte, error) {
 }
 
 func (s *Source) ListDir(ctx context.Context, ref, dir string) ([]checks.DirEntry, error) {
-	return answer(s, "ListDir", s.ListDirError, func() ([]checks.DirEntry, error) { return s.listDir(ref, dir) })
+	return answer(s, "ListDir", s.pathError(s.ListDirError, strings.TrimSuffix(dir, "/")), func() ([]checks.DirEntry, error) { return s.listDir(ref, dir) })
+}
+
+// pathError is err, else the error PathErrors holds for p.
+func (s *Source) pathError(err error, p string) error {
+	if err != nil {
+		return err
+	}
+	return s.PathErrors[p]
 }
 
 func (s *Source) listDir(ref, dir string) ([]checks.DirEntry, error) {

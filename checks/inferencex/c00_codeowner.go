@@ -61,7 +61,7 @@ func runCodeowner(ctx context.Context, pr *checks.PR) checks.Result {
 	case errors.Is(err, repo.ErrEmptyCodeOwners):
 		return checks.Unverified(checks.T(at+" is empty", at+" 为空"))
 	case err != nil:
-		return checks.Unverified(checks.T(fmt.Sprintf("%s is unreadable: %v", at, err), fmt.Sprintf("无法读取 %s：%v", at, err)))
+		return checks.Unverified(checks.T(fmt.Sprintf("%s is unreadable: %v", at, err), fmt.Sprintf("无法读取 %s：%s", at, checks.Code(err.Error()))))
 	}
 	co := owners.File
 	if len(co.Rules) == 0 {

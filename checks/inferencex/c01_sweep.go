@@ -101,7 +101,7 @@ func findSweep(ctx context.Context, pr *checks.PR) (SweepSearch, error) {
 				// sweep; choosing an older one would depend on the error.
 				return fail(checks.Unverified(checks.T(
 					fmt.Sprintf("check runs of commit %s are unreadable: %v", checks.Short(sha), cr.err),
-					fmt.Sprintf("无法读取提交 %s 的检查运行：%v", checks.Short(sha), cr.err))))
+					fmt.Sprintf("无法读取提交 %s 的检查运行：%s", checks.Short(sha), checks.Code(cr.err.Error())))))
 			}
 			for _, g := range sweep.GroupByRun(settings, cr.runs) {
 				ok, why := g.Qualifies(settings.RequireEvalGroup)

@@ -53,7 +53,7 @@ func runEvals(ctx context.Context, pr *checks.PR) checks.Result {
 	if err != nil {
 		return checks.Unverified(checks.T(
 			fmt.Sprintf("could not list artifacts of run %d: %v", run, err),
-			fmt.Sprintf("无法列出运行 %d 的产物：%v", run, err))).WithEvidence(runEv)
+			fmt.Sprintf("无法列出运行 %d 的产物：%s", run, checks.Code(err.Error())))).WithEvidence(runEv)
 	}
 	// The thresholds do not depend on the rows: read them meanwhile.
 	type thresholds struct {
@@ -153,13 +153,13 @@ func loadThresholds(ctx context.Context, pr *checks.PR) (sweep.Thresholds, check
 	}
 	if err != nil {
 		r := checks.Unverified(checks.T(fmt.Sprintf("could not read %s at %s: %v", p, checks.Short(pr.DefaultSHA), err),
-			fmt.Sprintf("无法读取 %s（%s）：%v", p, checks.Short(pr.DefaultSHA), err)))
+			fmt.Sprintf("无法读取 %s（%s）：%s", p, checks.Short(pr.DefaultSHA), checks.Code(err.Error()))))
 		return sweep.Thresholds{}, checks.Evidence{}, &r
 	}
 	th, err := sweep.ParseThresholds(data, fallback)
 	if err != nil {
 		r := checks.Unverified(checks.T(fmt.Sprintf("%s at %s: %v", p, checks.Short(pr.DefaultSHA), err),
-			fmt.Sprintf("%s（%s）：%v", p, checks.Short(pr.DefaultSHA), err)))
+			fmt.Sprintf("%s（%s）：%s", p, checks.Short(pr.DefaultSHA), checks.Code(err.Error()))))
 		return sweep.Thresholds{}, checks.Evidence{}, &r
 	}
 	return th, checks.Evidence{Label: "thresholds", Value: p + "@" + checks.Short(pr.DefaultSHA)}, nil
@@ -229,7 +229,7 @@ func sameImage(ctx context.Context, pr *checks.PR, sel *sweep.Selection) (en, zh
 	}
 	if err != nil {
 		return fail(checks.Unverified(checks.T(fmt.Sprintf("could not read master configs at run commit %s: %v", checks.Short(sel.HeadSHA), err),
-			fmt.Sprintf("无法读取运行提交 %s 的 master 配置：%v", checks.Short(sel.HeadSHA), err))))
+			fmt.Sprintf("无法读取运行提交 %s 的 master 配置：%s", checks.Short(sel.HeadSHA), checks.Code(err.Error())))))
 	}
 	for _, c := range cs.Affected {
 		old, ok := at[c.Key]

@@ -62,6 +62,8 @@ type ciEvalFixture struct {
 	evalConcl  string
 	// otherConfigs are more affected master entries, after ciKey's.
 	otherConfigs string
+	// inject, when set, breaks the source before the rows run.
+	inject func(*checkstest.Source)
 }
 
 func (f ciEvalFixture) run(t *testing.T) checks.Result {
@@ -105,6 +107,9 @@ func (f ciEvalFixture) run(t *testing.T) checks.Result {
 		checkstest.FactError(repo.ChangeSetFact, f.csErr)(pr)
 	} else {
 		inferencextest.WithChangeSet(cs)(pr)
+	}
+	if f.inject != nil {
+		f.inject(src)
 	}
 	return checkstest.Run(t, pr, inferencex.PassingSweep, inferencex.Evals)[2]
 }

@@ -197,11 +197,13 @@ func runUpstreamRecipe(ctx context.Context, pr *checks.PR) checks.Result {
 				errs = append(errs, serving.FileErrors(cs.Effective[c.Key])...)
 			}
 			what := byEngine[e][0].Key
+			whatZH := what
 			if len(errs) > 0 {
 				what += " (" + errs[0] + ")"
+				whatZH += "（" + checks.Code(errs[0]) + "）"
 			}
 			return checks.ReviewR(checks.T(fmt.Sprintf("%s; major serving args of %s could not be extracted to compare.", strings.Join(merged, ", "), what),
-				fmt.Sprintf("%s；无法提取 %s 的主要服务参数进行比较。", strings.Join(mergedZH, "，"), what)), ev...)
+				fmt.Sprintf("%s；无法提取 %s 的主要服务参数进行比较。", strings.Join(mergedZH, "，"), whatZH)), ev...)
 		}
 	}
 	head, headZH := strings.Join(merged, ", "), strings.Join(mergedZH, "，")

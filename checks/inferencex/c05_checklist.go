@@ -42,11 +42,11 @@ func runChecklistTemplate(ctx context.Context, pr *checks.PR) checks.Result {
 	at := path + "@" + checks.Short(pr.DefaultSHA)
 	data, err := pr.Source.ReadFile(ctx, pr.DefaultSHA, path)
 	if err != nil {
-		return checks.Unverified(checks.T(fmt.Sprintf("checklist template %s is unreadable: %v", at, err), fmt.Sprintf("无法读取检查清单模板 %s：%v", at, err)))
+		return checks.Unverified(checks.T(fmt.Sprintf("checklist template %s is unreadable: %v", at, err), fmt.Sprintf("无法读取检查清单模板 %s：%s", at, checks.Code(err.Error()))))
 	}
 	tpl, err := signoff.ExtractTemplate(string(data))
 	if err != nil {
-		return checks.Unverified(checks.T(fmt.Sprintf("checklist template %s: %v", at, err), fmt.Sprintf("检查清单模板 %s 无法解析：%v", at, err)))
+		return checks.Unverified(checks.T(fmt.Sprintf("checklist template %s: %v", at, err), fmt.Sprintf("检查清单模板 %s 无法解析：%s", at, checks.Code(err.Error()))))
 	}
 	ev := []checks.Evidence{templateEvidence(pr, path, len(tpl))}
 

@@ -97,6 +97,8 @@ type tplCase struct {
 	status   checks.Status
 	reason   string
 	zh       string // substring of the Chinese reason
+	// inject, when set, breaks the source before the rows run.
+	inject func(*checkstest.Source)
 }
 
 func runTemplateCase(t *testing.T, tc tplCase) checks.Result {
@@ -115,6 +117,9 @@ func runTemplateCase(t *testing.T, tc tplCase) checks.Result {
 	pr := checkstest.NewPR(src, inferencextest.Preset(l),
 		checkstest.Identity("SemiAnalysisAI", "InferenceX", 7),
 		func(pr *checks.PR) { pr.DefaultSHA, pr.SignOff = tplDefault, signoff.Parse(tc.body) })
+	if tc.inject != nil {
+		tc.inject(src)
+	}
 	var rows []*checks.Check
 	for n := 0; n < 16; n++ {
 		if n == 5 {

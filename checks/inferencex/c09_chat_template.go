@@ -38,7 +38,7 @@ func runChatTemplate(ctx context.Context, pr *checks.PR) checks.Result {
 	for _, e := range spec {
 		eff := cs.Effective[e.Key]
 		if e.Agentic {
-			pass.add(e.Key+" replays agentic traces through /v1/chat/completions (aiperf)", e.Key+" 通过 /v1/chat/completions（aiperf）回放智能体轨迹")
+			judgeAgenticClient(e, eff, &fail, &review, &pass)
 			continue
 		}
 		var recipes, scripts []*repo.EffectiveFile
@@ -112,41 +112,111 @@ func hasFlag(w []string, flag string) bool {
 // judgeRecipeClient looks for an explicit chat endpoint or chat-template setting in
 // the recipes' benchmark section.
 func judgeRecipeClient(e *repo.ConfigEntry, rs []*repo.EffectiveFile, fail, review, pass *findings) {
-	chat, raw := "", ""
 	for _, f := range rs {
 		if f.Err != "" {
 			review.add(f.Path+" could not be read ("+f.Err+")", "无法读取 "+f.Path+"（"+checks.Code(f.Err)+"）", checks.Evidence{Label: f.Path, Value: f.Err})
-			continue
-		}
-		for _, s := range f.Settings {
-			if s.Role != "benchmark" {
-				continue
-			}
-			n, v := repo.SnakeName(s.Name), strings.ToLower(strings.TrimSpace(s.Value))
-			at := repo.Loc(s.File, s.Line)
-			switch {
-			case strings.Contains(n, "chat_template") && serving.Falsy(v), strings.Contains(v, "/v1/completions"),
-				(strings.HasSuffix(n, "endpoint_type") || strings.HasSuffix(n, "endpoint")) && v == "completions":
-				if raw == "" {
-					raw = at + " " + s.Name + "=" + s.Value
-				}
-			case strings.Contains(n, "chat_template"), strings.Contains(v, "/v1/chat/completions"),
-				(strings.HasSuffix(n, "endpoint_type") || strings.HasSuffix(n, "endpoint")) && v == "chat",
-				s.Kind == "flag" && (n == "use_chat_template" || n == "dsv4"):
-				if chat == "" {
-					chat = at + " " + s.Name
-				}
-			}
 		}
 	}
+	raw, chat := clientSelection(rs)
 	switch {
 	case raw != "" && chat == "":
 		fail.add(e.Key+" benchmarks raw completions without a chat template ("+raw+")",
-			e.Key+" 使用原始 completions 接口且未使用聊天模板（"+raw+"）")
+			e.Key+" 使用原始补全（`completions`）接口且未使用聊天模板（"+raw+"）")
 	case chat != "":
 		pass.add(e.Key+" benchmark uses a chat template ("+chat+")", e.Key+" 基准测试使用聊天模板（"+chat+"）")
 	default:
 		review.add(e.Key+": the recipe's benchmark client sets no chat endpoint or chat template; client unknown",
 			e.Key+"：配方的基准测试客户端未设置聊天接口或聊天模板，客户端未知")
 	}
+}
+
+// judgeAgenticClient reads what an agentic config's replay client asks
+// for: the trace replay goes through /v1/chat/completions unless a client
+// setting of its script, helpers or recipe's benchmark section selects raw
+// completions without a chat template. Files that could not be read leave
+// the client unknown.
+func judgeAgenticClient(e *repo.ConfigEntry, eff []*repo.EffectiveFile, fail, review, pass *findings) {
+	raw, chat := clientSelection(eff)
+	if raw != "" && chat == "" {
+		fail.add(e.Key+" replays agentic traces through raw completions without a chat template ("+raw+")",
+			e.Key+" 通过原始补全（`completions`）接口回放智能体轨迹且未使用聊天模板（"+raw+"）",
+			checks.Evidence{Label: e.Key, Value: raw})
+		return
+	}
+	if t, ev, bad := unreadEffective(eff); bad {
+		review.add(e.Key+": the replay client is unknown: "+t.EN, e.Key+"：回放客户端未知："+t.ZH, ev...)
+		return
+	}
+	// The reason is the same in both layouts; the evidence says which
+	// setting decided.
+	decided := "no client setting selects raw completions"
+	if chat != "" {
+		decided = "chat endpoint or template: " + chat
+	}
+	pass.add(e.Key+" replays agentic traces through /v1/chat/completions (aiperf)", e.Key+" 通过 /v1/chat/completions（aiperf）回放智能体轨迹",
+		checks.Evidence{Label: e.Key + " replay client", Value: decided})
+}
+
+// clientSelection finds the first client setting that selects raw
+// completions and the first that selects the chat endpoint or a chat
+// template ("file:line name=value"), in the benchmark section of recipes
+// and in scripts and helpers: their flag settings and the words of their
+// commands, including flags inside command strings built in variables
+// (CMD+=" --endpoint-type chat").
+func clientSelection(files []*repo.EffectiveFile) (raw, chat string) {
+	note := func(at, name, value string, recipe bool) {
+		isRaw, isChat := clientMode(name, value, recipe)
+		if isRaw && raw == "" {
+			raw = at + " " + name + "=" + value
+		}
+		if isChat && chat == "" {
+			chat = at + " " + name
+		}
+	}
+	for _, f := range files {
+		if f == nil {
+			continue
+		}
+		for _, s := range f.Settings {
+			if (f.Kind == "recipe" && s.Role != "benchmark") || (f.Kind != "recipe" && s.Role != "") || s.Kind == "command" {
+				continue
+			}
+			note(repo.Loc(s.File, s.Line), s.Name, serving.Unquote(s.Value), f.Kind == "recipe")
+		}
+		for _, c := range f.Commands {
+			var toks []string
+			for _, w := range c.Words {
+				toks = append(toks, strings.Fields(w)...)
+			}
+			for i, t := range toks {
+				if !strings.HasPrefix(t, "--") {
+					continue
+				}
+				name, value, eq := strings.Cut(t, "=")
+				if !eq && i+1 < len(toks) && !strings.HasPrefix(toks[i+1], "-") {
+					value = toks[i+1]
+				}
+				note(repo.Loc(f.Path, c.Line), name, serving.Unquote(value), false)
+			}
+		}
+	}
+	return raw, chat
+}
+
+// clientMode reads one client setting: whether it selects raw completions
+// or the chat endpoint / a chat template. In a recipe's benchmark section
+// any chat-template key is the client's; in a script, where server and
+// client flags mix, only the client's own switches count (a server's
+// --chat-template does not apply to /v1/completions).
+func clientMode(name, value string, recipe bool) (isRaw, isChat bool) {
+	n, v := repo.SnakeName(name), strings.ToLower(strings.TrimSpace(value))
+	endpoint := strings.HasSuffix(n, "endpoint_type") || strings.HasSuffix(n, "endpoint") || strings.HasSuffix(n, "api_type")
+	template := n == "use_chat_template" || n == "apply_chat_template" || n == "dsv4" || recipe && strings.Contains(n, "chat_template")
+	switch {
+	case template && serving.Falsy(v), strings.HasSuffix(v, "/v1/completions"), endpoint && (v == "completions" || v == "completion"):
+		return true, false
+	case template, strings.HasSuffix(v, "/v1/chat/completions"), endpoint && v == "chat":
+		return false, true
+	}
+	return false, false
 }

@@ -94,6 +94,10 @@ func runEnginePatches(ctx context.Context, pr *checks.PR) checks.Result {
 	if len(existing) > 0 {
 		existingWaivers(ctx, pr, cs.Layout, existing, &review, &pass)
 	}
+	// A file that could not be read may hold the patch: never a pass.
+	if t, ev, bad := unreadEffective(cs.AllEffective()); bad {
+		fail.add("could not be verified: "+t.EN, "无法验证："+t.ZH, ev...)
+	}
 	if r, ok := blocking(&fail, &review); ok {
 		return r
 	}

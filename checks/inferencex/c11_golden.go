@@ -134,7 +134,7 @@ func judgeConfig(ctx context.Context, pr *checks.PR, cs *repo.ChangeSet, c *repo
 	if errs := serving.FileErrors(files); len(errs) > 0 {
 		return configOutcome{fail: true,
 			en: fmt.Sprintf("Golden AL could not be verified for %s: effective file unreadable (%s).", c.Key, errs[0]),
-			zh: fmt.Sprintf("无法验证 %s 的黄金接受长度：有效文件无法读取（%s）。", c.Key, errs[0])}
+			zh: fmt.Sprintf("无法验证 %s 的黄金接受长度：有效文件无法读取（%s）。", c.Key, checks.Code(errs[0]))}
 	}
 	if len(settings) == 0 {
 		return configOutcome{fail: true,
@@ -246,7 +246,7 @@ func judgeBand(ctx context.Context, pr *checks.PR, cs *repo.ChangeSet, c *repo.C
 				rd.err = fmt.Errorf("%s is malformed: %w", file, rd.err)
 			}
 		} else {
-			rd.err = err
+			rd.err = fmt.Errorf("golden curve %s could not be read: %w", file, err)
 		}
 		curves[stem] = rd
 	}
@@ -258,7 +258,7 @@ func judgeBand(ctx context.Context, pr *checks.PR, cs *repo.ChangeSet, c *repo.C
 	case rd.err != nil:
 		return configOutcome{fail: true,
 			en: fmt.Sprintf("Golden AL could not be verified for %s: %v.", c.Key, rd.err),
-			zh: fmt.Sprintf("无法验证 %s 的黄金接受长度：%v。", c.Key, rd.err), ev: ev}
+			zh: fmt.Sprintf("无法验证 %s 的黄金接受长度：%s。", c.Key, checks.Code(rd.err.Error())), ev: ev}
 	default:
 		golden, have = rd.curve.Value(mode, k.Num)
 	}

@@ -58,15 +58,27 @@ func runAppendOnly(ctx context.Context, pr *checks.PR) checks.Result {
 			return checks.FailR(checks.T(fmt.Sprintf("append-only entry at changelog line %d cannot carry %s.", e.Line, strings.Join(bad, ", ")),
 				fmt.Sprintf("变更日志第 %d 行的 append-only 条目不能包含 %s。", e.Line, strings.Join(bad, ", "))))
 		}
+	}
+	// Inputs the rule depends on must have been read: what an entry
+	// selects is unknown without the master configs.
+	unread := func(ps []repo.InputProblem) (checks.Result, bool) {
+		if len(ps) == 0 {
+			return checks.Result{}, false
+		}
+		p := ps[0]
+		return checks.Unverified(problemText(p.Path, p.Err)), true
+	}
+	if r, bad := unread(cs.MasterProblems()); bad {
+		return r
+	}
+	for _, e := range ao {
 		if len(e.Matched) == 0 {
 			return checks.FailR(checks.T(fmt.Sprintf("append-only entry at changelog line %d selects no existing config (%s).", e.Line, strings.Join(e.ConfigKeys, ", ")),
 				fmt.Sprintf("变更日志第 %d 行的 append-only 条目没有选中任何现有配置（%s）。", e.Line, strings.Join(e.ConfigKeys, ", "))))
 		}
 	}
-	// Inputs the rule depends on must have been read.
-	if ps := cs.MasterAndChangelogProblems(); len(ps) > 0 {
-		p := ps[0]
-		return checks.Unverified(problemText(p.Path, p.Err))
+	if r, bad := unread(cs.MasterAndChangelogProblems()); bad {
+		return r
 	}
 
 	// 2. Selected configs exist at base.
@@ -161,7 +173,9 @@ func runAppendOnly(ctx context.Context, pr *checks.PR) checks.Result {
 	// 6. The repository's own changelog validator.
 	runs, err := pr.Source.CheckRuns(ctx, pr.HeadSHA)
 	if err != nil {
-		ev = append(ev, checks.Evidence{Label: "check-changelog", Value: "check runs could not be read: " + err.Error()})
+		// Whether the repository's own validator failed is unknown.
+		return checks.Unverified(checks.T(fmt.Sprintf("check runs of %s could not be read, so the check-changelog result is unknown: %v", checks.Short(pr.HeadSHA), err),
+			fmt.Sprintf("无法读取 %s 的检查运行，check-changelog 的结论未知：%s", checks.Short(pr.HeadSHA), checks.Code(err.Error())))).WithEvidence(ev...)
 	}
 	for _, r := range runs {
 		if r.Name == "check-changelog" && r.Status == "completed" && validatorFailed[r.Conclusion] {

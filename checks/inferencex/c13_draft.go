@@ -18,7 +18,7 @@ import (
 var DraftPrecision = &checks.Check{
 	Number:   13,
 	Name:     checks.Text{EN: "Draft precision", ZH: "草稿模型精度"},
-	Requires: []checks.Requirement{repo.ChangeSetFact},
+	Requires: []checks.Requirement{repo.ChangeSetFact, repo.SharedUsersFact},
 	Run:      runDraftPrecision,
 }
 
@@ -41,6 +41,30 @@ func runDraftPrecision(ctx context.Context, pr *checks.PR) checks.Result {
 			spec = append(spec, c)
 		}
 	}
+	effective := cs.Effective
+	var unread, unreadZH []string
+	var sharedEv []checks.Evidence
+	if len(cs.UnmappedFiles) > 0 {
+		// A changed shared helper or launcher affects every spec-decode
+		// config that runs it, unchanged files included.
+		users, err := repo.SharedUsersFact.Of(ctx, pr)
+		if err != nil {
+			return checks.Unverified(checks.T("the configs that run the changed shared files could not be found: "+err.Error(),
+				"无法确定哪些配置运行了变更的共享文件："+err.Error()))
+		}
+		var added []*repo.ConfigEntry
+		spec, added, unread, unreadZH = withSharedUsers(cs, users, spec)
+		if len(added) > 0 {
+			effective = map[string][]*repo.EffectiveFile{}
+			for k, fs := range cs.Effective {
+				effective[k] = fs
+			}
+			for _, c := range added {
+				effective[c.Key] = users.Effective[c.Key]
+				sharedEv = append(sharedEv, checks.Evidence{Label: c.Key, Value: "runs changed shared file " + strings.Join(sharedFilesOf(users, c.Key), ", ")})
+			}
+		}
+	}
 	if len(spec) == 0 {
 		if r, bad := selectionUnread(cs); bad {
 			return r
@@ -51,13 +75,18 @@ func runDraftPrecision(ctx context.Context, pr *checks.PR) checks.Result {
 		if f, ok := scanUnmapped(cs); ok {
 			return checks.FailR(checks.T(f.en, f.zh), f.ev)
 		}
+		if len(unread) > 0 {
+			sort.Strings(unread)
+			sort.Strings(unreadZH)
+			return checks.Unverified(checks.T("whether a spec-decode config runs the changed shared files is unknown: "+strings.Join(unread, "; "),
+				"无法确定推测解码配置是否运行了变更的共享文件："+strings.Join(unreadZH, "；")))
+		}
 		return checks.NAR(checks.T("No affected configuration uses speculative decoding.", "没有受影响的配置使用推测解码。"))
 	}
 
 	var fails, reviews []draftFinding
-	var unread, unreadZH []string
 	for _, c := range spec {
-		files := cs.Effective[c.Key]
+		files := effective[c.Key]
 		if len(files) == 0 {
 			unread = append(unread, c.Key+" (no effective files)")
 			unreadZH = append(unreadZH, c.Key+"（没有有效文件）")
@@ -106,7 +135,69 @@ func runDraftPrecision(ctx context.Context, pr *checks.PR) checks.Result {
 		en = fmt.Sprintf("Draft stored %s, served %s (sign-off evidence); no draft-lowering settings.", stored, served)
 		zh = fmt.Sprintf("草稿模型存储为 %s，运行为 %s（签核证据）；没有降低草稿精度的设置。", stored, served)
 	}
-	return checks.PassR(checks.T(en, zh), checks.Evidence{Label: "sign-off evidence", Value: checks.Quote(pr.SignOff.Detail, 200)})
+	return checks.PassR(checks.T(en, zh), append(sharedEv, checks.Evidence{Label: "sign-off evidence", Value: checks.Quote(pr.SignOff.Detail, 200)})...)
+}
+
+// withSharedUsers adds to spec the spec-decode configs that run a changed
+// shared file. unread names the spec-decode configs (or configs whose
+// recipe could not be read, so whether they are spec-decode is unknown)
+// whose effective files could not all be read: whether they run the shared
+// file is unknown.
+func withSharedUsers(cs *repo.ChangeSet, users *repo.SharedUsers, spec []*repo.ConfigEntry) (all, added []*repo.ConfigEntry, unread, unreadZH []string) {
+	in := map[string]bool{}
+	for _, c := range spec {
+		in[c.Key] = true
+	}
+	for _, c := range cs.Affected {
+		in[c.Key] = true // already judged from the change set
+	}
+	use := map[string]bool{}
+	for _, keys := range users.Users {
+		for _, k := range keys {
+			use[k] = true
+		}
+	}
+	keys := make([]string, 0, len(users.Configs))
+	for k := range users.Configs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		c := users.Configs[k]
+		if in[k] {
+			continue
+		}
+		recipeUnread := false
+		var bad []string
+		for _, f := range users.Effective[k] {
+			if f != nil && f.Err != "" {
+				bad = append(bad, f.Path)
+				recipeUnread = recipeUnread || f.Kind == "recipe"
+			}
+		}
+		switch {
+		case use[k] && c.SpecDecode:
+			added = append(added, c)
+		case len(bad) > 0 && (c.SpecDecode || recipeUnread):
+			unread = append(unread, fmt.Sprintf("%s (%s could not be read)", k, strings.Join(bad, ", ")))
+			unreadZH = append(unreadZH, fmt.Sprintf("%s（无法读取 %s）", k, strings.Join(bad, ", ")))
+		}
+	}
+	return append(spec, added...), added, unread, unreadZH
+}
+
+// sharedFilesOf are the changed shared files config key runs.
+func sharedFilesOf(users *repo.SharedUsers, key string) []string {
+	var out []string
+	for p, keys := range users.Users {
+		for _, k := range keys {
+			if k == key {
+				out = append(out, p)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 func firstFinding(fs []draftFinding) checks.Text {

@@ -76,7 +76,7 @@ func runPareto(ctx context.Context, pr *checks.PR) checks.Result {
 	if err != nil {
 		return coverageWarning(ctx, pr, sel, checks.T(
 			fmt.Sprintf("unverifiable: could not list artifacts of run %d: %v", run, err),
-			fmt.Sprintf("无法验证：无法列出运行 %d 的产物：%v", run, err)), nil, runEv)
+			fmt.Sprintf("无法验证：无法列出运行 %d 的产物：%s", run, checks.Code(err.Error()))), nil, runEv)
 	}
 	ld := sweep.LoadBenchRows(ctx, pr.Source, run, arts)
 	if ld.Unverifiable.EN != "" {

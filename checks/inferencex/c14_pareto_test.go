@@ -38,6 +38,8 @@ type ciParetoFixture struct {
 	noSweep  bool
 	comments []checks.Comment
 	perms    map[string]checks.Permission
+	// inject, when set, breaks the source before the rows run.
+	inject func(*checkstest.Source)
 }
 
 func (f ciParetoFixture) run(t *testing.T) (checks.Result, *checkstest.Source) {
@@ -58,6 +60,9 @@ func (f ciParetoFixture) run(t *testing.T) (checks.Result, *checkstest.Source) {
 		checkstest.FactError(repo.ChangeSetFact, f.csErr)(pr)
 	} else {
 		inferencextest.WithChangeSet(cs)(pr)
+	}
+	if f.inject != nil {
+		f.inject(src)
 	}
 	return checkstest.Run(t, pr, inferencex.PassingSweep, inferencex.ParetoCoverage)[14], src
 }

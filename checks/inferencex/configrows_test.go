@@ -310,7 +310,7 @@ p.write_text(p.read_text().replace("a", "b"))
 PY
 `
 			},
-			status: checks.Fail, want: []string{"rewrites engine sources located with importlib.util.find_spec from a Python heredoc"}},
+			status: checks.Fail, want: []string{"rewrites the vllm install located with importlib.util.find_spec from a Python heredoc"}},
 		{name: "commented-out patch is not runtime", check: inferencex.EnginePatches,
 			edit: func(r *inferencextest.Repo) {
 				r.Head["benchmarks/single_node/agentic/exm_fp4_mi355x_mtp.sh"] += "# " + cfgSedLine + "\n"
@@ -400,6 +400,33 @@ func TestChatTemplateCheck(t *testing.T) {
 		{name: "agentic replay", check: inferencex.ChatTemplate,
 			edit:   func(r *inferencextest.Repo) { r.AppendChangelog("exm-*") },
 			status: checks.Pass, want: []string{"exm-fp4-mi355x-vllm-agentic-mtp replays agentic traces through /v1/chat/completions (aiperf)."}},
+		{name: "agentic replay without a client setting", check: inferencex.ChatTemplate,
+			edit: func(r *inferencextest.Repo) {
+				p := "benchmarks/single_node/agentic/exm_fp4_mi355x_mtp.sh"
+				r.Head[p] = strings.Replace(r.Head[p], "aiperf profile --endpoint-type chat --url localhost:8000", "aiperf profile --url localhost:8000", 1)
+			},
+			status: checks.Pass, want: []string{"exm-fp4-mi355x-vllm-agentic-mtp replays agentic traces through /v1/chat/completions (aiperf)."}},
+		{name: "agentic replay through raw completions", check: inferencex.ChatTemplate,
+			edit: func(r *inferencextest.Repo) {
+				p := "benchmarks/single_node/agentic/exm_fp4_mi355x_mtp.sh"
+				r.Head[p] = strings.Replace(r.Head[p], "aiperf profile --endpoint-type chat --url localhost:8000",
+					"REPLAY=\"aiperf profile --url localhost:8000\"\nREPLAY+=\" --endpoint /v1/completions --endpoint-type completions\"\n$REPLAY", 1)
+			},
+			status: checks.Fail, want: []string{"exm-fp4-mi355x-vllm-agentic-mtp replays agentic traces through raw completions without a chat template ({root}benchmarks/single_node/agentic/exm_fp4_mi355x_mtp.sh:8 --endpoint=/v1/completions)."}},
+		{name: "agentic replay through raw completions with a client chat template", check: inferencex.ChatTemplate,
+			edit: func(r *inferencextest.Repo) {
+				p := "benchmarks/single_node/agentic/exm_fp4_mi355x_mtp.sh"
+				r.Head[p] = strings.Replace(r.Head[p], "aiperf profile --endpoint-type chat --url localhost:8000",
+					"aiperf profile --url localhost:8000 --endpoint-type completions --use-chat-template", 1)
+			},
+			status: checks.Pass, want: []string{"exm-fp4-mi355x-vllm-agentic-mtp replays agentic traces through /v1/chat/completions (aiperf)."}},
+		{name: "a server chat template is not the client's", check: inferencex.ChatTemplate,
+			edit: func(r *inferencextest.Repo) {
+				p := "benchmarks/single_node/agentic/exm_fp4_mi355x_mtp.sh"
+				r.Head[p] = strings.Replace(r.Head[p], "--tensor-parallel-size 8", "--tensor-parallel-size 8 --chat-template /opt/t.jinja", 1)
+				r.Head[p] = strings.Replace(r.Head[p], "--endpoint-type chat", "--endpoint-type completions", 1)
+			},
+			status: checks.Fail, want: []string{"replays agentic traces through raw completions without a chat template"}},
 		{name: "srt recipe with spec decode and unknown client", check: inferencex.ChatTemplate,
 			edit: func(r *inferencextest.Repo) {
 				p := "benchmarks/multi_node/srt-slurm-recipes/sglang/dsv4/disagg.yaml"

@@ -3,6 +3,8 @@ package inferencex
 import (
 	"context"
 	"fmt"
+	"sort"
+	"strings"
 
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
@@ -93,4 +95,29 @@ func errText(err error) string {
 		return "unknown error"
 	}
 	return err.Error()
+}
+
+// unreadEffective names the effective files that could not be read or
+// parsed, the first with its reason and the others counted: a row that reads
+// them must not pass on what it could not see.
+func unreadEffective(files []*repo.EffectiveFile) (checks.Text, []checks.Evidence, bool) {
+	var bad []*repo.EffectiveFile
+	seen := map[string]bool{}
+	for _, f := range files {
+		if f != nil && f.Err != "" && !seen[f.Path] {
+			seen[f.Path] = true
+			bad = append(bad, f)
+		}
+	}
+	if len(bad) == 0 {
+		return checks.Text{}, nil, false
+	}
+	sort.Slice(bad, func(i, j int) bool { return bad[i].Path < bad[j].Path })
+	var ev []checks.Evidence
+	for _, f := range bad {
+		ev = append(ev, checks.Evidence{Label: f.Path, Value: f.Err})
+	}
+	why := checks.Quote(strings.TrimPrefix(strings.TrimPrefix(bad[0].Err, "parsing recipe "+bad[0].Path+": "), bad[0].Path+": "), 160)
+	t := checks.Text{EN: fmt.Sprintf("%s could not be read (%s)", bad[0].Path, why), ZH: fmt.Sprintf("无法读取 %s（%s）", bad[0].Path, checks.Code(why))}
+	return andMore(t, len(bad)-1), ev, true
 }

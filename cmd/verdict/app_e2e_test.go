@@ -36,6 +36,7 @@ type app struct {
 	gh   *githubtest.Server
 	base string
 	head string
+	db   string // the database URL serve runs on
 	n    int
 }
 
@@ -46,6 +47,13 @@ func startApp(t *testing.T) *app { return startAppWith(t, nil) }
 // startAppWith is startApp on the sample fixture after mutate (if any) has
 // changed it.
 func startAppWith(t *testing.T, mutate func(*githubtest.Fixture)) *app {
+	t.Helper()
+	return startAppSettings(t, mutate, nil)
+}
+
+// startAppSettings is startAppWith with more settings (environment names
+// to values; VERDICT_LISTEN picks the address).
+func startAppSettings(t *testing.T, mutate func(*githubtest.Fixture), settings map[string]string) *app {
 	t.Helper()
 	fx, err := githubtest.LoadFixture(fixtureDir("sample-e2e-agentic"))
 	if err != nil {
@@ -65,8 +73,13 @@ func startAppWith(t *testing.T, mutate func(*githubtest.Fixture)) *app {
 		"VERDICT_WEBHOOK_SECRET": e2eSecret,
 		"VERDICT_PRIVATE_KEY":    string(pemKey),
 		"VERDICT_GITHUB_URL":     gh.BaseURL(),
+		"VERDICT_LISTEN":         "127.0.0.1:0",
 	}
-	cfg, err := config.LoadServer([]string{"-listen", "127.0.0.1:0", "-database-url", "sqlite://" + filepath.Join(t.TempDir(), "v.db")},
+	for k, v := range settings {
+		env[k] = v
+	}
+	db := "sqlite://" + filepath.Join(t.TempDir(), "v.db")
+	cfg, err := config.LoadServer([]string{"-database-url", db},
 		func(k string) string { return env[k] }, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +102,7 @@ func startAppWith(t *testing.T, mutate func(*githubtest.Fixture)) *app {
 			t.Errorf("serve: %v", err)
 		}
 	})
-	return &app{t: t, gh: gh, base: "http://" + addr, head: fx.SHA(e2eRepo, "head")}
+	return &app{t: t, gh: gh, base: "http://" + addr, head: fx.SHA(e2eRepo, "head"), db: db}
 }
 
 // deliver posts a signed webhook and returns the status code.

@@ -3,6 +3,7 @@
 //	verdict serve          run the App (webhook intake, queue, workers)
 //	verdict check          verify one PR and print the verdict (--repo-dir: a local change, offline)
 //	verdict replay         re-verify a local clone's merged pull requests
+//	verdict history        print a PR's history from serve's database
 //	verdict setup          register the GitHub App through the manifest flow
 //	verdict config check   validate a .github/verdict.yml
 //	verdict version        print the module version and VCS revision
@@ -42,6 +43,7 @@ var commands = map[string]command{
 	"replay": {"re-verify a local clone's merged pull requests and report what Verdict could not read", func(ctx context.Context, args []string, env Env) int {
 		return cmdReplay(ctx, args, env.Stdout, env.Stderr)
 	}},
+	"history": {"print a PR's verifications, commands and bypasses from serve's database, newest first", cmdHistory},
 	"setup":   {"register the GitHub App through GitHub's manifest flow", cmdSetup},
 	"config":  {"validate a .github/verdict.yml offline (verdict config check [FILE])", cmdConfig},
 	"version": {"print the module version, VCS revision and Go toolchain", cmdVersion},

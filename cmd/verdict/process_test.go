@@ -145,6 +145,15 @@ type serveProc struct {
 // start runs `verdict serve` and waits until it listens.
 func (e *appEnv) start(t *testing.T) *serveProc {
 	t.Helper()
+	p, addr := e.launch(t)
+	p.listening(addr)
+	return p
+}
+
+// launch starts `verdict serve`; the channel receives its address once it
+// listens.
+func (e *appEnv) launch(t *testing.T) (*serveProc, <-chan string) {
+	t.Helper()
 	cmd := exec.Command(verdictBinary(t), "serve")
 	cmd.Env = e.environ()
 	stderr, err := cmd.StderrPipe()
@@ -181,15 +190,20 @@ func (e *appEnv) start(t *testing.T) *serveProc {
 			t.Logf("serve log:\n%s", p.log())
 		}
 	})
+	return p, addr
+}
+
+// listening waits until the process listens.
+func (p *serveProc) listening(addr <-chan string) {
+	p.t.Helper()
 	select {
 	case a := <-addr:
 		p.base = "http://" + a
 	case <-p.done:
-		t.Fatalf("verdict serve exited before listening: %v\n%s", p.err, p.log())
+		p.t.Fatalf("verdict serve exited before listening: %v\n%s", p.err, p.log())
 	case <-time.After(2 * time.Minute):
-		t.Fatalf("verdict serve did not listen\n%s", p.log())
+		p.t.Fatalf("verdict serve did not listen\n%s", p.log())
 	}
-	return p
 }
 
 func (p *serveProc) log() string {

@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/verdict-bot/verdict/app/config"
+	"github.com/verdict-bot/verdict/app/details"
 	"github.com/verdict-bot/verdict/app/queue"
 	"github.com/verdict-bot/verdict/app/router"
 	"github.com/verdict-bot/verdict/app/store"
@@ -28,6 +29,8 @@ type handlers struct {
 	Verifier queue.Verifier
 	Reuse    queue.ReuseAcknowledger
 	Welcomer queue.Welcomer
+	// Visibility tells the details page which repositories are private.
+	Visibility details.Visibility
 }
 
 func cmdServe(ctx context.Context, args []string, env Env) int {
@@ -80,12 +83,16 @@ func serve(ctx context.Context, cfg config.Server, log *slog.Logger, wire wiring
 	if err != nil {
 		return err
 	}
+	pages, err := detailsPages(cfg, st, h.Visibility, log)
+	if err != nil {
+		return err
+	}
 	// The queue outlives the signal: Stop below ends it gracefully.
 	if err := q.Start(ctx); err != nil {
 		return err
 	}
 	srv := &http.Server{
-		Handler:           routes(cfg, st, q, log),
+		Handler:           routes(cfg, st, q, log, pages),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
 		WriteTimeout:      60 * time.Second,
@@ -127,9 +134,13 @@ func serve(ctx context.Context, cfg config.Server, log *slog.Logger, wire wiring
 	return nil
 }
 
-// routes is the HTTP surface of the App.
-func routes(cfg config.Server, st *store.Store, q webhook.Enqueuer, log *slog.Logger) http.Handler {
+// routes is the HTTP surface of the App; pages (nil: none) are the
+// details pages.
+func routes(cfg config.Server, st *store.Store, q webhook.Enqueuer, log *slog.Logger, pages *details.Handler) http.Handler {
 	r := chi.NewRouter()
+	if pages != nil {
+		pages.Routes(r)
+	}
 	r.Method(http.MethodPost, "/webhook", &webhook.Handler{
 		Secrets: cfg.WebhookSecrets,
 		Router:  router.Router{Phrase: cfg.Phrase, AppSlug: strings.TrimSuffix(cfg.AppSlug, "[bot]")},

@@ -333,6 +333,8 @@ func envLines(app *github.AppConfig, apiBase string) string {
 		{"VERDICT_GITHUB_URL", apiBase},
 		{"VERDICT_WEBHOOK_SECRET", app.GetWebhookSecret()},
 		{"VERDICT_PRIVATE_KEY", strings.TrimRight(app.GetPEM(), "\n") + "\n"},
+		{"VERDICT_OAUTH_CLIENT_ID", app.GetClientID()},
+		{"VERDICT_OAUTH_CLIENT_SECRET", app.GetClientSecret()},
 	} {
 		fmt.Fprintf(&b, "%s=%s\n", kv[0], shellQuote(kv[1]))
 	}

@@ -88,11 +88,13 @@ func appWiring(pages http.RoundTripper) wiring {
 			}
 			return gh, nil
 		}
-		pub := publish.Verdicts{Logger: log, Pending: true}
+		pub := publish.Verdicts{Logger: log, Pending: true, DetailsBase: cfg.PublicURL}
+		trail := auditTrail{st}
 		return handlers{
-			Verifier: appVerifier{v: newVerifier(log, pub, st, nil), client: installation, id: id},
-			Reuse:    appReuse{a: reuse.Acknowledger{Client: acknowledgerClient, Logger: log}, id: id},
-			Welcomer: appWelcomer{client: installation, id: id, log: log},
+			Verifier:   appVerifier{v: newVerifier(log, pub, trail, nil), client: installation, id: id, trail: trail, log: log},
+			Reuse:      appReuse{a: reuse.Acknowledger{Client: acknowledgerClient, Logger: log, Recorder: trail}, id: id},
+			Welcomer:   appWelcomer{client: installation, id: id, log: log},
+			Visibility: appVisibility{apps},
 		}, nil
 	}
 }
@@ -156,6 +158,8 @@ type appVerifier struct {
 	v      *verify.Verifier
 	client func(context.Context, int64) (*ghapi.Client, error)
 	id     *appIdentity
+	trail  auditTrail
+	log    *slog.Logger
 }
 
 func (a appVerifier) request(j jobs.VerifyArgs, at jobs.Attempt) verify.Request {
@@ -190,9 +194,15 @@ func (a appVerifier) Verify(ctx context.Context, j jobs.VerifyArgs, at jobs.Atte
 	if err != nil {
 		return err
 	}
-	_, err = v.Verify(ctx, gh, a.request(j, at))
+	out, err := v.Verify(ctx, gh, a.request(j, at))
 	switch {
 	case err == nil:
+		if j.Manual {
+			// The command is history once answered, whatever the answer.
+			if err := a.trail.recordRecheck(ctx, j, out); err != nil {
+				a.log.Warn("recording the command in the history", "repo", j.FullName(), "pr", j.PR, "delivery_id", j.DeliveryID, "err", err)
+			}
+		}
 		return nil
 	case errors.Is(err, verify.ErrPRChanged), errors.Is(err, scope.ErrIncomplete):
 		return retry.Transient(err)

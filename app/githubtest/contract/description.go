@@ -47,13 +47,15 @@ const (
 var ErrAbsent = errors.New("GitHub's API descriptions are not installed")
 
 // internalRoutes stand for hosts other than the REST API: raw file
-// downloads, the artifact blob storage GitHub redirects to, and the web
-// form of the App manifest flow (a browser page on github.com).
+// downloads, the artifact blob storage GitHub redirects to, the web form
+// of the App manifest flow and the OAuth web flow (pages on github.com).
 var internalRoutes = map[string]bool{
 	"GET /repos/{owner}/{repo}/_raw/{sha}/{path...}": true,
 	"GET /_blob/{owner}/{repo}/artifacts/{file}":     true,
 	"POST /settings/apps/new":                        true,
 	"POST /organizations/{org}/settings/apps/new":    true,
+	"GET /login/oauth/authorize":                     true,
+	"POST /login/oauth/access_token":                 true,
 }
 
 // Dir returns the descriptions' directory from the environment, or

@@ -1,6 +1,7 @@
 package serving
 
 import (
+	"fmt"
 	"path"
 	"regexp"
 	"strings"
@@ -9,21 +10,19 @@ import (
 )
 
 var (
-	enginePathRE = regexp.MustCompile(`(site-packages|dist-packages|/sgl-workspace|(?:^|[/\s"'=])(?:vllm|sglang|tensorrt_llm|aiter|atom)/)`)
-	engineFragRE = regexp.MustCompile(`(?:site-packages|dist-packages)/[A-Za-z0-9_.\-]+|/sgl-workspace(?:/[A-Za-z0-9_.\-]+)?|\b(?:vllm|sglang|tensorrt_llm|aiter|atom)/[A-Za-z0-9_.\-/]*`)
 	// Also inside quoted strings and argument lists of scripts that shell
 	// out: os.system("git apply x"), subprocess.run(["git", "apply", x]).
 	gitApplyRE    = regexp.MustCompile(`(^|[\s;&|("'\[,])git["']?\s*,?\s*(["']?-C["']?\s*,?\s*\S+\s+)?["']?(apply|am)\b`)
 	patchCmdRE    = regexp.MustCompile(`(^|[\s;&|("'])patch\s+(-[A-Za-z]*p\d|--strip|-i\s|<)`)
-	sedIRE        = regexp.MustCompile(`(^|[\s;&|(])sed\s+(-[A-Za-z]*i|--in-place)`)
-	writeToRE     = regexp.MustCompile(`(^|[\s;&|(])(cat|tee|echo|printf)\b.*(>|\btee\s)`)
-	copyRE        = regexp.MustCompile(`(^|[\s;&|(])(cp|install|rsync|mv|docker\s+cp)\s`)
 	startupRE     = regexp.MustCompile(`\b(sitecustomize|usercustomize|PYTHONSTARTUP)\b|\S+\.pth\b`)
 	pyWriteRE     = regexp.MustCompile(`write_text|\.write\(|open\([^)]*["'][wa]\+?["']|\.replace\(|re\.sub\(|shutil\.copy`)
-	findSpecRE    = regexp.MustCompile(`find_spec`)
 	pipInstallRE  = regexp.MustCompile(`(^|[\s;&|(])(pip3?|uv\s+pip|python3?\s+-m\s+pip)\s+install\s+(.*)$`)
 	pkgNameRE     = regexp.MustCompile(`^[A-Za-z0-9_.\-]+`)
-	pythonHeredoc = regexp.MustCompile(`(^|[\s;&|(])python[0-9.]*\s+-\s*(<<|$)`)
+	pythonInline  = regexp.MustCompile(`(^|[\s;&|("'])python[0-9.]*\s+(-[A-Za-z]+\s+)*-c\b`)
+	pathTokenRE   = regexp.MustCompile(`[A-Za-z0-9_.${}~@+-]*/[A-Za-z0-9_./${}~@*+-]*`)
+	segmentSplit  = regexp.MustCompile(`&&|\|\||[;|]`)
+	assignWordRE  = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*)\+?=(.*)$`)
+	declareBuilds = map[string]bool{"export": true, "local": true, "declare": true, "readonly": true, "typeset": true}
 )
 
 // servingStack are pip package names of the serving stack; installing or
@@ -35,26 +34,50 @@ var servingStack = map[string]bool{
 	"deep_ep": true, "deep-ep": true, "deepep": true, "torch": true, "flash-attn": true, "flash_attn": true, "xformers": true,
 }
 
-// PatchingInLine scans one line of shell (or text) for patch indicators.
+// PatchingInLine scans one line of text that is not read as shell (a YAML
+// value, an added line of a workflow or Python file) for patch indicators;
+// each command segment of the line is read as words.
 func PatchingInLine(t string) (what, zh string) {
 	t = repo.StripComment(t)
+	for _, seg := range segmentSplit.Split(t, -1) {
+		if w, z := patchingIn(LineWords(seg), seg, nil); w != "" {
+			return w, z
+		}
+	}
+	return patchingIn(nil, t, nil)
+}
+
+// patchingIn applies the indicators to one command: its words, its text and
+// what the script located so far (nil for none).
+func patchingIn(argv []string, raw string, loc *Locations) (what, zh string) {
+	t := repo.StripComment(raw)
 	switch {
 	case gitApplyRE.MatchString(t):
 		return "applies a patch (git apply)", "应用补丁（`git apply`）"
 	case patchCmdRE.MatchString(t):
 		return "applies a patch (patch)", "应用补丁（patch）"
-	case sedIRE.MatchString(t) && enginePathRE.MatchString(t):
-		f := engineFrag(t)
-		return "rewrites " + f, "改写 " + f
-	case writeToRE.MatchString(t) && enginePathRE.MatchString(writeTarget(t)):
-		f := engineFrag(t)
-		return "overwrites " + f, "覆盖 " + f
-	case copyRE.MatchString(t) && enginePathRE.MatchString(lastWord(t)):
-		f := engineFrag(lastWord(t))
-		return "copies files into " + f, "向 " + f + " 复制文件"
-	case startupRE.MatchString(t):
-		m := startupRE.FindString(t)
+	}
+	for _, w := range Writes(argv, t) {
+		if where, ok := loc.EnginePath(w.Path); ok {
+			en, cn := enginePlace(w.Path, where)
+			switch w.Verb {
+			case "rewrites", "patches":
+				return "rewrites " + en, "改写 " + cn
+			case "copies files into":
+				return "copies files into " + en, "向 " + cn + " 复制文件"
+			default:
+				return "overwrites " + en, "覆盖 " + cn
+			}
+		}
+	}
+	if m := startupRE.FindString(t); m != "" {
 		return "monkey-patches Python startup (" + m + ")", "通过 " + m + " 修改 Python 启动行为"
+	}
+	if pythonInline.MatchString(t) && pyWriteRE.MatchString(t) {
+		if where, ok := engineText(t, loc); ok {
+			en, cn := enginePlace("", where)
+			return "rewrites " + en + " from inline Python", "通过内联 Python 改写 " + cn
+		}
 	}
 	if m := pipInstallRE.FindStringSubmatch(t); m != nil {
 		for _, a := range strings.Fields(m[3]) {
@@ -75,21 +98,69 @@ func PatchingInLine(t string) (what, zh string) {
 	return "", ""
 }
 
-// PatchingInCommand adds the heredoc-aware rules to PatchingInLine.
-func PatchingInCommand(c repo.Command) (what, zh string) {
-	if w, z := PatchingInLine(c.Raw); w != "" {
-		return w, z
+// enginePlace names a written engine path for a reason: the path as
+// written and, for a located install, how the script found it.
+func enginePlace(written string, where Location) (en, zh string) {
+	if where.How == "a literal path" {
+		if strings.Contains(written, "$") {
+			// A variable set to an engine path: name both.
+			return written + " (" + where.Pkg + ")", written + "（" + where.Pkg + "）"
+		}
+		return where.Pkg, where.Pkg
 	}
-	if c.Heredoc == "" {
-		return "", ""
+	if written == "" {
+		return fmt.Sprintf("the %s install located with %s", where.Pkg, where.How),
+			fmt.Sprintf("通过 %s 定位的 %s 安装目录", where.HowZH, where.Pkg)
 	}
-	if pythonHeredoc.MatchString(c.Raw) || strings.Contains(c.Raw, "python") {
-		if (enginePathRE.MatchString(c.Heredoc) || findSpecRE.MatchString(c.Heredoc)) && pyWriteRE.MatchString(c.Heredoc) {
-			f := engineFrag(c.Heredoc)
-			if f == "" {
-				f = "engine sources located with importlib.util.find_spec"
-			}
-			return "rewrites " + f + " from a Python heredoc", "通过 Python heredoc 改写 " + f
+	at := ""
+	if where.Line > 0 {
+		at = fmt.Sprintf(" at line %d", where.Line)
+	}
+	atZH := ""
+	if where.Line > 0 {
+		atZH = fmt.Sprintf("（第 %d 行）", where.Line)
+	}
+	return fmt.Sprintf("%s, the %s install located with %s%s", written, where.Pkg, where.How, at),
+		fmt.Sprintf("%s（通过 %s 定位的 %s 安装目录%s）", written, where.HowZH, where.Pkg, atZH)
+}
+
+// engineText reports whether text (Python code) reaches an engine install:
+// it locates one, names an engine path, or uses a variable that holds one.
+func engineText(text string, loc *Locations) (Location, bool) {
+	if l, ok := LocatesEngine(text); ok {
+		return l, true
+	}
+	if l, ok := loc.engineRef(text); ok {
+		return l, true
+	}
+	for _, p := range pathTokenRE.FindAllString(text, -1) {
+		if f := literalEngine(p); f != "" {
+			return Location{Pkg: f, How: "a literal path"}, true
+		}
+		if f := siteFrag(p); f != "" {
+			return Location{Pkg: f, How: "a literal path"}, true
+		}
+	}
+	return Location{}, false
+}
+
+// PatchingInCommand applies the indicators to one shell command, heredoc
+// included, then records what the command tells about engine locations
+// (assignments, cd) for the commands after it.
+func PatchingInCommand(c repo.Command, loc *Locations) (what, zh string) {
+	what, zh = patchingIn(c.Argv(), c.Raw, loc)
+	if what == "" && c.Heredoc != "" {
+		what, zh = heredocPatching(c, loc)
+	}
+	loc.follow(c.Words, c.Line)
+	return what, zh
+}
+
+func heredocPatching(c repo.Command, loc *Locations) (what, zh string) {
+	if strings.Contains(c.Raw, "python") && pyWriteRE.MatchString(c.Heredoc) {
+		if where, ok := engineText(c.Heredoc, loc); ok {
+			en, cn := enginePlace("", where)
+			return "rewrites " + en + " from a Python heredoc", "通过 Python heredoc 改写 " + cn
 		}
 	}
 	if m := startupRE.FindString(c.Heredoc); m != "" {
@@ -98,36 +169,42 @@ func PatchingInCommand(c repo.Command) (what, zh string) {
 	return "", ""
 }
 
-func engineFrag(t string) string {
-	f := engineFragRE.FindString(t)
-	f = strings.TrimRight(f, "/.")
-	if i := strings.Index(f, "-packages/"); i >= 0 {
-		// keep site-packages/<pkg>
-		rest := f[i+len("-packages/"):]
-		if j := strings.IndexByte(rest, '/'); j >= 0 {
-			f = f[:i+len("-packages/")+j]
+// follow records a command's assignments (leading NAME=value words, export
+// and friends, for loops) and directory changes.
+func (l *Locations) follow(words []string, line int) {
+	if l == nil {
+		return
+	}
+	argv := words
+	for len(argv) > 0 {
+		m := assignWordRE.FindStringSubmatch(argv[0])
+		if m == nil {
+			break
 		}
+		l.Assign(m[1], m[2], line)
+		argv = argv[1:]
 	}
-	return f
-}
-
-func lastWord(t string) string {
-	f := strings.Fields(t)
-	if len(f) == 0 {
-		return ""
+	if len(argv) == 0 {
+		return
 	}
-	return f[len(f)-1]
-}
-
-// writeTarget is the text after the last redirection or tee.
-func writeTarget(t string) string {
-	if i := strings.LastIndexByte(t, '>'); i >= 0 {
-		return t[i:]
+	switch {
+	case declareBuilds[argv[0]]:
+		for _, a := range argv[1:] {
+			if m := assignWordRE.FindStringSubmatch(a); m != nil {
+				l.Assign(m[1], m[2], line)
+			}
+		}
+	case argv[0] == "for" && len(argv) >= 3 && argv[2] == "in":
+		l.Assign(argv[1], strings.Join(argv[3:], " "), line)
+	case argv[0] == "cd" || argv[0] == "pushd":
+		dir := ""
+		if len(argv) > 1 {
+			dir = argv[len(argv)-1]
+		}
+		l.Cd(dir)
+	case argv[0] == "popd":
+		l.Cd("")
 	}
-	if i := strings.Index(t, "tee "); i >= 0 {
-		return t[i:]
-	}
-	return ""
 }
 
 // Patching is one sign of engine patching at a file and line.
@@ -163,37 +240,45 @@ func FindPatching(cs *repo.ChangeSet, allowlist []string) (hits []Found, parsed 
 			hits = append(hits, Found{p, introduced})
 		}
 	}
-	for _, f := range cs.AllEffective() {
-		if f.Err != "" {
-			continue
+	scanLines := func(f *repo.EffectiveFile, from int, added map[int]bool) {
+		for i := from; i < len(f.Lines); i++ {
+			if line := f.Lines[i]; !repo.IsComment(line) {
+				if w, z := PatchingInLine(line); w != "" && !mentionsAllowlisted(line, allowlist) {
+					record(Patching{Path: f.Path, Line: i + 1, What: w, WhatZH: z}, added[i+1])
+				}
+			}
 		}
+	}
+	for _, f := range cs.AllEffective() {
 		added := cs.AddedLineSet(f.Path)
+		end := 0 // lines the commands cover
 		if len(f.Commands) > 0 {
 			parsed[f.Path] = true
+			loc := NewLocations()
 			for _, c := range f.Commands {
-				w, z := PatchingInCommand(c)
+				n := strings.Count(c.Raw, "\n") + strings.Count(c.Heredoc, "\n") + 1
+				end = max(end, c.Line+n-1)
+				w, z := PatchingInCommand(c, loc)
 				if w == "" || mentionsAllowlisted(c.Raw, allowlist) {
 					continue
 				}
-				n := strings.Count(c.Raw, "\n") + strings.Count(c.Heredoc, "\n") + 1
 				introduced := false
 				for i := c.Line; i < c.Line+n; i++ {
 					introduced = introduced || added[i]
 				}
 				record(Patching{Path: f.Path, Line: c.Line, What: w, WhatZH: z}, introduced)
 			}
-			continue
 		}
-		if strings.HasSuffix(f.Path, ".yaml") || strings.HasSuffix(f.Path, ".yml") {
+		switch {
+		case f.Err != "" && len(f.Lines) > 0:
+			// A file the reader gave up on is still text: the lines past
+			// what it read are scanned one by one, so a patch there is
+			// found (the row also reports the file as unreadable).
 			parsed[f.Path] = true
-			for i, line := range f.Lines {
-				if repo.IsComment(line) {
-					continue
-				}
-				if w, z := PatchingInLine(line); w != "" {
-					record(Patching{Path: f.Path, Line: i + 1, What: w, WhatZH: z}, added[i+1])
-				}
-			}
+			scanLines(f, end, added)
+		case len(f.Commands) == 0 && (strings.HasSuffix(f.Path, ".yaml") || strings.HasSuffix(f.Path, ".yml")):
+			parsed[f.Path] = true
+			scanLines(f, 0, added)
 		}
 	}
 	for _, a := range cs.RuntimeAdded(true) {

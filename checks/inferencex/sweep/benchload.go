@@ -88,7 +88,7 @@ func LoadBenchRows(ctx context.Context, src checks.Source, run int64, arts []che
 		if p.err != nil {
 			out.Unverifiable = checks.T(
 				fmt.Sprintf("artifact %s of run %d is unreadable: %v", all[i].Name, run, p.err),
-				fmt.Sprintf("运行 %d 的产物 %s 无法读取：%v", run, all[i].Name, p.err))
+				fmt.Sprintf("运行 %d 的产物 %s 无法读取：%s", run, all[i].Name, checks.Code(p.err.Error())))
 			return out
 		}
 		out.Rows = append(out.Rows, p.rows...)

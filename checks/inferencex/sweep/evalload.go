@@ -175,7 +175,7 @@ func readEvalArtifact(ctx context.Context, src checks.Source, run int64, a check
 	if err != nil {
 		r := checks.Unverified(checks.T(
 			fmt.Sprintf("could not read eval artifact %s of run %d: %v", a.Name, run, err),
-			fmt.Sprintf("无法读取运行 %d 的评测产物 %s：%v", run, a.Name, err)))
+			fmt.Sprintf("无法读取运行 %d 的评测产物 %s：%s", run, a.Name, checks.Code(err.Error()))))
 		return artifactRows{problem: &r}
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].Name < files[j].Name })
