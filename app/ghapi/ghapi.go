@@ -12,6 +12,7 @@ import (
 	"context"
 
 	"github.com/google/go-github/v62/github"
+	"github.com/shurcooL/githubv4"
 
 	"github.com/verdict-bot/verdict/app/ghsource"
 	"github.com/verdict-bot/verdict/app/snapshot"
@@ -23,13 +24,14 @@ const perPage = 100
 // Client is one installation's (or token's) access to GitHub.
 type Client struct {
 	gh       *github.Client
+	graphql  *githubv4.Client
 	evidence ghsource.Options
 }
 
 // New returns the client over gh; evidence configures the evidence sources
 // Evidence opens (cache, page client, limits).
 func New(gh *github.Client, evidence ghsource.Options) *Client {
-	return &Client{gh: gh, evidence: evidence}
+	return &Client{gh: gh, graphql: newGraphQL(gh), evidence: evidence}
 }
 
 // Evidence opens the GitHub-backed checks.Source of one pull request.

@@ -151,6 +151,9 @@ type Comment struct {
 	CreatedAt   time.Time   `yaml:"created_at"`
 	UpdatedAt   time.Time   `yaml:"updated_at"`
 	Reactions   []*Reaction `yaml:"reactions"`
+	// Edits are who changed the body and when (the GraphQL edit history);
+	// an updated comment without them was edited by its author.
+	Edits []Edit `yaml:"edits"`
 }
 
 // Reaction is a reaction on an issue comment.
@@ -169,6 +172,7 @@ type Review struct {
 	Body        string    `yaml:"body"`
 	Commit      string    `yaml:"commit"` // default: PR head
 	SubmittedAt time.Time `yaml:"submitted_at"`
+	Edits       []Edit    `yaml:"edits"`
 }
 
 // ReviewComment is an inline review comment.
@@ -183,6 +187,7 @@ type ReviewComment struct {
 	Commit      string    `yaml:"commit"`
 	CreatedAt   time.Time `yaml:"created_at"`
 	UpdatedAt   time.Time `yaml:"updated_at"`
+	Edits       []Edit    `yaml:"edits"`
 }
 
 // Permission is a collaborator permission answer.

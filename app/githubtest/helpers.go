@@ -198,12 +198,49 @@ func (s *Server) AddComment(repo string, number int, c Comment) int64 {
 // EditComment changes a comment's body as its author would.
 func (s *Server) EditComment(id int64, body string) {
 	s.mu.Lock()
+	author := ""
+	if cs := s.comments[id]; cs != nil {
+		author = cs.c.User
+	}
+	s.mu.Unlock()
+	s.EditCommentAs(id, body, author)
+}
+
+// EditCommentAs changes a comment's body as editor would (anyone with
+// write access can edit others' comments), without sending a webhook.
+func (s *Server) EditCommentAs(id int64, body, editor string) {
+	s.mu.Lock()
 	defer s.mu.Unlock()
 	cs := s.comments[id]
 	if cs == nil {
 		panic(fmt.Sprintf("githubtest: EditComment: no comment %d", id))
 	}
 	cs.c.Body, cs.c.UpdatedAt = body, s.tick()
+	cs.c.Edits = append(cs.c.Edits, Edit{Editor: editor, At: cs.c.UpdatedAt})
+}
+
+// EditReview changes a review's summary as editor would.
+func (s *Server) EditReview(id int64, body, editor string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rv := s.findReview(id)
+	if rv == nil {
+		panic(fmt.Sprintf("githubtest: EditReview: no review %d", id))
+	}
+	rv.Body = body
+	rv.Edits = append(rv.Edits, Edit{Editor: editor, At: s.tick()})
+}
+
+// DismissReview dismisses a review, as a maintainer would.
+func (s *Server) DismissReview(id int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rv := s.findReview(id)
+	if rv == nil {
+		panic(fmt.Sprintf("githubtest: DismissReview: no review %d", id))
+	}
+	rv.State = "DISMISSED"
+	s.tick()
 }
 
 // Statuses returns the commit statuses on sha (name or SHA), newest first.

@@ -125,7 +125,9 @@ func (s *Server) editComment(w http.ResponseWriter, r *http.Request, p params) {
 		writeError(w, http.StatusUnprocessableEntity, "Validation Failed: body is missing")
 		return
 	}
+	login, _ := actor(r)
 	cs.c.Body, cs.c.UpdatedAt = *in.Body, s.tick()
+	cs.c.Edits = append(cs.c.Edits, Edit{Editor: login, At: cs.c.UpdatedAt})
 	writeJSON(w, http.StatusOK, s.commentJSON(cs))
 }
 

@@ -13,9 +13,10 @@ import (
 
 // Job kinds. They are stored in the queue: never rename one.
 const (
-	KindVerify  = "verdict.verify"
-	KindReuse   = "verdict.reuse"
-	KindWelcome = "verdict.welcome"
+	KindVerify   = "verdict.verify"
+	KindReuse    = "verdict.reuse"
+	KindWelcome  = "verdict.welcome"
+	KindWithdraw = "verdict.withdraw"
 )
 
 // Args is what every job argument type implements (it is River's JobArgs).
@@ -76,6 +77,31 @@ func (a VerifyArgs) CoalesceKey() string {
 		k = "newest"
 	}
 	return PRKey(a.Repo, a.PR) + "/" + k
+}
+
+// WithdrawArgs asks for the withdrawal of one sign-off: its comment was
+// deleted or its review dismissed.
+type WithdrawArgs struct {
+	Repo
+	PR      int         `json:"pr"`
+	SignOff signoff.Ref `json:"signoff_key"`
+	// How is "deleted" or "dismissed".
+	How string `json:"how"`
+	// ActorLogin is the delivery's sender: who deleted or dismissed it.
+	ActorLogin string `json:"actor_login"`
+	DeliveryID string `json:"delivery_id"`
+	// Generation is filled in by the queue, as for VerifyArgs: it shares
+	// the sign-off's coalescing key, so verifications of the sign-off
+	// still waiting are superseded by its withdrawal.
+	Generation int64 `json:"generation,omitempty"`
+}
+
+// Kind implements Args.
+func (WithdrawArgs) Kind() string { return KindWithdraw }
+
+// CoalesceKey is the sign-off's key, as its verifications use.
+func (a WithdrawArgs) CoalesceKey() string {
+	return VerifyArgs{Repo: a.Repo, PR: a.PR, SignOff: a.SignOff}.CoalesceKey()
 }
 
 // ReuseArgs asks the reuse acknowledger to react to one comment that may

@@ -43,6 +43,10 @@ type Target struct {
 	// Retry says an earlier attempt of this verification ran, so its marks
 	// may be on the commit already.
 	Retry bool
+	// SupersededBy names a newer sign-off whose verdict stands for the
+	// commit: this verification publishes its own comment only, and the
+	// shared status and check run keep showing the newer verdict.
+	SupersededBy string
 }
 
 // Started is a verification whose publication Start began; Finish
@@ -92,7 +96,7 @@ func (v Verdicts) Start(ctx context.Context, t Target) (Started, error) {
 	if err := pub.checkIdentity(t.Key); err != nil {
 		return Started{}, err
 	}
-	if !v.Pending {
+	if !v.Pending || t.SupersededBy != "" {
 		return s, nil
 	}
 	h, err := pub.Start(ctx, t.Owner, t.Repo, t.HeadSHA, t.Key, t.Retry)
@@ -113,7 +117,11 @@ func (v Verdicts) Finish(ctx context.Context, s Started, body render.Body) (stri
 	if t.Client == nil {
 		return "", errors.New("publish: Finish without Start")
 	}
-	res, err := v.publisher(t).Finish(ctx, s.handle, t.Number, body)
+	pub := v.publisher(t)
+	if t.SupersededBy != "" {
+		pub.StatusEnabled, pub.CheckRunsEnabled = false, false
+	}
+	res, err := pub.Finish(ctx, s.handle, t.Number, body)
 	if err != nil && res.CommentURL != "" && permanent(err) {
 		v.logger().Warn("verdict comment published; status or check run not written",
 			"repo", t.Owner+"/"+t.Repo, "pr", t.Number, "signoff", t.Key, "head_sha", t.HeadSHA, "err", err)

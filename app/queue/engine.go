@@ -180,6 +180,25 @@ func (e *riverEngine[TTx]) commit(ctx context.Context, batch []*request) (err er
 			continue
 		}
 		for _, a := range r.d.Jobs {
+			if w, ok := a.(jobs.WithdrawArgs); ok {
+				// A withdrawal supersedes the verifications of its sign-off
+				// that are waiting: it takes the next generation and ends
+				// their pending state, so they find themselves behind it and
+				// a later request gets a job of its own, after it.
+				key := w.CoalesceKey()
+				if w.Generation, err = store.NextGeneration(ctx, ex, key); err != nil {
+					return err
+				}
+				if err := store.DropPending(ctx, ex, key); err != nil {
+					return err
+				}
+				if i, ok := inBatch[key]; ok {
+					delete(keys, i)
+					delete(inBatch, key)
+				}
+				params = append(params, river.InsertManyParams{Args: w})
+				continue
+			}
 			v, ok := a.(jobs.VerifyArgs)
 			if !ok {
 				params = append(params, river.InsertManyParams{Args: a})

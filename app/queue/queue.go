@@ -171,6 +171,7 @@ func New(ctx context.Context, st *store.Store, opt Options) (*Queue, error) {
 	river.AddWorker(workers, &verifyWorker{q: q})
 	river.AddWorker(workers, &reuseWorker{q: q})
 	river.AddWorker(workers, &welcomeWorker{q: q})
+	river.AddWorker(workers, &withdrawWorker{q: q})
 	cfg := &river.Config{
 		ID:                   clientID(),
 		Workers:              workers,

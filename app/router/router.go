@@ -122,7 +122,8 @@ func (r Router) Route(event, deliveryID string, body []byte) (Decision, error) {
 	if d.PR == 0 {
 		d.PR = p.Number
 	}
-	if r.isBot(p.Sender) {
+	bot := r.isBot(p.Sender)
+	if bot && !withdrawal(p.Action) {
 		d.IgnoredSender = true
 		return d, nil
 	}
@@ -130,6 +131,12 @@ func (r Router) Route(event, deliveryID string, body []byte) (Decision, error) {
 		return d, nil
 	}
 	handle(r, &d, &p)
+	if bot {
+		// A bot deleting a sign-off still withdraws it; nothing else a
+		// bot does counts.
+		d.Jobs = slices.DeleteFunc(d.Jobs, func(a jobs.Args) bool { _, ok := a.(jobs.WithdrawArgs); return !ok })
+		d.IgnoredSender = len(d.Jobs) == 0
+	}
 	return d, nil
 }
 
@@ -147,15 +154,32 @@ func (r Router) phrase() string {
 	return r.Phrase
 }
 
+// withdrawal reports an action that takes a sign-off back.
+func withdrawal(action string) bool { return action == "deleted" || action == "dismissed" }
+
 func (r Router) review(d *Decision, p *payload) {
-	if p.Review != nil && (p.Action == "submitted" || p.Action == "edited") {
-		r.signOff(d, p, signoff.Ref{Kind: checks.KindReview, ID: p.Review.ID}, p.Review.User.Login, deref(p.Review.Body))
+	if p.Review == nil {
+		return
+	}
+	ref := signoff.Ref{Kind: checks.KindReview, ID: p.Review.ID}
+	switch p.Action {
+	case "submitted", "edited":
+		r.signOff(d, p, ref, p.Review.User, deref(p.Review.Body))
+	case "dismissed":
+		r.withdraw(d, p, ref, p.Review.User, deref(p.Review.Body))
 	}
 }
 
 func (r Router) reviewComment(d *Decision, p *payload) {
-	if p.Comment != nil && (p.Action == "created" || p.Action == "edited") {
-		r.signOff(d, p, signoff.Ref{Kind: checks.KindInline, ID: p.Comment.ID}, p.Comment.User.Login, deref(p.Comment.Body))
+	if p.Comment == nil {
+		return
+	}
+	ref := signoff.Ref{Kind: checks.KindInline, ID: p.Comment.ID}
+	switch p.Action {
+	case "created", "edited":
+		r.signOff(d, p, ref, p.Comment.User, deref(p.Comment.Body))
+	case "deleted":
+		r.withdraw(d, p, ref, p.Comment.User, deref(p.Comment.Body))
 	}
 }
 
@@ -183,10 +207,13 @@ func (r Router) issueComment(d *Decision, p *payload) {
 	}
 	switch p.Action {
 	case "created", "edited":
-		r.signOff(d, p, signoff.Ref{Kind: checks.KindConversation, ID: p.Comment.ID}, p.Comment.User.Login, body)
+		r.signOff(d, p, signoff.Ref{Kind: checks.KindConversation, ID: p.Comment.ID}, p.Comment.User, body)
 		r.recheck(d, p, body, before)
-		fallthrough
 	case "deleted":
+		r.withdraw(d, p, signoff.Ref{Kind: checks.KindConversation, ID: p.Comment.ID}, p.Comment.User, body)
+	}
+	switch p.Action {
+	case "created", "edited", "deleted":
 		if commands.HasReuseLine(body) || commands.HasReuseLine(before) {
 			d.Jobs = append(d.Jobs, jobs.ReuseArgs{
 				Repo: d.Repo, PR: d.PR, CommentID: p.Comment.ID, Action: p.Action,
@@ -199,16 +226,33 @@ func (r Router) issueComment(d *Decision, p *payload) {
 }
 
 // signOff enqueues a verification when body is a sign-off candidate whose
-// author and id pass the sanity gate. An edit that removed the phrase is
-// ignored: the existing verdict stays until the sign-off is verified again.
-func (r Router) signOff(d *Decision, p *payload, ref signoff.Ref, author, body string) {
-	if ref.ID <= 0 || !loginRE.MatchString(author) || !signoff.IsCandidate(body, r.phrase()) {
+// author and id pass the sanity gate. A bot's comment is no sign-off,
+// whoever edits it. An edit that removed the phrase is ignored: the
+// existing verdict stays until the sign-off is verified again.
+func (r Router) signOff(d *Decision, p *payload, ref signoff.Ref, author user, body string) {
+	if ref.ID <= 0 || !loginRE.MatchString(author.Login) || r.isBot(author) || !signoff.IsCandidate(body, r.phrase()) {
 		return
 	}
 	d.Jobs = append(d.Jobs, jobs.VerifyArgs{
 		Repo: d.Repo, PR: d.PR, SignOff: ref,
 		ActorLogin: p.Sender.Login, ActorType: p.Sender.Type,
 		DeliveryID: d.DeliveryID, Action: p.Action,
+	})
+}
+
+// withdraw enqueues the withdrawal of a sign-off candidate that was deleted
+// or dismissed; the worker reads it again before acting.
+func (r Router) withdraw(d *Decision, p *payload, ref signoff.Ref, author user, body string) {
+	if ref.ID <= 0 || !loginRE.MatchString(author.Login) || r.isBot(author) || !signoff.IsCandidate(body, r.phrase()) {
+		return
+	}
+	how := "deleted"
+	if p.Action == "dismissed" {
+		how = "dismissed"
+	}
+	d.Jobs = append(d.Jobs, jobs.WithdrawArgs{
+		Repo: d.Repo, PR: d.PR, SignOff: ref, How: how,
+		ActorLogin: p.Sender.Login, DeliveryID: d.DeliveryID,
 	})
 }
 

@@ -75,6 +75,10 @@ func reuse(action, body, before string) jobs.ReuseArgs {
 		AuthorLogin: "bob", AuthorAssociation: "MEMBER", DeliveryID: "d"}
 }
 
+func withdraw(key, how string) jobs.WithdrawArgs {
+	return jobs.WithdrawArgs{Repo: repo, PR: 12, SignOff: ref(key), How: how, ActorLogin: "alice", DeliveryID: "d"}
+}
+
 func recheck(key string) jobs.VerifyArgs {
 	return jobs.VerifyArgs{Repo: repo, PR: 12, SignOff: ref(key), ActorLogin: "alice", ActorType: "User", DeliveryID: "d", Action: "recheck", Manual: true}
 }
@@ -92,7 +96,11 @@ func TestRoute(t *testing.T) {
 			[]jobs.Args{verify("issuecomment-5", "created")}},
 		{"issue comment edited", "issue_comment", ev("edited", map[string]any{"issue": prIssue(), "comment": cmt(5, signOff, "MEMBER"), "changes": edit("old")}),
 			[]jobs.Args{verify("issuecomment-5", "edited")}},
-		{"issue comment deleted", "issue_comment", ev("deleted", map[string]any{"issue": prIssue(), "comment": cmt(5, signOff, "MEMBER")}), nil},
+		{"issue comment deleted", "issue_comment", ev("deleted", map[string]any{"issue": prIssue(), "comment": cmt(5, signOff, "MEMBER")}),
+			[]jobs.Args{withdraw("issuecomment-5", "deleted")}},
+		{"bot's sign-off edited by a human", "issue_comment", ev("edited", map[string]any{"issue": prIssue(),
+			"comment": map[string]any{"id": 5, "body": signOff, "user": map[string]any{"login": "helper[bot]", "type": "Bot"}}, "changes": edit("old")}), nil},
+		{"comment without phrase deleted", "issue_comment", ev("deleted", map[string]any{"issue": prIssue(), "comment": cmt(5, "LGTM", "MEMBER")}), nil},
 		{"issue comment on an issue", "issue_comment", ev("created", map[string]any{"issue": map[string]any{"number": 12}, "comment": cmt(5, signOff, "MEMBER")}), nil},
 		{"no phrase", "issue_comment", ev("created", map[string]any{"issue": prIssue(), "comment": cmt(5, "LGTM", "MEMBER")}), nil},
 		{"phrase lowercased", "issue_comment", ev("created", map[string]any{"issue": prIssue(), "comment": cmt(5, "as a pr reviewer and codeowner", "MEMBER")}), nil},
@@ -103,14 +111,17 @@ func TestRoute(t *testing.T) {
 			[]jobs.Args{verify("pullrequestreview-9", "submitted")}},
 		{"review edited", "pull_request_review", ev("edited", map[string]any{"pull_request": pr(12), "review": map[string]any{"id": 9, "body": signOff, "user": map[string]any{"login": "bob"}}}),
 			[]jobs.Args{verify("pullrequestreview-9", "edited")}},
-		{"review dismissed", "pull_request_review", ev("dismissed", map[string]any{"pull_request": pr(12), "review": map[string]any{"id": 9, "body": signOff, "user": map[string]any{"login": "bob"}}}), nil},
+		{"review dismissed", "pull_request_review", ev("dismissed", map[string]any{"pull_request": pr(12), "review": map[string]any{"id": 9, "body": signOff, "user": map[string]any{"login": "bob"}}}),
+			[]jobs.Args{withdraw("pullrequestreview-9", "dismissed")}},
+		{"bot review submitted", "pull_request_review", ev("submitted", map[string]any{"pull_request": pr(12), "review": map[string]any{"id": 9, "body": signOff, "user": map[string]any{"login": "lint", "type": "Bot"}}}), nil},
 		{"review without body", "pull_request_review", ev("submitted", map[string]any{"pull_request": pr(12), "review": map[string]any{"id": 9, "body": nil, "user": map[string]any{"login": "bob"}}}), nil},
 		// pull_request_review_comment
 		{"inline created", "pull_request_review_comment", ev("created", map[string]any{"pull_request": pr(12), "comment": cmt(77, signOff, "MEMBER")}),
 			[]jobs.Args{verify("discussion_r77", "created")}},
 		{"inline edited", "pull_request_review_comment", ev("edited", map[string]any{"pull_request": pr(12), "comment": cmt(77, signOff, "MEMBER")}),
 			[]jobs.Args{verify("discussion_r77", "edited")}},
-		{"inline deleted", "pull_request_review_comment", ev("deleted", map[string]any{"pull_request": pr(12), "comment": cmt(77, signOff, "MEMBER")}), nil},
+		{"inline deleted", "pull_request_review_comment", ev("deleted", map[string]any{"pull_request": pr(12), "comment": cmt(77, signOff, "MEMBER")}),
+			[]jobs.Args{withdraw("discussion_r77", "deleted")}},
 		// sanity gate: identifiers GitHub would not send
 		{"bad repo name", "issue_comment", ev("created", map[string]any{"repository": map[string]any{"full_name": "o/r/x"}, "issue": prIssue(), "comment": cmt(5, signOff, "MEMBER")}), nil},
 		{"bad author login", "issue_comment", ev("created", map[string]any{"issue": prIssue(), "comment": map[string]any{"id": 5, "body": signOff, "user": map[string]any{"login": "bo b"}}}), nil},
@@ -195,6 +206,21 @@ func TestRouteIgnoresBots(t *testing.T) {
 		if !d.IgnoredSender || len(d.Jobs) != 0 {
 			t.Errorf("sender %v: ignored=%v jobs=%d", sender, d.IgnoredSender, len(d.Jobs))
 		}
+	}
+}
+
+// A bot deleting a sign-off still withdraws it; nothing else it does counts.
+func TestRouteBotWithdraws(t *testing.T) {
+	bot := map[string]any{"login": "mod-bot[bot]", "type": "Bot"}
+	body := ev("deleted", map[string]any{"issue": prIssue(), "comment": cmt(5, signOff+"\n/use 3", "MEMBER"), "sender": bot})
+	d, err := Router{}.Route("issue_comment", "d", body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := withdraw("issuecomment-5", "deleted")
+	want.ActorLogin = "mod-bot[bot]"
+	if d.IgnoredSender || !reflect.DeepEqual(d.Jobs, []jobs.Args{want}) {
+		t.Errorf("bot deletion: ignored=%v jobs=%#v", d.IgnoredSender, d.Jobs)
 	}
 }
 

@@ -1,6 +1,7 @@
 // Package store keeps Verdict's own state next to the job queue: the
 // delivery log (dedupe by X-GitHub-Delivery), the audit trail of published
-// verdicts and sign-off generations (coalescing). It runs on
+// verdicts, sign-off generations (coalescing) and, per sign-off, its last
+// authentic version and integrity state. It runs on
 // SQLite (one process) or PostgreSQL (many processes) with the same SQL:
 // placeholders are $N (SQLite accepts them) and times are Unix milliseconds.
 package store

@@ -64,6 +64,22 @@ var schema = []string{
 		job_id       BIGINT NOT NULL,
 		args         TEXT NOT NULL
 	)`,
+	`CREATE TABLE IF NOT EXISTS verdict_signoff (
+		repo         TEXT NOT NULL,
+		signoff_key  TEXT NOT NULL,
+		pr_number    BIGINT NOT NULL,
+		author       TEXT NOT NULL,
+		body_sha256  TEXT NOT NULL,
+		signed_at    BIGINT NOT NULL,
+		state        TEXT NOT NULL,
+		editor       TEXT NOT NULL,
+		state_at     BIGINT NOT NULL,
+		assessed_sha TEXT NOT NULL,
+		verdict      TEXT NOT NULL,
+		comment_url  TEXT NOT NULL,
+		PRIMARY KEY (repo, signoff_key)
+	)`,
+	`CREATE INDEX IF NOT EXISTS verdict_signoff_pr ON verdict_signoff (repo, pr_number)`,
 }
 
 // migrationLock is the advisory lock key under which processes change the
@@ -220,6 +236,15 @@ func SetPendingJob(ctx context.Context, ex Execer, key string, id int64, args []
 		ON CONFLICT (coalesce_key) DO UPDATE SET job_id = excluded.job_id, args = excluded.args`, key, id, string(args))
 	if err != nil {
 		return fmt.Errorf("recording the pending job of %s: %w", key, err)
+	}
+	return nil
+}
+
+// DropPending ends the pending state of key's waiting job, if any: it
+// keeps the arguments it has, and requests from now on add a job.
+func DropPending(ctx context.Context, ex Execer, key string) error {
+	if _, err := ex.Exec(ctx, `DELETE FROM verdict_pending_job WHERE coalesce_key = $1`, key); err != nil {
+		return fmt.Errorf("ending the pending state of %s: %w", key, err)
 	}
 	return nil
 }

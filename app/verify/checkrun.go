@@ -54,8 +54,16 @@ func prefetch(ctx context.Context, src checks.Source, req Request) {
 	go src.Files(ctx)
 	go src.Commits(ctx)
 	go src.Comments(ctx)
-	if !req.SkipActor && req.Actor != "" && !strings.HasSuffix(req.Actor, "[bot]") && req.ActorType != "Bot" {
-		go src.Permission(ctx, req.Actor)
+	if !req.SkipActor {
+		prefetchPermission(ctx, src, req.Actor, req.ActorType)
+	}
+}
+
+// prefetchPermission starts the read of login's permission that the
+// trigger-actor rule will make, unless the rule refuses login without it.
+func prefetchPermission(ctx context.Context, src checks.Source, login, userType string) {
+	if login != "" && !strings.HasSuffix(login, "[bot]") && userType != "Bot" {
+		go src.Permission(ctx, login)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/verdict-bot/verdict/app/ghclient"
+	"github.com/verdict-bot/verdict/app/retry"
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/format/signoff"
 )
@@ -39,55 +40,60 @@ func ParseSignOffRef(ref, owner, repo string, number int) (signoff.Ref, error) {
 // fetchSignOff re-reads the sign-off, so the body assessed is the current
 // one, and confirms it belongs to this PR: comment IDs are repository-wide,
 // so a URL's PR number alone is not evidence.
-func fetchSignOff(ctx context.Context, gh GitHub, owner, repo string, number int, ref signoff.Ref) (checks.SignOff, error) {
+func fetchSignOff(ctx context.Context, gh GitHub, owner, repo string, number int, ref signoff.Ref) (checks.SignOff, signOffMeta, error) {
 	var s checks.SignOff
+	var m signOffMeta
 	switch ref.Kind {
 	case checks.KindConversation:
 		c, err := gh.IssueComment(ctx, owner, repo, ref.ID)
 		if err != nil {
-			return s, fmt.Errorf("reading sign-off comment %d: %w", ref.ID, err)
+			return s, m, fmt.Errorf("reading sign-off comment %d: %w", ref.ID, err)
 		}
 		if !hasSuffixFold(c.GetIssueURL(), fmt.Sprintf("/repos/%s/%s/issues/%d", owner, repo, number)) {
-			return s, fmt.Errorf("comment %d belongs to %s, not PR #%d", ref.ID, c.GetIssueURL(), number)
+			return s, m, fmt.Errorf("comment %d belongs to %s, not PR #%d", ref.ID, c.GetIssueURL(), number)
 		}
 		s = signoff.Parse(c.GetBody())
 		s.Author, s.URL = c.GetUser().GetLogin(), c.GetHTMLURL()
 		s.CreatedAt, s.UpdatedAt = c.GetCreatedAt().Time, c.GetUpdatedAt().Time
+		m = signOffMeta{nodeID: c.GetNodeID(), userType: c.GetUser().GetType(), edited: s.UpdatedAt.After(s.CreatedAt)}
 	case checks.KindReview:
 		// Reviews are read through the PR-scoped endpoint, which is itself
 		// the proof that the review belongs to this PR.
 		r, err := gh.Review(ctx, owner, repo, number, ref.ID)
 		if err != nil {
-			return s, fmt.Errorf("reading sign-off review %d: %w", ref.ID, err)
+			return s, m, fmt.Errorf("reading sign-off review %d: %w", ref.ID, err)
 		}
 		s = signoff.Parse(r.GetBody())
 		s.Author, s.URL = r.GetUser().GetLogin(), r.GetHTMLURL()
 		s.CreatedAt, s.UpdatedAt = r.GetSubmittedAt().Time, r.GetSubmittedAt().Time
+		m = signOffMeta{nodeID: r.GetNodeID(), userType: r.GetUser().GetType(), dismissed: r.GetState() == "DISMISSED"}
 	case checks.KindInline:
 		c, err := gh.ReviewComment(ctx, owner, repo, ref.ID)
 		if err != nil {
-			return s, fmt.Errorf("reading sign-off review comment %d: %w", ref.ID, err)
+			return s, m, fmt.Errorf("reading sign-off review comment %d: %w", ref.ID, err)
 		}
 		if !hasSuffixFold(c.GetPullRequestURL(), fmt.Sprintf("/repos/%s/%s/pulls/%d", owner, repo, number)) {
-			return s, fmt.Errorf("review comment %d belongs to %s, not PR #%d", ref.ID, c.GetPullRequestURL(), number)
+			return s, m, fmt.Errorf("review comment %d belongs to %s, not PR #%d", ref.ID, c.GetPullRequestURL(), number)
 		}
 		s = signoff.Parse(c.GetBody())
 		s.Author, s.URL = c.GetUser().GetLogin(), c.GetHTMLURL()
 		s.CreatedAt, s.UpdatedAt = c.GetCreatedAt().Time, c.GetUpdatedAt().Time
+		m = signOffMeta{nodeID: c.GetNodeID(), userType: c.GetUser().GetType(), edited: s.UpdatedAt.After(s.CreatedAt)}
 	default:
-		return s, fmt.Errorf("invalid sign-off reference %+v", ref)
+		return s, m, fmt.Errorf("invalid sign-off reference %+v", ref)
 	}
 	s.Key, s.Kind, s.ID = ref.Key(), ref.Kind, ref.ID
-	return s, nil
+	return s, m, nil
 }
 
 // candidate is a comment or review that may be the newest sign-off, read
-// as the listing returned it.
+// as the listing returned it, with what the listing tells besides its text.
 type candidate struct {
-	ref signoff.Ref
-	at  time.Time
-	bot bool
-	so  checks.SignOff
+	ref  signoff.Ref
+	at   time.Time
+	bot  bool
+	so   checks.SignOff
+	meta signOffMeta
 }
 
 // newestSignOff finds the newest sign-off on the PR across conversation
@@ -97,32 +103,84 @@ func newestSignOff(ctx context.Context, gh GitHub, src checks.Source, owner, rep
 	if err != nil {
 		return signoff.Ref{}, err
 	}
-	c, ok := newest(cands, phrase)
-	if !ok {
-		return signoff.Ref{}, fmt.Errorf("%w: no comment or review on PR #%d contains %q", ErrNoSignOff, number, phrase)
+	c, err := newest(ctx, src, cands, number, phrase)
+	if err != nil {
+		return signoff.Ref{}, err
 	}
 	return c.ref, nil
 }
 
-// newest is the newest candidate holding phrase. Bot accounts are skipped:
-// the bot's own verdicts quote no phrase, but a copy might.
-func newest(cands []candidate, phrase string) (candidate, bool) {
+// newest is the newest candidate holding phrase whose author passes the
+// trigger-actor rule (write access, not a bot): a drive-by comment quoting
+// the phrase is not a sign-off, and the bot's own verdicts quote no
+// phrase, but a copy might. Dismissed reviews are withdrawn sign-offs. The
+// authors' permissions are read at once (and memoized by src, where the
+// sign-off author's gate finds it again).
+func newest(ctx context.Context, src checks.Source, cands []candidate, number int, phrase string) (candidate, error) {
 	var in []candidate
 	for _, c := range cands {
-		if !c.bot && signoff.IsCandidate(c.so.Body, phrase) {
+		if !c.bot && !c.meta.dismissed && signoff.IsCandidate(c.so.Body, phrase) {
 			in = append(in, c)
 		}
 	}
-	if len(in) == 0 {
-		return candidate{}, false
+	write, err := writers(ctx, src, in)
+	if err != nil {
+		return candidate{}, err
 	}
-	sort.SliceStable(in, func(i, j int) bool {
-		if !in[i].at.Equal(in[j].at) {
-			return in[i].at.Before(in[j].at)
+	var ok []candidate
+	for _, c := range in {
+		if write[strings.ToLower(c.so.Author)] {
+			ok = append(ok, c)
 		}
-		return in[i].ref.Key() < in[j].ref.Key()
+	}
+	if len(ok) == 0 {
+		return candidate{}, fmt.Errorf("%w: no comment or review on PR #%d by an account with write access contains %q", ErrNoSignOff, number, phrase)
+	}
+	sort.SliceStable(ok, func(i, j int) bool {
+		if !ok[i].at.Equal(ok[j].at) {
+			return ok[i].at.Before(ok[j].at)
+		}
+		return ok[i].ref.Key() < ok[j].ref.Key()
 	})
-	return in[len(in)-1], true
+	return ok[len(ok)-1], nil
+}
+
+// writers reads, all at once, which of the candidates' authors pass the
+// trigger-actor rule (lower-cased logins). A permission that could not be
+// read for a transient reason is an error, never a refusal.
+func writers(ctx context.Context, src checks.Source, cands []candidate) (map[string]bool, error) {
+	type author struct{ login, userType string }
+	var authors []author
+	seen := map[string]bool{}
+	for _, c := range cands {
+		l := strings.ToLower(c.so.Author)
+		if !seen[l] {
+			seen[l] = true
+			authors = append(authors, author{c.so.Author, c.meta.userType})
+		}
+	}
+	errs := make([]error, len(authors))
+	var wg sync.WaitGroup
+	for i, a := range authors {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = actorGate(ctx, src, a.login, a.userType)
+		}()
+	}
+	wg.Wait()
+	out := map[string]bool{}
+	for i, a := range authors {
+		switch err := errs[i]; {
+		case err == nil:
+			out[strings.ToLower(a.login)] = true
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		case retry.IsTransient(ghclient.Classify(err)):
+			return nil, fmt.Errorf("reading who may sign off: %w", err)
+		}
+	}
+	return out, nil
 }
 
 // signOffCandidates lists the PR's conversation comments, review summaries
@@ -148,7 +206,13 @@ func signOffCandidates(ctx context.Context, gh GitHub, src checks.Source, owner,
 			so := signoff.Parse(c.Body)
 			so.Author, so.URL, so.CreatedAt, so.UpdatedAt = c.Author, c.URL, c.CreatedAt, c.UpdatedAt
 			so.Key, so.Kind, so.ID = ref.Key(), ref.Kind, ref.ID
-			convo = append(convo, candidate{ref: ref, at: c.CreatedAt, bot: c.AuthorIsBot || strings.HasSuffix(c.Author, "[bot]"), so: so})
+			bot := c.AuthorIsBot || strings.HasSuffix(c.Author, "[bot]")
+			userType := "User"
+			if c.AuthorIsBot {
+				userType = "Bot"
+			}
+			meta := signOffMeta{nodeID: c.NodeID, userType: userType, edited: so.UpdatedAt.After(so.CreatedAt)}
+			convo = append(convo, candidate{ref: ref, at: c.CreatedAt, bot: bot, so: so, meta: meta})
 		}
 	}()
 	go func() {
@@ -161,7 +225,8 @@ func signOffCandidates(ctx context.Context, gh GitHub, src checks.Source, owner,
 			so.Author, so.URL = r.GetUser().GetLogin(), r.GetHTMLURL()
 			so.CreatedAt, so.UpdatedAt = r.GetSubmittedAt().Time, r.GetSubmittedAt().Time
 			so.Key, so.Kind, so.ID = ref.Key(), ref.Kind, ref.ID
-			return candidate{ref: ref, at: r.GetSubmittedAt().Time, bot: isBot(r.GetUser()), so: so}
+			meta := signOffMeta{nodeID: r.GetNodeID(), userType: r.GetUser().GetType(), dismissed: r.GetState() == "DISMISSED"}
+			return candidate{ref: ref, at: r.GetSubmittedAt().Time, bot: isBot(r.GetUser()), so: so, meta: meta}
 		})
 	}()
 	go func() {
@@ -174,7 +239,8 @@ func signOffCandidates(ctx context.Context, gh GitHub, src checks.Source, owner,
 			so.Author, so.URL = c.GetUser().GetLogin(), c.GetHTMLURL()
 			so.CreatedAt, so.UpdatedAt = c.GetCreatedAt().Time, c.GetUpdatedAt().Time
 			so.Key, so.Kind, so.ID = ref.Key(), ref.Kind, ref.ID
-			return candidate{ref: ref, at: c.GetCreatedAt().Time, bot: isBot(c.GetUser()), so: so}
+			meta := signOffMeta{nodeID: c.GetNodeID(), userType: c.GetUser().GetType(), edited: so.UpdatedAt.After(so.CreatedAt)}
+			return candidate{ref: ref, at: c.GetCreatedAt().Time, bot: isBot(c.GetUser()), so: so, meta: meta}
 		})
 	}()
 	wg.Wait()

@@ -46,6 +46,11 @@ type GitHub interface {
 	ReviewComment(ctx context.Context, owner, repo string, id int64) (*github.PullRequestComment, error)
 	Reviews(ctx context.Context, owner, repo string, number, page int) ([]*github.PullRequestReview, int, error)
 	ReviewComments(ctx context.Context, owner, repo string, number, page int) ([]*github.PullRequestComment, int, error)
+	// LastEdit names who made the current version of a comment or review
+	// (by its GraphQL node ID) and when; a zero time means it was never
+	// edited, an empty editor that the account is gone. An error that is
+	// not transient means the server cannot tell (no GraphQL).
+	LastEdit(ctx context.Context, nodeID string) (editor string, at time.Time, err error)
 }
 
 // Publisher writes what a verification concludes; publish.Verdicts is the
@@ -63,6 +68,9 @@ type Publisher interface {
 	// check run of t.Key on t.HeadSHA fail closed, "could not be verified:
 	// why".
 	Abort(ctx context.Context, t publish.Target, why string) error
+	// Withdraw turns a withdrawn sign-off's verdict comment into the
+	// withdrawn notice and settles the commit it assessed.
+	Withdraw(ctx context.Context, w publish.Withdrawal) (publish.Withdrawn, error)
 	// ReportConfigError tells the PR, with one comment updated in place,
 	// that the repository configuration is invalid.
 	ReportConfigError(ctx context.Context, r publish.ConfigReport) (commentURL string, err error)
@@ -94,6 +102,10 @@ type Request struct {
 	SkipActor bool
 	Actor     string
 	ActorType string
+	// Action is the webhook action that asked for the verification
+	// ("created", "edited", "submitted"; "" for verdict check): an edit's
+	// Actor is the sign-off's editor.
+	Action string
 	// ReviewDate fixes "today" for date-dependent checks; zero means now (UTC).
 	ReviewDate time.Time
 	DeliveryID string
@@ -109,6 +121,8 @@ type Outcome struct {
 	Status     Status
 	SkipReason string
 	Scope      scope.Scope
+	// Integrity is what the edit history says of the sign-off's author.
+	Integrity  Integrity
 	Verdict    render.Verdict
 	Markdown   string
 	CommentURL string
@@ -162,6 +176,9 @@ type Verifier struct {
 	Registry  *checks.Registry
 	Publisher Publisher
 	Recorder  Recorder
+	// Ledger keeps each sign-off's last authentic version and integrity
+	// state between verifications; nil in verdict check.
+	Ledger Ledger
 	// BotLogins are the App's identities; they are added to every repo's
 	// configured verifier identities.
 	BotLogins []string
@@ -213,11 +230,16 @@ func (v *Verifier) Verify(ctx context.Context, gh GitHub, req Request) (Outcome,
 	pinned := func(err error) error { return &PinnedError{Key: pr.SignOff.Key, HeadSHA: pr.HeadSHA, Err: err} }
 
 	var started publish.Started
+	var newer string
 	if req.Publish && v.Publisher != nil {
+		if newer, err = v.newerStanding(ctx, req, pr.SignOff, pr.HeadSHA); err != nil {
+			run.stop()
+			return out, err
+		}
 		// Start refuses, having written nothing, when no verdict could be
 		// published; a failed pending mark it only logs.
 		t := publish.Target{Client: gh, Config: snap.Config, Owner: req.Owner, Repo: req.Repo, Number: req.Number,
-			Key: pr.SignOff.Key, HeadSHA: pr.HeadSHA, Retry: req.Retry}
+			Key: pr.SignOff.Key, HeadSHA: pr.HeadSHA, Retry: req.Retry, SupersededBy: newer}
 		if started, err = v.Publisher.Start(ctx, t); err != nil {
 			run.stop()
 			return out, fmt.Errorf("publishing verdict: %w", err)
@@ -228,6 +250,7 @@ func (v *Verifier) Verify(ctx context.Context, gh GitHub, req Request) (Outcome,
 	if terr := unavailable(ctx, snap); terr != nil {
 		return Outcome{}, pinned(terr)
 	}
+	rows = applyIntegrity(rows, out.Integrity, pr.SignOff.Author)
 	vd := render.Verdict{
 		Key:        pr.SignOff.Key,
 		Author:     pr.SignOff.Author,
@@ -265,6 +288,9 @@ func (v *Verifier) Verify(ctx context.Context, gh GitHub, req Request) (Outcome,
 		return out, pinned(fmt.Errorf("publishing verdict: %w", err))
 	}
 	out.CommentURL = url
+	if err := v.remember(ctx, req, pr.SignOff, out.Integrity, pr.HeadSHA, vd.Overall, url); err != nil {
+		return out, pinned(err)
+	}
 	out.APICalls = calls.Count()
 	if v.Recorder != nil {
 		rec := Record{Owner: req.Owner, Repo: req.Repo, Number: req.Number, DeliveryID: req.DeliveryID, Actor: req.Actor,
@@ -275,7 +301,7 @@ func (v *Verifier) Verify(ctx context.Context, gh GitHub, req Request) (Outcome,
 			log.Warn("recording audit entry", "err", err)
 		}
 	}
-	log.Info("verified", "verdict", vd.Overall, "comment", url, "duration_ms", time.Since(start).Milliseconds(), "api_calls", out.APICalls)
+	log.Info("verified", "verdict", vd.Overall, "comment", url, "superseded_by", newer, "duration_ms", time.Since(start).Milliseconds(), "api_calls", out.APICalls)
 	return out, nil
 }
 
@@ -376,6 +402,7 @@ func (v *Verifier) prepare(ctx context.Context, gh GitHub, req Request, log *slo
 	}()
 	ref := req.SignOff
 	var fetched checks.SignOff
+	var fetchedMeta signOffMeta
 	var found []candidate
 	var soErr error
 	resolved := make(chan struct{})
@@ -384,7 +411,11 @@ func (v *Verifier) prepare(ctx context.Context, gh GitHub, req Request, log *slo
 		if ref.IsZero() {
 			found, soErr = signOffCandidates(ctx, gh, src, req.Owner, req.Repo, req.Number)
 		} else {
-			fetched, soErr = fetchSignOff(ctx, gh, req.Owner, req.Repo, req.Number, ref)
+			fetched, fetchedMeta, soErr = fetchSignOff(ctx, gh, req.Owner, req.Repo, req.Number, ref)
+			if soErr == nil {
+				// The author gate's read, beside the snapshot.
+				prefetchPermission(ctx, src, fetched.Author, fetchedMeta.userType)
+			}
 		}
 	}()
 	prefetch(ctx, src, req)
@@ -399,19 +430,26 @@ func (v *Verifier) prepare(ctx context.Context, gh GitHub, req Request, log *slo
 	if soErr != nil {
 		return snap, nil, out, soErr
 	}
-	so := fetched
+	so, meta := fetched, fetchedMeta
 	if ref.IsZero() {
-		c, ok := newest(found, snap.Config.SignOffPhrase)
-		if !ok {
-			return snap, nil, out, fmt.Errorf("%w: no comment or review on PR #%d contains %q", ErrNoSignOff, req.Number, snap.Config.SignOffPhrase)
+		c, err := newest(ctx, src, found, req.Number, snap.Config.SignOffPhrase)
+		if err != nil {
+			return snap, nil, out, err
 		}
-		so = c.so
+		so, meta = c.so, c.meta
 	}
 	if !signoff.IsCandidate(so.Body, snap.Config.SignOffPhrase) {
 		return snap, nil, Outcome{Status: Skipped, SkipReason: "the sign-off no longer contains the sign-off phrase"}, nil
 	}
 	if err := sanityGate(req.Owner+"/"+req.Repo, so.Author, req.Number); err != nil {
 		return snap, nil, Outcome{Status: Skipped, SkipReason: err.Error()}, nil
+	}
+	rec, err := v.record(ctx, req, so.Key)
+	if err != nil {
+		return snap, nil, out, err
+	}
+	if reason := withdrawn(meta, rec); reason != "" {
+		return snap, nil, Outcome{Status: Skipped, SkipReason: reason}, nil
 	}
 	reviewDate := req.ReviewDate
 	if reviewDate.IsZero() {
@@ -446,6 +484,14 @@ func (v *Verifier) prepare(ctx context.Context, gh GitHub, req Request, log *slo
 	if !req.Explicit && (pr.State != "open" || pr.Draft) {
 		return stop(Outcome{Status: Skipped, SkipReason: fmt.Sprintf("PR is %s (draft=%v)", pr.State, pr.Draft)}, nil)
 	}
+	// Only an account that could trigger a verification can author a
+	// sign-off (checks/inferencex/RULES.md, "Sign-off integrity").
+	if err := actorGate(ctx, snap.Evidence, so.Author, meta.userType); err != nil {
+		if retry.IsTransient(ghclient.Classify(err)) || ctx.Err() != nil {
+			return stop(out, err)
+		}
+		return stop(Outcome{Status: Skipped, SkipReason: "sign-off author: " + err.Error()}, nil)
+	}
 	if !req.SkipActor {
 		if err := actorGate(ctx, snap.Evidence, req.Actor, req.ActorType); err != nil {
 			if retry.IsTransient(ghclient.Classify(err)) || ctx.Err() != nil {
@@ -453,6 +499,9 @@ func (v *Verifier) prepare(ctx context.Context, gh GitHub, req Request, log *slo
 			}
 			return stop(Outcome{Status: Skipped, SkipReason: err.Error()}, nil)
 		}
+	}
+	if out.Integrity, err = authenticity(ctx, lastEdit(gh), req, so, meta, rec, v.now()); err != nil {
+		return stop(out, err)
 	}
 	out.Scope = sc
 	return snap, run, out, nil

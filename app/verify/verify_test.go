@@ -163,10 +163,16 @@ func TestVerifyGates(t *testing.T) {
 			admin := githubtest.Permission{Permission: "admin", RoleName: "admin"}
 			fx.Repos[0].Collaborators["amd-owner-a"], fx.Repos[0].Collaborators["amd-owner-b"] = admin, admin
 		}, status: verify.NotRequired},
+		// Not exempt, so the scope gate lets it through (NotRequired would
+		// stop it there); then the signer fails the trigger-actor rule, which
+		// every sign-off author must pass.
 		{name: "an admin-equivalent custom role does not exempt", mutate: func(fx *githubtest.Fixture) {
 			custom := githubtest.Permission{Permission: "admin", RoleName: "release-admin"}
 			fx.Repos[0].Collaborators["amd-owner-a"], fx.Repos[0].Collaborators["amd-owner-b"] = custom, custom
-		}, status: verify.Verified},
+		}, signOff: "pullrequestreview-3900000001", status: verify.Skipped},
+		{name: "a sign-off by a read-only account is none", mutate: func(fx *githubtest.Fixture) {
+			fx.Repos[0].Collaborators["amd-owner-a"] = githubtest.Permission{Permission: "read", RoleName: "read"}
+		}, signOff: "pullrequestreview-3900000001", status: verify.Skipped},
 		{name: "CODEOWNERS errors at the base tip stop the scope gate", mutate: func(fx *githubtest.Fixture) {
 			// Even when every owner is exempt: GitHub ignores the broken line,
 			// so the ownership the gate would decide on is not GitHub's.

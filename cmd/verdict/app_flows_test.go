@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -257,60 +256,8 @@ func keys(m map[string]githubtest.Comment) []string {
 	return out
 }
 
-// Flow 5: a dismissed review and a deleted sign-off comment verify nothing
-// and leave the existing verdicts as they are.
-func TestFlowDismissedAndDeleted(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end App test")
-	}
-	a := startApp(t)
-	const review = int64(3900000001)
-	rbody := "As a PR reviewer and CODEOWNER, I have reviewed this and have:"
-	a.flowDeliver("pull_request_review", a.reviewEvent("submitted", review, rbody, "amd-owner-a"))
-	body := "As a PR reviewer and CODEOWNER, I have reviewed this and have:\n- [x] Looked\nSigned: `amd-owner-b`\n"
-	id := a.gh.AddComment(e2eRepo, e2ePR, githubtest.Comment{User: "amd-owner-b", Association: "MEMBER", Body: body})
-	a.flowDeliver("issue_comment", a.flowCommentEvent("created", id, body, "amd-owner-b", "MEMBER"))
-	a.waitFor("both verdicts", func() bool { return len(a.verdicts()) == 2 })
-	a.waitFor("the check runs", func() bool {
-		n := 0
-		for _, r := range a.gh.CheckRuns(e2eRepo, a.head) {
-			if r.GetStatus() == "completed" {
-				n++
-			}
-		}
-		return n >= 2
-	})
-	a.settle()
-
-	// The reviewer deletes the sign-off comment (a write of the test, not
-	// of the App): record the baseline after it.
-	if _, err := a.gh.Client().Issues.DeleteComment(context.Background(), "SemiAnalysisAI", "InferenceX", id); err != nil {
-		t.Fatal(err)
-	}
-	before := a.verdicts()
-	a.settle()
-	writes := len(a.repoWrites())
-	reads := a.gh.PathCalls("GET", flowPRPath)
-
-	dismissed := a.reviewEvent("dismissed", review, rbody, "maintainer-a")
-	dismissed["review"].(map[string]any)["state"] = "dismissed"
-	a.flowDeliver("pull_request_review", dismissed)
-	a.flowDeliver("issue_comment", a.flowCommentEvent("deleted", id, body, "amd-owner-b", "MEMBER"))
-	time.Sleep(1500 * time.Millisecond)
-	a.quiet("dismissed/deleted", writes, 0, "")
-	if got := a.gh.PathCalls("GET", flowPRPath); got != reads {
-		t.Errorf("dismissed/deleted started a verification (%d PR reads)", got-reads)
-	}
-	after := a.verdicts()
-	if len(after) != len(before) {
-		t.Fatalf("verdicts %d → %d", len(before), len(after))
-	}
-	for k, c := range before {
-		if after[k].Body != c.Body || after[k].ID != c.ID {
-			t.Errorf("verdict %s changed", k)
-		}
-	}
-}
+// Flow 5 (a dismissed review, a deleted sign-off) is TestIntegrityWithdrawal
+// in app_integrity_test.go.
 
 // Flow 6: a sign-off edited by a read-only user (or a bot) is ignored by
 // gate f; the same edit by the reviewer is verified.

@@ -43,6 +43,13 @@ func newVerifier(logger *slog.Logger, pub verify.Publisher, rec verify.Recorder,
 	}
 }
 
+// withLedger gives v the store's sign-off records (serve only: verdict
+// check judges every sign-off's edit history afresh).
+func withLedger(v *verify.Verifier, st *store.Store) *verify.Verifier {
+	v.Ledger = ledger{st}
+	return v
+}
+
 // evidenceOptions gives opts the shared evidence cache when it has none.
 func evidenceOptions(opts ghsource.Options) ghsource.Options {
 	if opts.Cache == nil {
@@ -91,7 +98,7 @@ func appWiring(pages http.RoundTripper) wiring {
 		pub := publish.Verdicts{Logger: log, Pending: true, DetailsBase: cfg.PublicURL}
 		trail := auditTrail{st}
 		return handlers{
-			Verifier:   appVerifier{v: newVerifier(log, pub, trail, nil), client: installation, id: id, trail: trail, log: log},
+			Verifier:   appVerifier{v: withLedger(newVerifier(log, pub, trail, nil), st), client: installation, id: id, trail: trail, log: log},
 			Reuse:      appReuse{a: reuse.Acknowledger{Client: acknowledgerClient, Logger: log, Recorder: trail}, id: id},
 			Welcomer:   appWelcomer{client: installation, id: id, log: log},
 			Visibility: appVisibility{apps},
@@ -168,6 +175,7 @@ func (a appVerifier) request(j jobs.VerifyArgs, at jobs.Attempt) verify.Request 
 		SignOff:  j.SignOff,
 		Explicit: j.Manual,
 		Actor:    j.ActorLogin, ActorType: j.ActorType,
+		Action:     j.Action,
 		DeliveryID: j.DeliveryID,
 		Publish:    true,
 		Retry:      at.Retry(),
@@ -209,6 +217,22 @@ func (a appVerifier) Verify(ctx context.Context, j jobs.VerifyArgs, at jobs.Atte
 	default:
 		return ghclient.Classify(err)
 	}
+}
+
+// Withdraw settles a sign-off that was deleted or whose review was
+// dismissed.
+func (a appVerifier) Withdraw(ctx context.Context, j jobs.WithdrawArgs) error {
+	v, err := a.verifier(ctx)
+	if err != nil {
+		return err
+	}
+	gh, err := a.client(ctx, j.InstallationID)
+	if err != nil {
+		return err
+	}
+	err = v.Withdraw(ctx, gh, verify.WithdrawRequest{Owner: j.Owner, Repo: j.Name, Number: j.PR, SignOff: j.SignOff,
+		How: j.How, By: j.ActorLogin, DeliveryID: j.DeliveryID})
+	return ghclient.Classify(err)
 }
 
 // Abandon settles a verification the queue gives up on: its status and

@@ -56,6 +56,9 @@ var internalRoutes = map[string]bool{
 	"POST /organizations/{org}/settings/apps/new":    true,
 	"GET /login/oauth/authorize":                     true,
 	"POST /login/oauth/access_token":                 true,
+	// GraphQL is not part of the REST description.
+	"POST /graphql":     true,
+	"POST /api/graphql": true,
 }
 
 // Dir returns the descriptions' directory from the environment, or

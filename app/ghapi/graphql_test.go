@@ -1,0 +1,90 @@
+package ghapi
+
+import (
+	"context"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/verdict-bot/verdict/app/ghclient"
+	"github.com/verdict-bot/verdict/app/ghsource"
+	"github.com/verdict-bot/verdict/app/githubtest"
+	"github.com/verdict-bot/verdict/app/retry"
+)
+
+func TestGraphQLURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://api.github.com/":         "https://api.github.com/graphql",
+		"https://ghe.example.com/api/v3/": "https://ghe.example.com/api/graphql",
+		"https://api.acme.ghe.com/":       "https://api.acme.ghe.com/graphql",
+		"http://127.0.0.1:8080/":          "http://127.0.0.1:8080/graphql",
+	} {
+		if got := GraphQLURL(in); got != want {
+			t.Errorf("GraphQLURL(%s) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+func TestLastEdit(t *testing.T) {
+	fx := githubtest.NewFixture("verdict")
+	fx.Tree("base").Put("README.md", "x\n")
+	fx.Tree("head").From("base").Put("a.yaml", "a: 1\n")
+	r := fx.Repo("acme/bench")
+	r.Commit("base", "base")
+	r.Commit("head", "head")
+	r.Branch("main", "base")
+	r.Pull(&githubtest.Pull{Number: 7, Title: "t", User: "dev", Head: githubtest.Ref{Ref: "t", Commit: "head"}})
+	srv := githubtest.New(t, fx)
+	plain := srv.AddComment("acme/bench", 7, githubtest.Comment{User: "owner-a", Body: "a"})
+	edited := srv.AddComment("acme/bench", 7, githubtest.Comment{User: "owner-a", Body: "a"})
+	srv.EditCommentAs(edited, "b", "writer-x")
+	mine := srv.AddComment("acme/bench", 7, githubtest.Comment{User: "owner-a", Body: "a"})
+	srv.EditCommentAs(mine, "b", "writer-x")
+	srv.EditComment(mine, "c")
+	gone := srv.AddComment("acme/bench", 7, githubtest.Comment{User: "owner-a", Body: "a"})
+	srv.EditCommentAs(gone, "b", "")
+
+	nodeID := func(id int64) string {
+		c, _, err := srv.Client().Issues.GetComment(context.Background(), "acme", "bench", id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.GetNodeID()
+	}
+	for _, ghes := range []bool{false, true} {
+		gh := srv.Client()
+		if ghes {
+			gh.BaseURL, _ = url.Parse(srv.BaseURL() + "api/v3/")
+		}
+		c := New(gh, ghsource.Options{})
+		for _, tt := range []struct {
+			id     int64
+			editor string
+			edited bool
+		}{{plain, "", false}, {edited, "writer-x", true}, {mine, "owner-a", true}, {gone, "", true}} {
+			editor, at, err := c.LastEdit(context.Background(), nodeID(tt.id))
+			if err != nil || editor != tt.editor || at.IsZero() == tt.edited {
+				t.Errorf("ghes=%v comment %d: LastEdit = %q, %v, %v; want %q, edited %v", ghes, tt.id, editor, at, err, tt.editor, tt.edited)
+			}
+		}
+		if _, _, err := c.LastEdit(context.Background(), "bm9uZQ"); err == nil || retry.IsTransient(err) {
+			t.Errorf("unknown node: err = %v, want a final error", err)
+		}
+	}
+
+	// A server without GraphQL answers, for good; one that keeps failing is
+	// transient.
+	c := New(srv.Client(), ghsource.Options{})
+	srv.AddFault(githubtest.Fault{Path: "graphql$", Status: 404, Times: 1})
+	if _, _, err := c.LastEdit(context.Background(), nodeID(edited)); err == nil || retry.IsTransient(err) {
+		t.Errorf("404: err = %v, want a final error", err)
+	}
+	srv.AddFault(githubtest.Fault{Path: "graphql$", Status: 502})
+	gh, err := ghclient.NewToken(srv.BaseURL(), srv.InstallationToken(), ghclient.Options{Retry: ghclient.RetryOptions{BaseDelay: time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := New(gh, ghsource.Options{}).LastEdit(context.Background(), nodeID(edited)); !retry.IsTransient(err) {
+		t.Errorf("502: err = %v, want transient", err)
+	}
+}

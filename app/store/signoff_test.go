@@ -1,0 +1,53 @@
+package store_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/verdict-bot/verdict/app/store"
+	"github.com/verdict-bot/verdict/app/store/storetest"
+)
+
+func TestSignOffRecords(t *testing.T) {
+	storetest.Engines(t, func(t *testing.T, url string) {
+		ctx := context.Background()
+		s := open(t, url)
+		at := time.Date(2026, 11, 5, 10, 0, 0, 0, time.UTC)
+		if _, ok, err := s.LookupSignOff(ctx, "O/R", "issuecomment-1"); err != nil || ok {
+			t.Fatalf("lookup before put: ok=%v err=%v", ok, err)
+		}
+		a := store.SignOff{Repo: "o/r", Key: "issuecomment-1", PR: 7, Author: "owner-a", BodySHA256: "aa",
+			SignedAt: at, State: store.SignOffAuthentic, StateAt: at}
+		b := store.SignOff{Repo: "o/r", Key: "pullrequestreview-2", PR: 7, Author: "owner-b", BodySHA256: "bb",
+			SignedAt: at.Add(time.Hour), State: store.SignOffAuthentic, StateAt: at.Add(time.Hour),
+			AssessedSHA: "0123", Verdict: "PASS", CommentURL: "https://x/1"}
+		other := store.SignOff{Repo: "o/r", Key: "issuecomment-3", PR: 8, Author: "owner-a", State: store.SignOffAuthentic}
+		for _, so := range []store.SignOff{b, a, other} {
+			if err := s.PutSignOff(ctx, so); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// A tamper mark replaces the state and keeps the authentic version.
+		a.State, a.Editor, a.StateAt = store.SignOffTampered, "writer-x", at.Add(2*time.Hour)
+		a.Repo = "O/R" // owner and name are case-insensitive
+		if err := s.PutSignOff(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+		got, ok, err := s.LookupSignOff(ctx, "o/R", "issuecomment-1")
+		if err != nil || !ok {
+			t.Fatalf("lookup: ok=%v err=%v", ok, err)
+		}
+		a.Repo = "o/r"
+		if got != a {
+			t.Fatalf("lookup = %+v\nwant %+v", got, a)
+		}
+		list, err := s.SignOffs(ctx, "O/r", 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list) != 2 || list[0].Key != a.Key || list[1] != b {
+			t.Fatalf("sign-offs of #7 = %+v, want a then b", list)
+		}
+	})
+}
