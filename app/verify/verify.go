@@ -451,6 +451,25 @@ func (v *Verifier) prepare(ctx context.Context, gh GitHub, req Request, log *slo
 	if reason := withdrawn(meta, rec); reason != "" {
 		return snap, nil, Outcome{Status: Skipped, SkipReason: reason}, nil
 	}
+	// Who wrote the current body (the edit history, when it must be
+	// asked) is read beside the checks and the gates.
+	type judged struct {
+		in  Integrity
+		err error
+	}
+	integrity := make(chan judged, 1)
+	go func() {
+		in, err := authenticity(ctx, lastEdit(gh), req, so, meta, rec, v.now())
+		integrity <- judged{in, err}
+	}()
+	var settled *judged
+	judgement := func() judged {
+		if settled == nil {
+			j := <-integrity
+			settled = &j
+		}
+		return *settled
+	}
 	reviewDate := req.ReviewDate
 	if reviewDate.IsZero() {
 		reviewDate = v.now()
@@ -461,6 +480,7 @@ func (v *Verifier) prepare(ctx context.Context, gh GitHub, req Request, log *slo
 	run := startChecks(ctx, v.Registry, pr, snap.Config.Settings.Enabled)
 	stop := func(o Outcome, err error) (*snapshot.Snapshot, *checkRun, Outcome, error) {
 		run.stop()
+		judgement() // no read outlives the verification
 		return snap, run, o, err
 	}
 	sc, err := scope.Of(ctx, pr)
@@ -500,9 +520,11 @@ func (v *Verifier) prepare(ctx context.Context, gh GitHub, req Request, log *slo
 			return stop(Outcome{Status: Skipped, SkipReason: err.Error()}, nil)
 		}
 	}
-	if out.Integrity, err = authenticity(ctx, lastEdit(gh), req, so, meta, rec, v.now()); err != nil {
-		return stop(out, err)
+	j := judgement()
+	if j.err != nil {
+		return stop(out, j.err)
 	}
+	out.Integrity = j.in
 	out.Scope = sc
 	return snap, run, out, nil
 }
