@@ -9,12 +9,28 @@ import (
 var (
 	htmlCommentRE = regexp.MustCompile(`(?s)<!--.*?(-->|$)`)
 	htmlTagRE     = regexp.MustCompile(`</?[A-Za-z][^>]*>`)
+	// mentionRE finds what GitHub would turn into a notification: @login
+	// and @org/team.
+	mentionRE = regexp.MustCompile(`@([A-Za-z0-9])`)
 )
+
+// NoMentions makes untrusted text echoed in a comment notify nobody: a word
+// joiner after each "@" keeps "@org/team" readable but not a mention. Every
+// user-controlled string Verdict echoes (quotes, branch names, reasons,
+// quoted configuration) goes through it; Verdict's own mentions of the
+// sign-off author are written by the templates, not passed through here.
+func NoMentions(s string) string {
+	if !strings.Contains(s, "@") {
+		return s
+	}
+	return mentionRE.ReplaceAllString(s, "@\u2060$1")
+}
 
 // Quote makes untrusted text safe to quote inside a one-line verdict row:
 // HTML comments and tags removed, markdown and angle brackets dropped,
 // newlines folded, emoji and control characters removed, double quotes
-// replaced, and the result cut to max runes with an ellipsis.
+// replaced, mentions neutralized, and the result cut to max runes with an
+// ellipsis.
 func Quote(s string, max int) string {
 	if len(s) > 4096 {
 		s = s[:4096]
@@ -40,7 +56,7 @@ func Quote(s string, max int) string {
 	if rs := []rune(out); len(rs) > max {
 		out = strings.TrimSpace(string(rs[:max])) + "…"
 	}
-	return out
+	return NoMentions(out)
 }
 
 // Code shows s verbatim as one Markdown code span. Reasons use it for text

@@ -24,6 +24,24 @@ func TestQuote(t *testing.T) {
 	}
 }
 
+func TestNoMentions(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"@alice", "@\u2060alice"},
+		{"branch @org/team here", "branch @\u2060org/team here"},
+		{"mail a@b.c", "mail a@\u2060b.c"},
+		{"@ alone and @@x", "@ alone and @@\u2060x"},
+		{"no handle", "no handle"},
+		{"@\u2060already", "@\u2060already"},
+	} {
+		if got := NoMentions(tc.in); got != tc.want {
+			t.Errorf("NoMentions(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	if got := Quote("see @org/team", 80); strings.Contains(got, "@o") {
+		t.Errorf("Quote keeps a mention: %q", got)
+	}
+}
+
 func TestCode(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"yaml: line 3: did not find expected key", "`yaml: line 3: did not find expected key`"},

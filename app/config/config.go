@@ -64,6 +64,15 @@ type Server struct {
 	// ShutdownGrace is how long running jobs may finish after SIGTERM
 	// (VERDICT_SHUTDOWN_GRACE).
 	ShutdownGrace time.Duration
+
+	// HTTP server limits: a client that sends its headers, or its whole
+	// request, slower than this, or keeps an idle connection longer, is
+	// disconnected (VERDICT_READ_HEADER_TIMEOUT, VERDICT_READ_TIMEOUT,
+	// VERDICT_IDLE_TIMEOUT). They bound how long an unauthenticated sender
+	// can hold a connection and the webhook body budget.
+	ReadHeaderTimeout time.Duration
+	ReadTimeout       time.Duration
+	IdleTimeout       time.Duration
 }
 
 // Defaults.
@@ -77,6 +86,10 @@ const (
 	DefaultJobTimeout    = 5 * time.Minute
 	DefaultRetryDelay    = time.Second
 	DefaultShutdownGrace = 25 * time.Second
+
+	DefaultReadHeaderTimeout = 10 * time.Second
+	DefaultReadTimeout       = 60 * time.Second
+	DefaultIdleTimeout       = 120 * time.Second
 )
 
 // MissingError names a required setting that was not given.
@@ -132,6 +145,9 @@ func LoadServer(args []string, getenv func(string) string, out io.Writer) (Serve
 		{&s.JobTimeout, "job-timeout", "VERDICT_JOB_TIMEOUT", DefaultJobTimeout, "cancel a job running longer"},
 		{&s.RetryDelay, "retry-delay", "VERDICT_RETRY_DELAY", DefaultRetryDelay, "backoff unit: the n-th retry of a failed job waits n⁴ times this"},
 		{&s.ShutdownGrace, "shutdown-grace", "VERDICT_SHUTDOWN_GRACE", DefaultShutdownGrace, "how long running jobs may finish after SIGTERM"},
+		{&s.ReadHeaderTimeout, "read-header-timeout", "VERDICT_READ_HEADER_TIMEOUT", DefaultReadHeaderTimeout, "disconnect a client whose request headers take longer"},
+		{&s.ReadTimeout, "read-timeout", "VERDICT_READ_TIMEOUT", DefaultReadTimeout, "disconnect a client whose whole request (headers and body) takes longer"},
+		{&s.IdleTimeout, "idle-timeout", "VERDICT_IDLE_TIMEOUT", DefaultIdleTimeout, "close a keep-alive connection idle for longer"},
 	}
 	raw := make([]*string, len(durations))
 	for i, d := range durations {

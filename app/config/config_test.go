@@ -64,6 +64,17 @@ func TestLoadServer(t *testing.T) {
 				t.Fatalf("tuning: %+v", s)
 			}
 		}},
+		{"http timeouts default", base, nil, "", func(t *testing.T, s Server) {
+			if s.ReadHeaderTimeout != DefaultReadHeaderTimeout || s.ReadTimeout != DefaultReadTimeout || s.IdleTimeout != DefaultIdleTimeout {
+				t.Fatalf("http timeouts: %v %v %v", s.ReadHeaderTimeout, s.ReadTimeout, s.IdleTimeout)
+			}
+		}},
+		{"http timeouts set", with("VERDICT_READ_HEADER_TIMEOUT", "2s"), []string{"-read-timeout", "30s", "-idle-timeout", "1m"}, "", func(t *testing.T, s Server) {
+			if s.ReadHeaderTimeout.Seconds() != 2 || s.ReadTimeout.Seconds() != 30 || s.IdleTimeout.Minutes() != 1 {
+				t.Fatalf("http timeouts: %v %v %v", s.ReadHeaderTimeout, s.ReadTimeout, s.IdleTimeout)
+			}
+		}},
+		{"zero http timeout", with("VERDICT_READ_HEADER_TIMEOUT", "0s"), nil, "VERDICT_READ_HEADER_TIMEOUT", nil},
 		{"bad duration", with("VERDICT_GITHUB_TIMEOUT", "10"), nil, "VERDICT_GITHUB_TIMEOUT", nil},
 		{"zero duration", with("VERDICT_SHUTDOWN_GRACE", "0s"), nil, "VERDICT_SHUTDOWN_GRACE", nil},
 		{"no secret", with("VERDICT_WEBHOOK_SECRET", ""), nil, "VERDICT_WEBHOOK_SECRET", nil},

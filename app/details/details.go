@@ -232,7 +232,7 @@ func (h *Handler) callback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !ok {
-		log.Info("details page: signed-in user cannot read the repository", "login", login)
+		log.Info("details page: signed-in user cannot read the repository", "actor", login)
 		h.fail(w, http.StatusForbidden, msgNoAccess(login, p.Repo))
 		return
 	}

@@ -14,7 +14,7 @@ import (
 var (
 	deliveries = promauto.NewCounterVec(prometheus.CounterOpts{
 		Name: "verdict_webhook_deliveries_total",
-		Help: "Webhook deliveries by event and outcome (queued, ignored, duplicate, bot, unhandled, bad_signature, too_large, malformed, error).",
+		Help: "Webhook deliveries by event (one Verdict handles, ping, or other) and outcome (queued, ignored, duplicate, bot, unhandled, bad_signature, too_large, busy, malformed, error).",
 	}, []string{"event", "outcome"})
 
 	ackSeconds = promauto.NewHistogram(prometheus.HistogramOpts{
@@ -54,7 +54,9 @@ var (
 	}, queueDepth)
 )
 
-// Delivery counts one webhook delivery.
+// Delivery counts one webhook delivery. event must come from a fixed set
+// (the webhook package maps the header onto one): every distinct value is a
+// series kept for the life of the process.
 func Delivery(event, outcome string) { deliveries.WithLabelValues(event, outcome).Inc() }
 
 // Ack records how long answering a webhook took.

@@ -101,7 +101,7 @@ func (v Verdicts) Start(ctx context.Context, t Target) (Started, error) {
 	}
 	h, err := pub.Start(ctx, t.Owner, t.Repo, t.HeadSHA, t.Key, t.Retry)
 	if err != nil {
-		v.logger().Warn("marking commit as being verified", "repo", t.Owner+"/"+t.Repo, "head_sha", t.HeadSHA, "err", err)
+		v.logger(t).Warn("marking commit as being verified", "err", err)
 	}
 	s.handle = h
 	return s, nil
@@ -123,8 +123,7 @@ func (v Verdicts) Finish(ctx context.Context, s Started, body render.Body) (stri
 	}
 	res, err := pub.Finish(ctx, s.handle, t.Number, body)
 	if err != nil && res.CommentURL != "" && permanent(err) {
-		v.logger().Warn("verdict comment published; status or check run not written",
-			"repo", t.Owner+"/"+t.Repo, "pr", t.Number, "signoff", t.Key, "head_sha", t.HeadSHA, "err", err)
+		v.logger(t).Warn("verdict comment published; status or check run not written", "err", err)
 		return res.CommentURL, nil
 	}
 	return res.CommentURL, err
@@ -159,11 +158,14 @@ func (v Verdicts) ReportConfigError(ctx context.Context, r ConfigReport) (string
 	return res.CommentURL, err
 }
 
-func (v Verdicts) logger() *slog.Logger {
-	if v.Logger != nil {
-		return v.Logger
+// logger is the log of one target: every line names the PR, the sign-off
+// and the commit.
+func (v Verdicts) logger(t Target) *slog.Logger {
+	l := v.Logger
+	if l == nil {
+		l = slog.Default()
 	}
-	return slog.Default()
+	return l.With("repo", t.Owner+"/"+t.Repo, "pr", t.Number, "signoff", t.Key, "head_sha", t.HeadSHA)
 }
 
 // permanent reports whether every GitHub error in err is a client error that

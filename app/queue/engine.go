@@ -164,36 +164,61 @@ func (e *riverEngine[TTx]) commit(ctx context.Context, batch []*request) (err er
 			e.rollback(context.WithoutCancel(ctx), tx)
 		}
 	}()
-	var params []river.InsertManyParams
-	keys := map[int]string{}    // params index -> coalescing key of a verification
-	inBatch := map[string]int{} // coalescing key -> params index
-	for _, r := range batch {
+	// The log rows and the generations take a fixed number of statements
+	// per batch, whatever its size: on PostgreSQL each statement is a round
+	// trip.
+	ds := make([]store.Delivery, len(batch))
+	for i, r := range batch {
 		r.outcome = deliveryOutcome(r.d)
-		d := r.d.Delivery
-		d.Jobs, d.Outcome = len(r.d.Jobs), string(r.outcome)
-		fresh, err := store.InsertDelivery(ctx, ex, d)
-		if err != nil {
-			return err
-		}
-		if !fresh {
+		ds[i] = r.d.Delivery
+		ds[i].Jobs, ds[i].Outcome = len(r.d.Jobs), string(r.outcome)
+	}
+	fresh, err := store.InsertDeliveries(ctx, ex, ds)
+	if err != nil {
+		return err
+	}
+	var keys []string
+	for i, r := range batch {
+		if !fresh[i] {
 			r.outcome = Duplicate
+			continue
+		}
+		for _, a := range r.d.Jobs {
+			switch v := a.(type) {
+			case jobs.VerifyArgs:
+				keys = append(keys, v.CoalesceKey())
+			case jobs.WithdrawArgs:
+				// A withdrawal takes the key's next generation too, in
+				// delivery order, so a verification still waiting is skipped.
+				keys = append(keys, v.CoalesceKey())
+			}
+		}
+	}
+	gens, err := store.NextGenerations(ctx, ex, keys)
+	if err != nil {
+		return err
+	}
+	var params []river.InsertManyParams
+	pending := map[int]string{} // params index -> coalescing key of a verification
+	inBatch := map[string]int{} // coalescing key -> params index
+	for i, r := range batch {
+		if !fresh[i] {
 			continue
 		}
 		for _, a := range r.d.Jobs {
 			if w, ok := a.(jobs.WithdrawArgs); ok {
 				// A withdrawal supersedes the verifications of its sign-off
-				// that are waiting: it takes the next generation and ends
-				// their pending state, so they find themselves behind it and
-				// a later request gets a job of its own, after it.
+				// that are waiting: besides the generation, it ends their
+				// pending state, so that none of them is handed a later
+				// request's arguments (and generation); a later request gets
+				// a job of its own.
 				key := w.CoalesceKey()
-				if w.Generation, err = store.NextGeneration(ctx, ex, key); err != nil {
-					return err
-				}
+				w.Generation, gens = gens[0], gens[1:]
 				if err := store.DropPending(ctx, ex, key); err != nil {
 					return err
 				}
-				if i, ok := inBatch[key]; ok {
-					delete(keys, i)
+				if j, ok := inBatch[key]; ok {
+					delete(pending, j)
 					delete(inBatch, key)
 				}
 				params = append(params, river.InsertManyParams{Args: w})
@@ -205,11 +230,9 @@ func (e *riverEngine[TTx]) commit(ctx context.Context, batch []*request) (err er
 				continue
 			}
 			key := v.CoalesceKey()
-			if v.Generation, err = store.NextGeneration(ctx, ex, key); err != nil {
-				return err
-			}
-			if i, ok := inBatch[key]; ok {
-				params[i].Args = v
+			v.Generation, gens = gens[0], gens[1:]
+			if j, ok := inBatch[key]; ok {
+				params[j].Args = v
 				metrics.Coalesced()
 				continue
 			}
@@ -225,7 +248,7 @@ func (e *riverEngine[TTx]) commit(ctx context.Context, batch []*request) (err er
 				metrics.Coalesced()
 				continue
 			}
-			inBatch[key], keys[len(params)] = len(params), key
+			inBatch[key], pending[len(params)] = len(params), key
 			params = append(params, river.InsertManyParams{Args: v})
 		}
 	}
@@ -234,7 +257,7 @@ func (e *riverEngine[TTx]) commit(ctx context.Context, batch []*request) (err er
 		if err != nil {
 			return fmt.Errorf("inserting %d jobs: %w", len(params), err)
 		}
-		for i, key := range keys {
+		for i, key := range pending {
 			if i >= len(res) || res[i].Job == nil {
 				continue
 			}

@@ -60,7 +60,7 @@ func (q *Queue) rescueOrphans(ctx context.Context, all bool) (int, error) {
 			return n, fmt.Errorf("resuming job %d: %w", j.ID, err)
 		}
 		n++
-		q.log.Warn("resumed a job whose process died", "job_id", j.ID, "kind", j.Kind, "attempt", j.Attempt, "attempted_by", by)
+		q.log.Warn("resumed a job whose process died", "job_id", j.ID, "job", j.Kind, "attempt", j.Attempt, "attempted_by", by)
 	}
 	return n, nil
 }

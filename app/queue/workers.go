@@ -239,7 +239,7 @@ func (q *Queue) classify(ctx context.Context, log *slog.Logger, job *rivertype.J
 	}
 	if wait, ok := retry.After(err); ok && time.Since(job.CreatedAt) < q.opt.RateLimitMaxAge {
 		metrics.Job(kind, "retry")
-		log.Warn("rate limited; waiting before retrying", "wait", wait, "err", err)
+		log.Warn("rate limited; waiting before retrying", "wait_ms", wait.Milliseconds(), "err", err)
 		return river.JobSnooze(wait)
 	}
 	if retry.IsTransient(err) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {

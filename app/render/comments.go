@@ -92,7 +92,7 @@ func ReuseReplyMarkdown(r ReuseReply) (string, error) {
 		if r.PR <= 0 || r.RunID <= 0 {
 			return "", fmt.Errorf("reuse reply: accepted needs PR and run id, got PR %d run %d", r.PR, r.RunID)
 		}
-		r.Conclusion = cleanInline(r.Conclusion)
+		r.Conclusion = defang(r.Conclusion)
 		return bilingual(ReplyMarker(r.CommentID), "reuse.accepted", r)
 	}
 	if strings.TrimSpace(r.Reason.EN) == "" {
@@ -101,7 +101,9 @@ func ReuseReplyMarkdown(r ReuseReply) (string, error) {
 	if r.Reason.ZH == "" {
 		r.Reason.ZH = r.Reason.EN
 	}
-	r.Reason = checks.Text{EN: cleanInline(r.Reason.EN), ZH: cleanInline(r.Reason.ZH)}
+	// The reason can echo what the PR's author chose, such as its branch
+	// name ("@org/team" is a valid one).
+	r.Reason = checks.Text{EN: defang(r.Reason.EN), ZH: defang(r.Reason.ZH)}
 	return bilingual(ReplyMarker(r.CommentID), "reuse.rejected", r)
 }
 
@@ -177,7 +179,7 @@ func BypassReplyMarkdown(r BypassReply) (string, error) {
 	if !shaPrefixRE.MatchString(r.SHA) {
 		return "", fmt.Errorf("bypass reply: invalid commit %q", r.SHA)
 	}
-	r.Reason = cleanInline(r.Reason)
+	r.Reason = defang(r.Reason)
 	return bilingual(ReplyMarker(r.CommentID), "bypass", r)
 }
 

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/verdict-bot/verdict/checks"
 )
 
 // ConfigErrorMarker keys the one comment per PR saying that the
@@ -46,9 +48,6 @@ type configProblemRow struct {
 var (
 	fullSHARE = regexp.MustCompile(`^[0-9a-f]{40}$`)
 	repoPath  = regexp.MustCompile(`^[A-Za-z0-9._/-]+$`)
-	// mentionRE finds @handles: a problem quoting the file may contain
-	// some, and this comment must not notify anyone.
-	mentionRE = regexp.MustCompile(`@([A-Za-z0-9])`)
 )
 
 // ConfigErrorMarkdown renders the invalid-configuration comment: marker,
@@ -66,7 +65,7 @@ func ConfigErrorMarkdown(c ConfigError) (string, error) {
 	if c.FileURL != "" && !linkURL(c.FileURL) {
 		return "", fmt.Errorf("config error comment: invalid file link %q", c.FileURL)
 	}
-	d := configErrorData{File: c.File, Branch: strings.ReplaceAll(cleanInline(c.Branch), "`", "'"), ShortSHA: c.SHA[:12]}
+	d := configErrorData{File: c.File, Branch: strings.ReplaceAll(defang(c.Branch), "`", "'"), ShortSHA: c.SHA[:12]}
 	for i, p := range c.Problems {
 		if i == maxConfigProblems {
 			d.More = len(c.Problems) - i
@@ -87,5 +86,5 @@ func ConfigErrorMarkdown(c ConfigError) (string, error) {
 // defang makes quoted file content inert in a comment: one line, no HTML,
 // no @mentions (a word joiner after @ keeps the text readable).
 func defang(s string) string {
-	return mentionRE.ReplaceAllString(cleanInline(s), "@\u2060$1")
+	return checks.NoMentions(cleanInline(s))
 }

@@ -92,7 +92,7 @@ const (
 // duplicates a reaction or a reply.
 func (a *Acknowledger) Acknowledge(ctx context.Context, job jobs.ReuseArgs) error {
 	log := a.logger().With("repo", job.FullName(), "pr", job.PR, "delivery_id", job.DeliveryID,
-		"comment_id", job.CommentID, "action", job.Action)
+		"comment_id", job.CommentID, "action", job.Action, "actor", job.AuthorLogin)
 	if len(a.BotLogins) == 0 || a.Client == nil {
 		return errors.New("reuse acknowledger: Client and BotLogins must be configured")
 	}

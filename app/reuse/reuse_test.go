@@ -202,3 +202,17 @@ func (e *env) logged(s string) {
 		e.t.Errorf("log lacks %q:\n%s", s, e.log.String())
 	}
 }
+
+// TestBranchNameMentionsNobody: "@org/team" is a valid branch name; echoed
+// in the /reuse-sweep-run reply it must not notify the team.
+func TestBranchNameMentionsNobody(t *testing.T) {
+	e := newEnv(t, func(_ *githubtest.Fixture, p *githubtest.Pull) { p.Head.Ref = "@acme/core" })
+	id := e.post("maintainer", "MEMBER", "/reuse-sweep-run")
+	e.acknowledge(id, "created")
+	e.expect(id, "-1", "on branch @\u2060acme/core has a head")
+	for _, r := range e.replies(id) {
+		if strings.Contains(r.Body, "@acme") {
+			t.Errorf("reply mentions @acme:\n%s", r.Body)
+		}
+	}
+}

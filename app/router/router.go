@@ -56,6 +56,9 @@ type Decision struct {
 	// enqueued and nothing needs storing.
 	IgnoredSender bool
 	Jobs          []jobs.Args
+	// Refused says why a command the delivery carries was not obeyed, one
+	// reason per command, for the log.
+	Refused []string
 }
 
 // route makes the jobs of one delivery of an event, whose common fields
@@ -263,11 +266,13 @@ func (r Router) recheck(d *Decision, p *payload, body, before string) {
 	if assoc == nil {
 		assoc = []string{"OWNER", "MEMBER", "COLLABORATOR"}
 	}
-	if !commands.AssociationAllowed(p.Comment.AuthorAssociation, assoc) {
-		return
-	}
 	cmd, perr := commands.ParseVerdict(body)
 	if perr != commands.OK || cmd.Action != commands.ActionRecheck {
+		return
+	}
+	if !commands.AssociationAllowed(p.Comment.AuthorAssociation, assoc) {
+		d.Refused = append(d.Refused, fmt.Sprintf("/verdict recheck by %s: author association %s is not one of %s",
+			p.Comment.User.Login, p.Comment.AuthorAssociation, strings.Join(assoc, ", ")))
 		return
 	}
 	// Editing a comment that already asked for a recheck is not a new ask.
@@ -285,6 +290,7 @@ func (r Router) recheck(d *Decision, p *payload, body, before string) {
 		// IDs are repository-wide.
 		l, ok := signoff.ParseURL(cmd.Target)
 		if !ok || !l.Names(d.Repo.Owner, d.Repo.Name, d.PR) {
+			d.Refused = append(d.Refused, "/verdict recheck by "+p.Comment.User.Login+": the URL does not name a sign-off of this PR")
 			return
 		}
 		a.SignOff = l.Ref

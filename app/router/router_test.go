@@ -296,3 +296,32 @@ func TestHandlesMatchesTheManifest(t *testing.T) {
 		t.Errorf("push: %+v, %v; want unhandled without parsing", d, err)
 	}
 }
+
+// TestRefusedCommandsSayWhy: a command the router does not obey carries a
+// reason for the log; an obeyed one and ordinary text carry none.
+func TestRefusedCommandsSayWhy(t *testing.T) {
+	tests := []struct {
+		name, body, assoc string
+		want              *regexp.Regexp // nil: nothing refused
+	}{
+		{"outsider recheck", "/verdict recheck", "CONTRIBUTOR", regexp.MustCompile(`^/verdict recheck by \S+: author association CONTRIBUTOR is not one of OWNER, MEMBER, COLLABORATOR$`)},
+		{"recheck of another PR", "/verdict recheck https://github.com/SemiAnalysisAI/InferenceX/pull/13#issuecomment-31", "OWNER", regexp.MustCompile(`the URL does not name a sign-off of this PR$`)},
+		{"obeyed recheck", "/verdict recheck", "MEMBER", nil},
+		{"outsider plain text", "thanks for the PR", "CONTRIBUTOR", nil},
+		{"outsider quoted recheck", "> /verdict recheck", "CONTRIBUTOR", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := Router{}.Route("issue_comment", "d", ev("created", map[string]any{"issue": prIssue(), "comment": cmt(5, tc.body, tc.assoc)}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case tc.want == nil && len(d.Refused) != 0:
+				t.Fatalf("refused %q", d.Refused)
+			case tc.want != nil && (len(d.Refused) != 1 || !tc.want.MatchString(d.Refused[0])):
+				t.Fatalf("refused %q, want one matching %s", d.Refused, tc.want)
+			}
+		})
+	}
+}

@@ -43,12 +43,15 @@ type Row interface {
 type Execer interface {
 	Exec(ctx context.Context, query string, args ...any) (rowsAffected int64, err error)
 	QueryRow(ctx context.Context, query string, args ...any) Row
+	// Query runs a multi-row query and calls f for each row.
+	Query(ctx context.Context, query string, args []any, f func(Row) error) error
 }
 
 // sqlRunner is what *sql.DB and *sql.Tx have in common.
 type sqlRunner interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
 // SQLExecer adapts a *sql.DB or *sql.Tx.
@@ -145,6 +148,20 @@ func (c *stmtCache) close() {
 	c.m = map[string]*sql.Stmt{}
 }
 
+func (e sqlExecer) Query(ctx context.Context, q string, args []any, f func(Row) error) error {
+	rows, err := e.r.QueryContext(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := f(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
 type sqlRow struct{ r *sql.Row }
 
 func (r sqlRow) Scan(dest ...any) error {
@@ -161,6 +178,7 @@ func (r sqlRow) Scan(dest ...any) error {
 type pgxRunner interface {
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 }
 
 // PgxExecer adapts a *pgxpool.Pool or pgx.Tx.
@@ -178,6 +196,20 @@ func (e pgxExecer) Exec(ctx context.Context, q string, args ...any) (int64, erro
 
 func (e pgxExecer) QueryRow(ctx context.Context, q string, args ...any) Row {
 	return pgxRow{e.r.QueryRow(ctx, q, args...)}
+}
+
+func (e pgxExecer) Query(ctx context.Context, q string, args []any, f func(Row) error) error {
+	rows, err := e.r.Query(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := f(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
 }
 
 type pgxRow struct{ r pgx.Row }
@@ -279,6 +311,9 @@ func connect(ctx context.Context, rawURL string) (*Store, error) {
 
 // sqliteDSN turns sqlite://path into a modernc file: DSN with WAL journaling
 // and full fsync on commit (a 202 promises the delivery survives a crash).
+// The path is a file name taken literally up to the first "?": SQLite reads
+// a file: URI, where "#" would end the name and "%" would start an escape,
+// so those are escaped rather than left to cut or rename the file.
 func sqliteDSN(rawURL string) (string, error) {
 	rest := strings.TrimPrefix(rawURL, "sqlite:")
 	rest = strings.TrimPrefix(rest, "//")
@@ -304,8 +339,12 @@ func sqliteDSN(rawURL string) (string, error) {
 		q.Del("synchronous")
 		q.Add("_pragma", "synchronous("+s+")")
 	}
-	return "file:" + path + "?" + q.Encode(), nil
+	return "file:" + uriPathEscaper.Replace(path) + "?" + q.Encode(), nil
 }
+
+// uriPathEscaper escapes what SQLite's URI parser would not read as part
+// of a file name.
+var uriPathEscaper = strings.NewReplacer("%", "%25", "#", "%23")
 
 func redact(rawURL string) string {
 	u, err := url.Parse(rawURL)
@@ -377,28 +416,5 @@ func (s *Store) InTx(ctx context.Context, f func(Execer) error) error {
 
 // each runs a multi-row query and calls f for every row.
 func (s *Store) each(ctx context.Context, q string, args []any, f func(Row) error) error {
-	if s.sqlDB != nil {
-		rows, err := s.sqlDB.QueryContext(ctx, q, args...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			if err := f(rows); err != nil {
-				return err
-			}
-		}
-		return rows.Err()
-	}
-	rows, err := s.pool.Query(ctx, q, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := f(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+	return s.db.Query(ctx, q, args, f)
 }

@@ -76,10 +76,11 @@ type Evidence struct {
 // cannot infer.
 const insertEventSQL = `INSERT INTO verdict_event
 	(repo, pr_number, kind, head_sha, signoff_key, actor, detail, delivery_id, at,
-	 verdict, body_sha256, comment_url, rows_json, duration_ms, api_calls)
+	 verdict, body_sha256, comment_url, rows_json, duration_ms, api_calls, seq)
 	SELECT CAST($1 AS TEXT), CAST($2 AS BIGINT), CAST($3 AS TEXT), CAST($4 AS TEXT), CAST($5 AS TEXT),
 	 CAST($6 AS TEXT), CAST($7 AS TEXT), CAST($8 AS TEXT), CAST($9 AS BIGINT), CAST($10 AS TEXT),
-	 CAST($11 AS TEXT), CAST($12 AS TEXT), CAST($13 AS TEXT), CAST($14 AS BIGINT), CAST($15 AS INTEGER)`
+	 CAST($11 AS TEXT), CAST($12 AS TEXT), CAST($13 AS TEXT), CAST($14 AS BIGINT), CAST($15 AS INTEGER),
+	 CAST($16 AS BIGINT)`
 
 // RecordEvent appends e to the PR's history. At defaults to now. An event
 // other than a verification that is already recorded (same kind, PR,
@@ -106,7 +107,10 @@ func (s *Store) RecordEvent(ctx context.Context, e Event) error {
 		rows = string(b)
 	}
 	args := []any{e.Repo, e.PR, string(e.Kind), e.SHA, e.SignOffKey, e.Actor, e.Detail, e.DeliveryID, e.At.UnixMilli(),
-		v.Verdict, v.BodySHA256, v.CommentURL, rows, v.Duration.Milliseconds(), v.APICalls}
+		v.Verdict, v.BodySHA256, v.CommentURL, rows, v.Duration.Milliseconds(), v.APICalls,
+		// Orders events recorded in the same millisecond (a recheck's
+		// command line right after its verification) as they happened.
+		e.At.UnixNano()}
 	if e.Kind != KindVerification {
 		// A retried job or a later verification seeing the same bypass
 		// again reports what is already known: keep the first.
@@ -139,7 +143,7 @@ func (s *Store) History(ctx context.Context, repo string, pr, limit int) ([]Even
 	q := `SELECT repo, kind, head_sha, signoff_key, actor, detail, delivery_id, at,
 		verdict, body_sha256, comment_url, rows_json, duration_ms, api_calls
 		FROM verdict_event WHERE LOWER(repo) = LOWER($1) AND pr_number = $2
-		ORDER BY at DESC, kind DESC, signoff_key, head_sha`
+		ORDER BY at DESC, seq DESC, kind DESC, signoff_key, head_sha`
 	args := []any{repo, pr}
 	if limit > 0 {
 		q += " LIMIT $3"

@@ -52,7 +52,8 @@ var schema = []string{
 		comment_url TEXT NOT NULL,
 		rows_json   TEXT NOT NULL,
 		duration_ms BIGINT NOT NULL,
-		api_calls   INTEGER NOT NULL
+		api_calls   INTEGER NOT NULL,
+		seq         BIGINT NOT NULL
 	)`,
 	`CREATE INDEX IF NOT EXISTS verdict_event_pr ON verdict_event (LOWER(repo), pr_number, at)`,
 	// The verification job of a coalescing key that has not begun

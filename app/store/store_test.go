@@ -2,6 +2,9 @@ package store_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -111,6 +114,35 @@ func TestOpenRejectsUnknownURL(t *testing.T) {
 		if _, err := store.Open(context.Background(), u); err == nil {
 			t.Errorf("Open(%q) succeeded", u)
 		}
+	}
+}
+
+// TestSQLiteFileNameIsLiteral: "#" and "%" are ordinary characters of a
+// file name; SQLite's URI syntax must not cut the name at "#" or decode a
+// "%41" in it.
+func TestSQLiteFileNameIsLiteral(t *testing.T) {
+	for _, name := range []string{"verdict#1.db", "a%41b.db", "x#y%23z.db", "plain.db"} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			s, err := store.Open(context.Background(), "sqlite://"+filepath.Join(dir, name)+"?synchronous=NORMAL")
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.Close()
+			entries, err := os.ReadDir(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var db []string
+			for _, e := range entries {
+				if !strings.HasSuffix(e.Name(), "-wal") && !strings.HasSuffix(e.Name(), "-shm") {
+					db = append(db, e.Name())
+				}
+			}
+			if len(db) != 1 || db[0] != name {
+				t.Fatalf("files %v, want exactly %q", db, name)
+			}
+		})
 	}
 }
 

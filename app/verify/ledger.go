@@ -189,7 +189,7 @@ func (v *Verifier) Withdraw(ctx context.Context, gh GitHub, req WithdrawRequest)
 	if res.Standing != nil {
 		standing = res.Standing.Key
 	}
-	log.Info("withdrawn", "how", req.How, "by", req.By, "head_sha", res.HeadSHA, "comment", res.CommentURL, "standing", standing)
+	log.Info("withdrawn", "how", req.How, "actor", req.By, "head_sha", res.HeadSHA, "comment_url", res.CommentURL, "standing", standing)
 	return nil
 }
 

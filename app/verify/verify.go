@@ -222,6 +222,7 @@ func (v *Verifier) Verify(ctx context.Context, gh GitHub, req Request) (Outcome,
 		run.stop()
 		return Outcome{}, terr
 	}
+
 	if err != nil || out.Status != "" {
 		return out, err
 	}
@@ -301,7 +302,7 @@ func (v *Verifier) Verify(ctx context.Context, gh GitHub, req Request) (Outcome,
 			log.Warn("recording audit entry", "err", err)
 		}
 	}
-	log.Info("verified", "verdict", vd.Overall, "comment", url, "superseded_by", newer, "duration_ms", time.Since(start).Milliseconds(), "api_calls", out.APICalls)
+	log.Info("verified", "verdict", vd.Overall, "comment_url", url, "superseded_by", newer, "duration_ms", time.Since(start).Milliseconds(), "api_calls", out.APICalls)
 	return out, nil
 }
 
@@ -438,18 +439,25 @@ func (v *Verifier) prepare(ctx context.Context, gh GitHub, req Request, log *slo
 		}
 		so, meta = c.so, c.meta
 	}
+	log = log.With("signoff", so.Key, "head_sha", pr.HeadSHA)
+	// A gate that refuses leaves nothing on GitHub for whoever edited or
+	// asked; the log line says who and why.
+	skipped := func(reason string) Outcome {
+		log.Info("not verified", "reason", reason, "actor", req.Actor)
+		return Outcome{Status: Skipped, SkipReason: reason}
+	}
 	if !signoff.IsCandidate(so.Body, snap.Config.SignOffPhrase) {
-		return snap, nil, Outcome{Status: Skipped, SkipReason: "the sign-off no longer contains the sign-off phrase"}, nil
+		return snap, nil, skipped("the sign-off no longer contains the sign-off phrase"), nil
 	}
 	if err := sanityGate(req.Owner+"/"+req.Repo, so.Author, req.Number); err != nil {
-		return snap, nil, Outcome{Status: Skipped, SkipReason: err.Error()}, nil
+		return snap, nil, skipped(err.Error()), nil
 	}
 	rec, err := v.record(ctx, req, so.Key)
 	if err != nil {
 		return snap, nil, out, err
 	}
 	if reason := withdrawn(meta, rec); reason != "" {
-		return snap, nil, Outcome{Status: Skipped, SkipReason: reason}, nil
+		return snap, nil, skipped(reason), nil
 	}
 	// Who wrote the current body (the edit history, when it must be
 	// asked) is read beside the checks and the gates.
@@ -502,7 +510,7 @@ func (v *Verifier) prepare(ctx context.Context, gh GitHub, req Request, log *slo
 		return stop(out, ErrPRChanged)
 	}
 	if !req.Explicit && (pr.State != "open" || pr.Draft) {
-		return stop(Outcome{Status: Skipped, SkipReason: fmt.Sprintf("PR is %s (draft=%v)", pr.State, pr.Draft)}, nil)
+		return stop(skipped(fmt.Sprintf("PR is %s (draft=%v)", pr.State, pr.Draft)), nil)
 	}
 	// Only an account that could trigger a verification can author a
 	// sign-off (checks/inferencex/RULES.md, "Sign-off integrity").
@@ -510,14 +518,14 @@ func (v *Verifier) prepare(ctx context.Context, gh GitHub, req Request, log *slo
 		if retry.IsTransient(ghclient.Classify(err)) || ctx.Err() != nil {
 			return stop(out, err)
 		}
-		return stop(Outcome{Status: Skipped, SkipReason: "sign-off author: " + err.Error()}, nil)
+		return stop(skipped("sign-off author: "+err.Error()), nil)
 	}
 	if !req.SkipActor {
 		if err := actorGate(ctx, snap.Evidence, req.Actor, req.ActorType); err != nil {
 			if retry.IsTransient(ghclient.Classify(err)) || ctx.Err() != nil {
 				return stop(out, err)
 			}
-			return stop(Outcome{Status: Skipped, SkipReason: err.Error()}, nil)
+			return stop(skipped(err.Error()), nil)
 		}
 	}
 	j := judgement()

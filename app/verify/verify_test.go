@@ -1,7 +1,9 @@
 package verify_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -203,8 +205,11 @@ func TestVerifyGates(t *testing.T) {
 			if tt.signOff != "" {
 				req.SignOff, err = verify.ParseSignOffRef(tt.signOff, req.Owner, req.Repo, req.Number)
 			}
+			var logs bytes.Buffer
 			if err == nil {
-				out, err = newTestVerifier().Verify(context.Background(), client(t, srv), req)
+				v := newTestVerifier()
+				v.Logger = slog.New(slog.NewJSONHandler(&logs, nil))
+				out, err = v.Verify(context.Background(), client(t, srv), req)
 			}
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
@@ -217,6 +222,27 @@ func TestVerifyGates(t *testing.T) {
 			}
 			if out.Status != tt.status {
 				t.Fatalf("status = %s (%s), want %s", out.Status, out.SkipReason, tt.status)
+			}
+			// A refusal is visible: one info line with the reason and the actor.
+			var refusals []map[string]any
+			for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+				var m map[string]any
+				if json.Unmarshal([]byte(line), &m) == nil && m["msg"] == "not verified" {
+					refusals = append(refusals, m)
+				}
+			}
+			want := 0
+			if out.Status == verify.Skipped {
+				want = 1
+			}
+			if len(refusals) != want {
+				t.Fatalf("%d refusal lines, want %d:\n%s", len(refusals), want, logs.String())
+			}
+			if want == 1 {
+				m := refusals[0]
+				if m["level"] != "INFO" || m["reason"] != out.SkipReason || m["actor"] != req.Actor || m["repo"] != sampleRepo || m["signoff"] != sampleKey {
+					t.Fatalf("refusal line %v, want INFO with reason %q, actor %q, repo and signoff", m, out.SkipReason, req.Actor)
+				}
 			}
 		})
 	}

@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/verdict-bot/verdict/app/metrics"
@@ -43,6 +44,15 @@ type Handler struct {
 	MaxBody int64
 	// Now is the clock (tests); nil means time.Now.
 	Now func() time.Time
+	// BodyBudget bounds the bytes that payloads not yet authenticated may
+	// hold at once; 0 means DefaultBodyBudget.
+	BodyBudget int64
+	// BodyWait is how long a delivery may wait for BodyBudget before it is
+	// answered 503; 0 means DefaultBodyWait.
+	BodyWait time.Duration
+
+	budgetOnce sync.Once
+	budget     *budget
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -52,9 +62,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if log == nil {
 		log = slog.Default()
 	}
+	// Until the signature is checked every header is the sender's choice:
+	// what reaches a metric label comes from a fixed set, what reaches the
+	// log is valid UTF-8 of bounded length.
 	event := r.Header.Get("X-GitHub-Event")
+	label := eventLabel(event)
 	delivery := r.Header.Get("X-GitHub-Delivery")
-	log = log.With("event", event, "delivery_id", delivery)
+	log = log.With("event", label, "delivery_id", bounded(delivery))
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
 		http.Error(w, "webhooks are POSTed", http.StatusMethodNotAllowed)
@@ -65,41 +79,62 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		limit = MaxBody
 	}
 	if r.ContentLength > limit {
-		h.reject(w, log, event, "too_large", http.StatusRequestEntityTooLarge, fmt.Sprintf("payload larger than %d bytes", limit))
+		h.reject(w, log, label, "too_large", http.StatusRequestEntityTooLarge, fmt.Sprintf("payload larger than %d bytes", limit))
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	reserve := max(r.ContentLength, minReservation)
+	if r.ContentLength < 0 {
+		reserve = limit
+	}
+	b := h.bodyBudget()
+	wait := h.BodyWait
+	if wait <= 0 {
+		wait = DefaultBodyWait
+	}
+	if !b.acquire(r.Context(), reserve, wait) {
+		w.Header().Set("Retry-After", "1")
+		h.reject(w, log, label, "busy", http.StatusServiceUnavailable, "too many webhook payloads are being read; redeliver later")
+		return
+	}
+	body, err := readBody(w, r, limit)
 	if err != nil {
+		b.release(reserve)
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
-			h.reject(w, log, event, "too_large", http.StatusRequestEntityTooLarge, fmt.Sprintf("payload larger than %d bytes", limit))
+			h.reject(w, log, label, "too_large", http.StatusRequestEntityTooLarge, fmt.Sprintf("payload larger than %d bytes", limit))
 			return
 		}
-		h.reject(w, log, event, "error", http.StatusBadRequest, "could not read payload")
+		h.reject(w, log, label, "error", http.StatusBadRequest, "could not read payload")
 		return
 	}
 	// Nothing about the body is trusted, or even parsed, before this.
-	if !h.validSignature(r.Header.Get("X-Hub-Signature-256"), body) {
-		h.reject(w, log, event, "bad_signature", http.StatusUnauthorized, "missing or invalid X-Hub-Signature-256")
+	valid := h.validSignature(r.Header.Get("X-Hub-Signature-256"), body)
+	b.release(reserve)
+	if !valid {
+		h.reject(w, log, label, "bad_signature", http.StatusUnauthorized, "missing or invalid X-Hub-Signature-256")
 		return
 	}
 	if event == "" || delivery == "" {
-		h.reject(w, log, event, "malformed", http.StatusBadRequest, "missing X-GitHub-Event or X-GitHub-Delivery header")
+		h.reject(w, log, label, "malformed", http.StatusBadRequest, "missing X-GitHub-Event or X-GitHub-Delivery header")
+		return
+	}
+	if !validDeliveryID(delivery) {
+		h.reject(w, log, label, "malformed", http.StatusBadRequest, "X-GitHub-Delivery is not a delivery ID")
 		return
 	}
 	if event == "ping" {
-		metrics.Delivery(event, "ignored")
+		metrics.Delivery(label, "ignored")
 		w.WriteHeader(http.StatusOK)
 		io.WriteString(w, "pong\n")
 		return
 	}
 	dec, err := h.Router.Route(event, delivery, body)
 	if err != nil {
-		h.reject(w, log, event, "malformed", http.StatusBadRequest, err.Error())
+		h.reject(w, log, label, "malformed", http.StatusBadRequest, err.Error())
 		return
 	}
 	if dec.Unhandled {
-		metrics.Delivery(event, "unhandled")
+		metrics.Delivery(label, "unhandled")
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
@@ -107,9 +142,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if dec.HeadSHA != "" {
 		log = log.With("head_sha", dec.HeadSHA)
 	}
+	for _, why := range dec.Refused {
+		// The refusal reaches nobody on GitHub; the log is where a
+		// maintainer can find why a command did nothing.
+		log.Info("command refused", "reason", why, "actor", dec.Sender)
+	}
 	if dec.IgnoredSender {
-		metrics.Delivery(event, "bot")
-		log.Debug("ignoring delivery from a bot", "sender", dec.Sender)
+		metrics.Delivery(label, "bot")
+		log.Debug("ignoring delivery from a bot", "actor", dec.Sender)
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
@@ -130,20 +170,46 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	outcome, err := h.Queue.Enqueue(r.Context(), d)
 	if err != nil {
 		// 503 tells GitHub (and whoever redelivers) to try again later.
-		h.reject(w, log, event, "error", http.StatusServiceUnavailable, "could not store the delivery; redeliver later")
+		h.reject(w, log, label, "error", http.StatusServiceUnavailable, "could not store the delivery; redeliver later")
 		log.Error("storing delivery failed", "err", err)
 		return
 	}
-	metrics.Delivery(event, string(outcome))
+	metrics.Delivery(label, string(outcome))
 	if outcome != queue.Ignored {
 		log.Info("delivery stored", "action", dec.Action, "outcome", outcome, "jobs", len(dec.Jobs))
 	}
 	w.WriteHeader(http.StatusAccepted)
 }
 
+// readBody reads at most limit bytes. A declared length is read into a
+// buffer of exactly that size: growing one by doubling would leave up to
+// twice the body behind as garbage per request.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+	rd := http.MaxBytesReader(w, r.Body, limit)
+	if r.ContentLength < 0 {
+		return io.ReadAll(rd)
+	}
+	body := make([]byte, r.ContentLength)
+	if _, err := io.ReadFull(rd, body); err != nil {
+		return nil, err
+	}
+	return body, nil
+}
+
+func (h *Handler) bodyBudget() *budget {
+	h.budgetOnce.Do(func() {
+		n := h.BodyBudget
+		if n <= 0 {
+			n = DefaultBodyBudget
+		}
+		h.budget = newBudget(n)
+	})
+	return h.budget
+}
+
 func (h *Handler) reject(w http.ResponseWriter, log *slog.Logger, event, outcome string, code int, msg string) {
 	metrics.Delivery(event, outcome)
-	log.Warn("webhook rejected", "status", code, "reason", msg)
+	log.Warn("webhook rejected", "http_status", code, "reason", msg)
 	http.Error(w, msg, code)
 }
 

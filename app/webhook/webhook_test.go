@@ -194,6 +194,9 @@ func FuzzHandler(f *testing.F) {
 	f.Add("issue_comment", "d", webhook.Sign(current, good), good)
 	f.Add("pull_request", "d", webhook.Sign(current, []byte(`{"action":"opened"}`)), []byte(`{"action":"opened"}`))
 	f.Add("issue_comment", "", "sha256=00", []byte(`{`))
+	// The crash this target found: an event header that is not UTF-8
+	// became a Prometheus label, which panics.
+	f.Add("issue_comment\xff", "d", "sha256=00", []byte(`{}`))
 	f.Fuzz(func(t *testing.T, event, delivery, sig string, body []byte) {
 		q := &memQueue{}
 		h := &webhook.Handler{Secrets: [][]byte{current}, Router: router.Router{}, Queue: q, MaxBody: 1 << 16}

@@ -214,7 +214,7 @@ func runUpstreamRecipe(ctx context.Context, pr *checks.PR) checks.Result {
 	}
 	if len(missing) > 0 {
 		return checks.ReviewR(checks.T(fmt.Sprintf("%s; upstream recipe does not show: %s.", head, strings.Join(missing, ", ")),
-			fmt.Sprintf("%s；上游配方未包含：%s。", headZH, strings.Join(missing, ", "))), ev...)
+			fmt.Sprintf("%s；上游配方未包含：%s。", headZH, codeList(missing))), ev...)
 	}
 	return checks.PassR(checks.T(fmt.Sprintf("%s; %s match.", head, strings.Join(matched, "/")),
 		fmt.Sprintf("%s；%s 一致。", headZH, strings.Join(matched, "/"))), ev...)
@@ -293,4 +293,14 @@ func recipeFamilies(engines []string, byEngine map[string][]*repo.ConfigEntry, u
 		}
 	}
 	return checks.Result{}, false
+}
+
+// codeList shows serving args (flag and value, kept as written in both
+// languages) as code spans.
+func codeList(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = checks.Code(a)
+	}
+	return strings.Join(out, ", ")
 }

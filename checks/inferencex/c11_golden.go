@@ -195,7 +195,7 @@ func judgeConfig(ctx context.Context, pr *checks.PR, cs *repo.ChangeSet, c *repo
 // judgeBand holds one band of a config to its golden value.
 func judgeBand(ctx context.Context, pr *checks.PR, cs *repo.ChangeSet, c *repo.ConfigEntry, b serving.Band, curves map[string]curveRead) configOutcome {
 	files := cs.Effective[c.Key]
-	settings := b.Settings
+	settings := serving.Throughput(b.Settings)
 	who, in := c.Key, ""
 	if b.Variant != "" {
 		who = c.Key + " (" + b.Label() + ")"

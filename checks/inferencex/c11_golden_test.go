@@ -149,7 +149,7 @@ func TestGoldenALCheck(t *testing.T) {
 			status:   checks.Pass, reason: "n=3 thinking_off pinned 2.95"},
 		{name: "thinking off in the master search space",
 			entry: specEntry("qwen3.5-fp8-mi355x-sglang-agentic-mtp", "qwen3.5", "sglang", true, true,
-				repo.SearchSpace{TP: 4, SpecDecoding: "mtp", Fields: map[string]any{"tp": 4, "thinking-mode": "thinking_off"}}),
+				repo.SearchSpace{TP: 4, SpecDecoding: "mtp", Fields: repo.FieldsOf(map[string]any{"tp": 4, "thinking-mode": "thinking_off"})}),
 			settings: sgl("2.95"), golden: g, status: checks.Pass, reason: "n=3 thinking_off pinned 2.95"},
 		{name: "no curve and no AL source", entry: specEntry("newm-fp8-b200-sglang-agentic-mtp", "newm", "sglang", true, true, repo.SearchSpace{TP: 8}),
 			settings: sgl("2.50"), status: checks.Fail, reason: "no committed golden curve newm_mtp.yaml thinking_on[3] for newm-fp8-b200-sglang-agentic-mtp and the additional detail section does not state the AL source."},

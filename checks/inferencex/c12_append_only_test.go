@@ -22,14 +22,14 @@ func aoEntry(key, image string, elems ...aoElem) *repo.ConfigEntry {
 		tp, _ := e.fields["tp"].(int)
 		ep, _ := e.fields["ep"].(int)
 		sr, _ := e.fields["srt-recipe"].(string)
-		search = append(search, repo.SearchSpace{Fields: e.fields, TP: tp, EP: ep, SrtRecipe: sr, Conc: e.conc})
+		search = append(search, repo.SearchSpace{Fields: repo.FieldsOf(e.fields), TP: tp, EP: ep, SrtRecipe: sr, Conc: e.conc})
 		raw = append(raw, e.fields)
 	}
 	scen := map[string]any{"dram-utilization": 0.8, "search-space": raw}
 	return &repo.ConfigEntry{
 		Key: key, Image: image, ModelPrefix: "dsv4", Framework: "vllm", Runner: "b300",
-		Raw:       map[string]any{"image": image, "model-prefix": "dsv4", "framework": "vllm", "scenarios": map[string]any{"agentic-coding": []any{scen}}},
-		Scenarios: []repo.Scenario{{Type: "agentic-coding", Fields: scen, Search: search}},
+		Raw:       repo.FieldsOf(map[string]any{"image": image, "model-prefix": "dsv4", "framework": "vllm", "scenarios": map[string]any{"agentic-coding": []any{scen}}}),
+		Scenarios: []repo.Scenario{{Type: "agentic-coding", Fields: repo.FieldsOf(scen), Search: search}},
 		Agentic:   true, SpecDecode: true,
 	}
 }

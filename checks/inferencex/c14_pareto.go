@@ -192,7 +192,7 @@ func coverageWarning(ctx context.Context, pr *checks.PR, sel *sweep.Selection, w
 		out = append(out, checks.Evidence{Label: "admin bypass", URL: b.URL, Value: "@" + b.By + ": " + b.Reason})
 	}
 	for _, w := range b.Why {
-		out = append(out, checks.Evidence{Label: "bypass not counted", Value: w})
+		out = append(out, checks.Evidence{Label: "bypass not counted", URL: w.URL, Value: w.Why.EN})
 	}
 	return checks.WarnR(checks.T(en, zh), out...)
 }

@@ -188,15 +188,15 @@ func TestParetoCheck(t *testing.T) {
 		{name: "bypass by a maintain user is not verified", st: checks.Warn,
 			f: ciParetoFixture{arts: []checks.Artifact{dsv3}, data: map[int64]map[string]string{12: dsvData}, affected: []*repo.ConfigEntry{ciDsv4Cfg()},
 				perms: perms, comments: []checks.Comment{comment(3, "maint", "/verdict bypass 14 1a2b3c4 tight GPU budget")}},
-			want: dsvWarn + "admin bypass not verified; evidence: run 30123456789 artifacts." + ciHint},
+			want: dsvWarn + "admin bypass not verified: @maint is not an admin (permission `maintain`); evidence: run 30123456789 artifacts." + ciHint},
 		{name: "bypass by a custom admin-like role is not verified", st: checks.Warn,
 			f: ciParetoFixture{arts: []checks.Artifact{dsv3}, data: map[int64]map[string]string{12: dsvData}, affected: []*repo.ConfigEntry{ciDsv4Cfg()},
 				perms: perms, comments: []checks.Comment{comment(3, "custom", "/verdict bypass 14 1a2b3c4 tight GPU budget")}},
-			want: dsvWarn + "admin bypass not verified; evidence: run 30123456789 artifacts." + ciHint},
+			want: dsvWarn + "admin bypass not verified: @custom has `admin` permission, but the role is `repo-superuser`, not `admin`; evidence: run 30123456789 artifacts." + ciHint},
 		{name: "bypass naming another commit is not verified", st: checks.Warn,
 			f: ciParetoFixture{arts: []checks.Artifact{dsv3}, data: map[int64]map[string]string{12: dsvData}, affected: []*repo.ConfigEntry{ciDsv4Cfg()},
 				perms: perms, comments: []checks.Comment{comment(4, "boss", "/verdict bypass 14 0ff1ce0 tight GPU budget")}},
-			want: dsvWarn + "admin bypass not verified; evidence: run 30123456789 artifacts." + ciHint},
+			want: dsvWarn + "admin bypass not verified: @boss named commit 0ff1ce0, not the assessed head 1a2b3c4; evidence: run 30123456789 artifacts." + ciHint},
 		{name: "bypass of another check is not a Check 14 bypass", st: checks.Warn,
 			f: ciParetoFixture{arts: []checks.Artifact{dsv3}, data: map[int64]map[string]string{12: dsvData}, affected: []*repo.ConfigEntry{ciDsv4Cfg()},
 				perms: perms, comments: []checks.Comment{comment(4, "boss", "/verdict bypass 4 1a2b3c4 tight GPU budget")}},
@@ -204,7 +204,19 @@ func TestParetoCheck(t *testing.T) {
 		{name: "quoted bypass line is not a command", st: checks.Warn,
 			f: ciParetoFixture{arts: []checks.Artifact{dsv3}, data: map[int64]map[string]string{12: dsvData}, affected: []*repo.ConfigEntry{ciDsv4Cfg()},
 				perms: perms, comments: []checks.Comment{comment(4, "boss", "> /verdict bypass 14 1a2b3c4 tight GPU budget")}},
-			want: dsvWarn + "admin bypass not verified; evidence: run 30123456789 artifacts." + ciHint},
+			want: dsvWarn + "admin bypass not verified: the bypass by @boss is quoted, in code or in an HTML comment, so it is not a command; evidence: run 30123456789 artifacts." + ciHint},
+		{name: "mid-line bypass says so", st: checks.Warn,
+			f: ciParetoFixture{arts: []checks.Artifact{dsv3}, data: map[int64]map[string]string{12: dsvData}, affected: []*repo.ConfigEntry{ciDsv4Cfg()},
+				perms: perms, comments: []checks.Comment{comment(4, "boss", "ok: /verdict bypass 14 1a2b3c4 tight GPU budget")}},
+			want: dsvWarn + "admin bypass not verified: the bypass by @boss is not on a line of its own, so it is not a command; evidence: run 30123456789 artifacts." + ciHint},
+		{name: "fenced pareto-bypass says so", st: checks.Warn,
+			f: ciParetoFixture{arts: []checks.Artifact{dsv3}, data: map[int64]map[string]string{12: dsvData}, affected: []*repo.ConfigEntry{ciDsv4Cfg()},
+				perms: perms, comments: []checks.Comment{comment(4, "boss", "```\n/pareto-bypass 1a2b3c4 budget\n```")}},
+			want: dsvWarn + "admin bypass not verified: the bypass by @boss is quoted, in code or in an HTML comment, so it is not a command; evidence: run 30123456789 artifacts." + ciHint},
+		{name: "several refusals: the newest in the row", st: checks.Warn,
+			f: ciParetoFixture{arts: []checks.Artifact{dsv3}, data: map[int64]map[string]string{12: dsvData}, affected: []*repo.ConfigEntry{ciDsv4Cfg()},
+				perms: perms, comments: []checks.Comment{comment(3, "maint", "/verdict bypass 14 1a2b3c4 tight GPU budget"), comment(4, "boss", "/verdict bypass 14 0ff1ce0 tight GPU budget")}},
+			want: dsvWarn + "admin bypass not verified: @boss named commit 0ff1ce0, not the assessed head 1a2b3c4 (1 more listed below); evidence: run 30123456789 artifacts." + ciHint},
 		{name: "free-text admin claim", st: checks.Warn,
 			f: ciParetoFixture{arts: []checks.Artifact{dsv3}, data: map[int64]map[string]string{12: dsvData}, affected: []*repo.ConfigEntry{ciDsv4Cfg()},
 				perms: perms, comments: []checks.Comment{comment(5, "boss", "Granting an admin exception for this curve.")}},
@@ -240,6 +252,9 @@ func TestParetoCheck(t *testing.T) {
 			r, _ := tc.f.run(t)
 			if r.Status != tc.st || r.Reason.EN != tc.want {
 				t.Fatalf("got %s %q\nwant %s %q", r.Status, r.Reason.EN, tc.st, tc.want)
+			}
+			if words := checkstest.EnglishInChinese(r.Reason.ZH); strings.Contains(tc.name, "bypass") && len(words) > 0 {
+				t.Errorf("Chinese reason leaves %q untranslated: %s", words, r.Reason.ZH)
 			}
 			if r.Reason.ZH == "" || r.Reason.ZH == r.Reason.EN {
 				t.Errorf("Chinese reason missing")

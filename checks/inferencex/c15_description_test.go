@@ -147,11 +147,11 @@ func TestDescriptionGoldenAL(t *testing.T) {
 // TestDescriptionDisaggTP: a multi-node disagg entry carries tp in its
 // prefill/decode blocks, so "TP8" in the body is verified against them.
 func TestDescriptionDisaggTP(t *testing.T) {
-	ss := repo.SearchSpace{Conc: []int{8, 16}, Fields: map[string]any{
+	ss := repo.SearchSpace{Conc: []int{8, 16}, Fields: repo.FieldsOf(map[string]any{
 		"conc-list": []any{8, 16},
 		"prefill":   map[string]any{"num-worker": 1, "tp": 4, "ep": 1},
 		"decode":    map[string]any{"num-worker": 1, "tp": 8, "ep": 1},
-	}}
+	})}
 	e := specEntry("dsv4-fp8-h200-dynamo-sglang-agentic-disagg-mtp", "dsv4", "dynamo-sglang", true, true, ss)
 	cs := &repo.ChangeSet{
 		Affected:   []*repo.ConfigEntry{e},

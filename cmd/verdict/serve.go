@@ -93,10 +93,10 @@ func serve(ctx context.Context, cfg config.Server, log *slog.Logger, wire wiring
 	}
 	srv := &http.Server{
 		Handler:           routes(cfg, st, q, log, pages),
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       60 * time.Second,
-		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       120 * time.Second,
+		ReadHeaderTimeout: cfg.ReadHeaderTimeout,
+		ReadTimeout:       cfg.ReadTimeout,
+		WriteTimeout:      cfg.ReadTimeout + 10*time.Second, // the answer comes after the whole request
+		IdleTimeout:       cfg.IdleTimeout,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	ln, err := net.Listen("tcp", cfg.Listen)

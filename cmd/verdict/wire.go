@@ -291,6 +291,7 @@ func (a appWelcomer) Welcome(ctx context.Context, j jobs.WelcomeArgs) error {
 	if err != nil {
 		return ghclient.Classify(err)
 	}
-	a.log.Info("welcome", "repo", j.FullName(), "pr", j.PR, "head_sha", j.HeadSHA, "delivery_id", j.DeliveryID, "posted", wrote)
+	log := a.log.With("repo", j.FullName(), "pr", j.PR, "head_sha", j.HeadSHA, "delivery_id", j.DeliveryID)
+	log.Info("welcome", "posted", wrote)
 	return nil
 }

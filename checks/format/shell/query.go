@@ -171,7 +171,7 @@ func (sc *Script) Settings() []Setting {
 	var out []Setting
 	ci, ai := 0, 0
 	for ci < len(sc.Commands) || ai < len(sc.Assigns) {
-		if ai >= len(sc.Assigns) || ci < len(sc.Commands) && sc.Commands[ci].start <= sc.Assigns[ai].start {
+		if ai >= len(sc.Assigns) || ci < len(sc.Commands) && sc.Commands[ci].start < sc.Assigns[ai].start {
 			c := sc.Commands[ci]
 			ci++
 			out = append(out, c.Flags()...)

@@ -1,11 +1,11 @@
 package yamlx
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 )
@@ -19,7 +19,7 @@ var ErrNotChunkable = errors.New("not splittable into top-level entries")
 type Chunk struct {
 	Key  string
 	Line int
-	Text []byte
+	Text string
 }
 
 // anchorRE finds YAML anchors, aliases, tags and merge keys, which tie
@@ -29,15 +29,19 @@ var anchorRE = regexp.MustCompile(`(^|[\s,\[{])([&*!][A-Za-z0-9_.\-]|<<\s*:)`)
 // SplitTopLevel splits a block mapping at its column-0 keys. It refuses
 // (ErrNotChunkable) anything where that would change the meaning: anchors,
 // aliases, tags, multiple documents, a non-mapping root.
-func SplitTopLevel(data []byte) ([]Chunk, error) {
+func SplitTopLevel(data string) ([]Chunk, error) {
 	var out []Chunk
 	line := 0
 	start, startLine := -1, 0
 	key := ""
 	off := 0
+	// Only lines holding '&', '*', '!' or '<' can tie entries together; the
+	// next such byte is found with a vectorised search instead of looking
+	// at every byte of every line.
+	special := nextSpecial(data, 0)
 	for off < len(data) {
-		end := bytes.IndexByte(data[off:], '\n')
-		var l []byte
+		end := strings.IndexByte(data[off:], '\n')
+		var l string
 		next := len(data)
 		if end >= 0 {
 			l, next = data[off:off+end], off+end+1
@@ -45,8 +49,8 @@ func SplitTopLevel(data []byte) ([]Chunk, error) {
 			l = data[off:]
 		}
 		line++
-		if t := bytes.TrimSpace(l); len(t) > 0 && t[0] != '#' {
-			if bytes.ContainsAny(l, "&*!<") && anchorRE.Match(StripComment(l)) {
+		if t := strings.TrimSpace(l); len(t) > 0 && t[0] != '#' {
+			if special < next && anchorRE.MatchString(string(StripComment([]byte(l)))) {
 				return nil, ErrNotChunkable
 			}
 			switch c := l[0]; {
@@ -65,6 +69,9 @@ func SplitTopLevel(data []byte) ([]Chunk, error) {
 			}
 		}
 		off = next
+		if special < off {
+			special = nextSpecial(data, off)
+		}
 	}
 	if start >= 0 {
 		out = append(out, Chunk{Key: key, Line: startLine, Text: data[start:]})
@@ -72,8 +79,19 @@ func SplitTopLevel(data []byte) ([]Chunk, error) {
 	return out, nil
 }
 
-func topKey(l []byte) (string, bool) {
-	s := string(l)
+// nextSpecial is the index of the first of '&', '*', '!' or '<' at or after
+// from, or len(data).
+func nextSpecial(data string, from int) int {
+	best := len(data)
+	for _, c := range []byte("&*!<") {
+		if i := strings.IndexByte(data[from:best], c); i >= 0 {
+			best = from + i
+		}
+	}
+	return best
+}
+
+func topKey(s string) (string, bool) {
 	if s[0] == '"' || s[0] == '\'' {
 		q := s[0]
 		i := 1
@@ -106,14 +124,29 @@ func topKey(l []byte) (string, bool) {
 // DecodeEntry decodes one chunk (a mapping with a single top-level key) and
 // returns the key's value, through the fast decoder when the chunk is in its
 // subset and yaml.v3 otherwise.
-func DecodeEntry(text []byte) (any, error) {
-	if m, ok := fastDecode(string(text)); ok && len(m) == 1 {
-		for _, v := range m {
-			return v, nil
-		}
+func DecodeEntry(text string) (any, error) {
+	var ps Parser
+	if v, ok := ps.Entry(text); ok {
+		return v.Any(), nil
 	}
+	return DecodeEntrySlow(text)
+}
+
+// Entry reads one chunk of the subset (a mapping with a single top-level
+// key) and returns the key's value; ok is false outside the subset, where
+// DecodeEntrySlow decodes it.
+func (ps *Parser) Entry(text string) (Node, bool) {
+	root, ok := ps.Parse(text)
+	if !ok || root.Len() != 1 {
+		return Node{}, false
+	}
+	return Node{ps, root.nd().first}, true
+}
+
+// DecodeEntrySlow is DecodeEntry through yaml.v3 alone.
+func DecodeEntrySlow(text string) (any, error) {
 	var m map[string]any
-	if err := yaml.Unmarshal(text, &m); err != nil {
+	if err := yaml.Unmarshal([]byte(text), &m); err != nil {
 		return nil, err
 	}
 	if len(m) != 1 {

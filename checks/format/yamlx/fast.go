@@ -6,28 +6,205 @@ import (
 	"unicode/utf8"
 )
 
-// fastDecode decodes the plain subset of YAML the master configs are
-// written in (block mappings and sequences, one-line flow collections,
-// plain and quoted scalars, comments) about fifty times faster than
-// yaml.v3, which matters for multi-megabyte master configs. It returns
-// ok=false for anything outside that subset (anchors, tags, block scalars,
-// multi-line scalars, duplicate keys, scalars whose type resolution is not
-// obvious) and the caller decodes with yaml.v3 instead. FuzzFastYAML checks
-// that whenever it answers, it answers exactly as yaml.v3 does.
+// Parser reads the plain subset of YAML the master configs are written in
+// (block mappings and sequences, one-line flow collections, plain and quoted
+// scalars, comments) about fifty times faster than yaml.v3, which matters
+// for multi-megabyte master configs. It refuses anything outside that subset
+// (anchors, tags, block scalars, multi-line scalars, duplicate keys, scalars
+// whose type resolution is not obvious) and the caller decodes with yaml.v3
+// instead. FuzzFastYAML checks that whenever it answers, it answers exactly
+// as yaml.v3 does.
+//
+// A Parser reuses its storage from one document to the next, so reading
+// thousands of entries allocates only what the caller keeps; it is not safe
+// for concurrent use.
+type Parser struct {
+	ls    []subsetLine
+	nodes []node
+	// keys indexes the keys of mappings with many pairs, so duplicate
+	// detection stays linear in the document's size.
+	keys map[mapKey]struct{}
+}
+
+type mapKey struct {
+	m   int32
+	key string
+}
+
+// manyPairs is the size from which a mapping's keys are indexed.
+const manyPairs = 16
+
+// Kind is the type of a Node's value as yaml.v3 resolves it for an
+// interface{} target.
+type Kind uint8
+
+// The kinds of Node.
+const (
+	Null Kind = iota
+	Bool
+	Int
+	Float
+	String
+	Mapping
+	Sequence
+)
+
+// node is one value of a parsed document. Children form a linked list so a
+// recursive descent can append them as it meets them.
+type node struct {
+	kind        Kind
+	key         string // the node's key in its parent mapping
+	str         string // a String's value
+	num         int64  // an Int's value, a Bool's 0 or 1
+	flt         float64
+	first, last int32 // children, -1 when none
+	next        int32 // next sibling, -1 at the end
+	n           int32 // number of children
+}
+
+// Node is one value of the document a Parser read last. It is valid until
+// the Parser reads another document.
+type Node struct {
+	p *Parser
+	i int32
+}
+
+// Parse reads one document of the subset and returns its root mapping. Its
+// strings are substrings of text. ok is false when text is outside the
+// subset.
+func (ps *Parser) Parse(text string) (root Node, ok bool) {
+	ps.ls, ps.nodes = ps.ls[:0], ps.nodes[:0]
+	clear(ps.keys)
+	if !printable(text) || !ps.lines(text) || len(ps.ls) == 0 || ps.ls[0].indent != 0 {
+		return Node{}, false
+	}
+	v, next, ok := ps.block(0, 0)
+	if !ok || next != len(ps.ls) || ps.nodes[v].kind != Mapping {
+		return Node{}, false
+	}
+	return Node{ps, v}, true
+}
+
+// fastDecode decodes text as yaml.v3 decodes it into map[string]any, or
+// reports false when text is outside the subset.
 func fastDecode(text string) (map[string]any, bool) {
-	if !printable(text) {
+	var ps Parser
+	root, ok := ps.Parse(text)
+	if !ok {
 		return nil, false
 	}
-	p := &subsetParser{}
-	if !p.lines(text) || len(p.ls) == 0 || p.ls[0].indent != 0 {
-		return nil, false
+	return root.Any().(map[string]any), true
+}
+
+func (n Node) nd() *node { return &n.p.nodes[n.i] }
+
+// Kind is the node's kind.
+func (n Node) Kind() Kind { return n.nd().kind }
+
+// Str is a String's value ("" for other kinds).
+func (n Node) Str() string { return n.nd().str }
+
+// Int is an Int's value (0 for other kinds).
+func (n Node) Int() int { return int(n.nd().num) }
+
+// Float is a Float's value (0 for other kinds).
+func (n Node) Float() float64 { return n.nd().flt }
+
+// Bool is a Bool's value (false for other kinds).
+func (n Node) Bool() bool { return n.nd().kind == Bool && n.nd().num != 0 }
+
+// Len is the number of pairs of a mapping or items of a sequence.
+func (n Node) Len() int { return int(n.nd().n) }
+
+// Get returns the value of key in a mapping.
+func (n Node) Get(key string) (Node, bool) {
+	if n.nd().kind != Mapping {
+		return Node{}, false
 	}
-	v, next, ok := p.block(0, 0)
-	if !ok || next != len(p.ls) {
-		return nil, false
+	for c := n.nd().first; c >= 0; c = n.p.nodes[c].next {
+		if n.p.nodes[c].key == key {
+			return Node{n.p, c}, true
+		}
 	}
-	m, ok := v.(map[string]any)
-	return m, ok
+	return Node{}, false
+}
+
+// Each calls f for each pair of a mapping (in document order) or each item
+// of a sequence (with key "").
+func (n Node) Each(f func(key string, v Node)) {
+	for c := n.nd().first; c >= 0; c = n.p.nodes[c].next {
+		f(n.p.nodes[c].key, Node{n.p, c})
+	}
+}
+
+// Any is the node's value as yaml.v3 decodes it into interface{}:
+// map[string]any, []any, string, int, float64, bool or nil.
+func (n Node) Any() any {
+	d := n.nd()
+	switch d.kind {
+	case Bool:
+		return d.num != 0
+	case Int:
+		return int(d.num)
+	case Float:
+		return d.flt
+	case String:
+		return d.str
+	case Mapping:
+		m := make(map[string]any, d.n)
+		n.Each(func(k string, v Node) { m[k] = v.Any() })
+		return m
+	case Sequence:
+		out := make([]any, 0, d.n)
+		n.Each(func(_ string, v Node) { out = append(out, v.Any()) })
+		return out
+	}
+	return nil
+}
+
+func (ps *Parser) add(x node) int32 {
+	x.first, x.last, x.next = -1, -1, -1
+	ps.nodes = append(ps.nodes, x)
+	return int32(len(ps.nodes) - 1)
+}
+
+// child appends c to parent's children.
+func (ps *Parser) child(parent, c int32) {
+	p := &ps.nodes[parent]
+	if p.last < 0 {
+		p.first = c
+	} else {
+		ps.nodes[p.last].next = c
+	}
+	p.last = c
+	p.n++
+	if p.kind != Mapping || p.n < manyPairs {
+		return
+	}
+	if ps.keys == nil {
+		ps.keys = map[mapKey]struct{}{}
+	}
+	if p.n == manyPairs {
+		for x := p.first; x >= 0; x = ps.nodes[x].next {
+			ps.keys[mapKey{parent, ps.nodes[x].key}] = struct{}{}
+		}
+		return
+	}
+	ps.keys[mapKey{parent, ps.nodes[c].key}] = struct{}{}
+}
+
+// hasKey reports whether mapping m already holds key.
+func (ps *Parser) hasKey(m int32, key string) bool {
+	if ps.nodes[m].n >= manyPairs {
+		_, ok := ps.keys[mapKey{m, key}]
+		return ok
+	}
+	for c := ps.nodes[m].first; c >= 0; c = ps.nodes[c].next {
+		if ps.nodes[c].key == key {
+			return true
+		}
+	}
+	return false
 }
 
 type subsetLine struct {
@@ -35,11 +212,7 @@ type subsetLine struct {
 	text   string
 }
 
-type subsetParser struct {
-	ls []subsetLine
-}
-
-func (p *subsetParser) lines(text string) bool {
+func (ps *Parser) lines(text string) bool {
 	for len(text) > 0 {
 		var l string
 		if i := strings.IndexByte(text, '\n'); i >= 0 {
@@ -56,7 +229,7 @@ func (p *subsetParser) lines(text string) bool {
 		if rest == "" || rest[0] == '#' {
 			continue
 		}
-		if rest[0] == '\t' || strings.ContainsRune(l, '\t') {
+		if strings.IndexByte(l, '\t') >= 0 {
 			return false
 		}
 		c, ok := cutComment(rest)
@@ -69,7 +242,7 @@ func (p *subsetParser) lines(text string) bool {
 		if ind == 0 && (strings.HasPrefix(c, "---") || strings.HasPrefix(c, "...") || c[0] == '%') {
 			return false
 		}
-		p.ls = append(p.ls, subsetLine{ind, c})
+		ps.ls = append(ps.ls, subsetLine{ind, c})
 	}
 	return true
 }
@@ -100,92 +273,94 @@ func cutComment(s string) (string, bool) {
 func isSeqItem(t string) bool { return t == "-" || strings.HasPrefix(t, "- ") }
 
 // block parses the node starting at line i with indentation ind.
-func (p *subsetParser) block(i, ind int) (any, int, bool) {
-	if i >= len(p.ls) || p.ls[i].indent != ind {
-		return nil, i, false
+func (ps *Parser) block(i, ind int) (int32, int, bool) {
+	if i >= len(ps.ls) || ps.ls[i].indent != ind {
+		return -1, i, false
 	}
-	if isSeqItem(p.ls[i].text) {
-		return p.seq(i, ind)
+	if isSeqItem(ps.ls[i].text) {
+		return ps.seq(i, ind)
 	}
-	return p.mapping(i, ind)
+	return ps.mapping(i, ind)
 }
 
-func (p *subsetParser) mapping(i, ind int) (any, int, bool) {
-	m := map[string]any{}
-	for i < len(p.ls) && p.ls[i].indent == ind && !isSeqItem(p.ls[i].text) {
-		key, rest, ok := splitKey(p.ls[i].text)
-		if !ok {
-			return nil, i, false
-		}
-		if _, dup := m[key]; dup {
-			return nil, i, false
+func (ps *Parser) mapping(i, ind int) (int32, int, bool) {
+	m := ps.add(node{kind: Mapping})
+	for i < len(ps.ls) && ps.ls[i].indent == ind && !isSeqItem(ps.ls[i].text) {
+		key, rest, ok := splitKey(ps.ls[i].text)
+		if !ok || ps.hasKey(m, key) {
+			return -1, i, false
 		}
 		i++
-		var v any
+		var v int32
 		switch {
 		case rest != "":
-			if v, ok = inlineValue(rest); !ok {
-				return nil, i, false
+			if v, ok = ps.inlineValue(rest); !ok {
+				return -1, i, false
 			}
-			if i < len(p.ls) && p.ls[i].indent > ind {
-				return nil, i, false // multi-line scalar
+			if i < len(ps.ls) && ps.ls[i].indent > ind {
+				return -1, i, false // multi-line scalar
 			}
-		case i < len(p.ls) && p.ls[i].indent > ind:
-			if v, i, ok = p.block(i, p.ls[i].indent); !ok {
-				return nil, i, false
+		case i < len(ps.ls) && ps.ls[i].indent > ind:
+			if v, i, ok = ps.block(i, ps.ls[i].indent); !ok {
+				return -1, i, false
 			}
-		case i < len(p.ls) && p.ls[i].indent == ind && isSeqItem(p.ls[i].text):
-			if v, i, ok = p.seq(i, ind); !ok {
-				return nil, i, false
+		case i < len(ps.ls) && ps.ls[i].indent == ind && isSeqItem(ps.ls[i].text):
+			if v, i, ok = ps.seq(i, ind); !ok {
+				return -1, i, false
 			}
+		default:
+			v = ps.add(node{kind: Null})
 		}
-		m[key] = v
+		ps.nodes[v].key = key
+		ps.child(m, v)
 	}
-	if i < len(p.ls) && p.ls[i].indent > ind {
-		return nil, i, false
+	if i < len(ps.ls) && ps.ls[i].indent > ind {
+		return -1, i, false
 	}
 	return m, i, true
 }
 
-func (p *subsetParser) seq(i, ind int) (any, int, bool) {
-	out := []any{}
-	for i < len(p.ls) && p.ls[i].indent == ind && isSeqItem(p.ls[i].text) {
-		t := p.ls[i].text
+func (ps *Parser) seq(i, ind int) (int32, int, bool) {
+	s := ps.add(node{kind: Sequence})
+	for i < len(ps.ls) && ps.ls[i].indent == ind && isSeqItem(ps.ls[i].text) {
+		t := ps.ls[i].text
 		item := strings.TrimLeft(t[1:], " ")
 		col := ind + len(t) - len(item)
-		var v any
+		var v int32
 		var ok bool
 		switch {
 		case item == "":
 			i++
-			if i < len(p.ls) && p.ls[i].indent > ind {
-				if v, i, ok = p.block(i, p.ls[i].indent); !ok {
-					return nil, i, false
+			if i < len(ps.ls) && ps.ls[i].indent > ind {
+				if v, i, ok = ps.block(i, ps.ls[i].indent); !ok {
+					return -1, i, false
 				}
+			} else {
+				v = ps.add(node{kind: Null})
 			}
 		case isSeqItem(item):
-			return nil, i, false // nested compact sequences: leave to yaml.v3
+			return -1, i, false // nested compact sequences: leave to yaml.v3
 		default:
 			if _, _, isKey := splitKey(item); isKey && item[0] != '{' && item[0] != '[' {
 				// A compact mapping "- k: v" continues on lines indented to
 				// the column of k.
-				p.ls[i] = subsetLine{col, item}
-				if v, i, ok = p.mapping(i, col); !ok {
-					return nil, i, false
+				ps.ls[i] = subsetLine{col, item}
+				if v, i, ok = ps.mapping(i, col); !ok {
+					return -1, i, false
 				}
 			} else {
-				if v, ok = inlineValue(item); !ok {
-					return nil, i, false
+				if v, ok = ps.inlineValue(item); !ok {
+					return -1, i, false
 				}
 				i++
-				if i < len(p.ls) && p.ls[i].indent > ind {
-					return nil, i, false
+				if i < len(ps.ls) && ps.ls[i].indent > ind {
+					return -1, i, false
 				}
 			}
 		}
-		out = append(out, v)
+		ps.child(s, v)
 	}
-	return out, i, true
+	return s, i, true
 }
 
 // splitKey splits "key: rest" (or "key:"), accepting plain keys that yaml.v3
@@ -196,7 +371,7 @@ func splitKey(t string) (key, rest string, ok bool) {
 	}
 	if t[0] == '"' || t[0] == '\'' {
 		v, n, ok := quotedScalar(t)
-		if !ok || n >= len(t) || t[n] != ':' || (n+1 < len(t) && t[n+1] != ' ') {
+		if !ok || n >= len(t) || n > maxKeySpan || t[n] != ':' || (n+1 < len(t) && t[n+1] != ' ') {
 			return "", "", false
 		}
 		return v, strings.TrimSpace(t[n+1:]), true
@@ -204,7 +379,7 @@ func splitKey(t string) (key, rest string, ok bool) {
 	for i := 0; i < len(t); i++ {
 		if t[i] == ':' && (i+1 == len(t) || t[i+1] == ' ') {
 			k := t[:i]
-			if !isPlainKey(k) {
+			if i > maxKeySpan || !isPlainKey(k) {
 				return "", "", false
 			}
 			return k, strings.TrimSpace(t[i+1:]), true
@@ -213,19 +388,48 @@ func splitKey(t string) (key, rest string, ok bool) {
 	return "", "", false
 }
 
+// maxKeySpan keeps keys well inside the 1,024 characters YAML allows an
+// implicit key; yaml.v3 refuses longer ones.
+const maxKeySpan = 1000
+
 func isPlainKey(k string) bool {
-	if k == "" || strings.ContainsAny(k[:1], "-?:,[]{}#&*!|>'\"%@`0123456789+.~") || strings.HasSuffix(k, " ") ||
-		strings.ContainsAny(k, ",[]{}#") {
+	if k == "" || notKeyStart[k[0]] || k[len(k)-1] == ' ' || hasAny(k, &flowChars) {
 		return false
 	}
 	v, ok := plainScalar(k)
-	_, isStr := v.(string)
-	return ok && isStr
+	return ok && v.kind == String
+}
+
+// byteSet is a set of ASCII bytes.
+type byteSet [256]bool
+
+func newByteSet(chars string) (s byteSet) {
+	for i := 0; i < len(chars); i++ {
+		s[chars[i]] = true
+	}
+	return s
+}
+
+var (
+	notKeyStart    = newByteSet("-?:,[]{}#&*!|>'\"%@`0123456789+.~")
+	flowChars      = newByteSet(",[]{}#")
+	indicatorStart = newByteSet("?:,[]{}#&*!|>'\"%@`<=")
+)
+
+func hasAny(s string, set *byteSet) bool {
+	for i := 0; i < len(s); i++ {
+		if set[s[i]] {
+			return true
+		}
+	}
+	return false
 }
 
 // isInt matches [-+]?(0|[1-9][0-9]*).
 func isInt(s string) bool {
-	s = strings.TrimLeft(s[:1], "+-") + s[1:]
+	if s[0] == '+' || s[0] == '-' {
+		s = s[1:]
+	}
 	if s == "" || (s[0] == '0' && len(s) > 1) {
 		return false
 	}
@@ -249,16 +453,16 @@ func allDigits(s string) bool {
 
 // plainScalar resolves a plain scalar as yaml.v3 does for interface{}
 // targets, refusing the forms whose resolution is subtle.
-func plainScalar(s string) (any, bool) {
+func plainScalar(s string) (node, bool) {
 	switch s {
 	case "":
-		return nil, false
+		return node{}, false
 	case "~", "null", "Null", "NULL":
-		return nil, true
+		return node{kind: Null}, true
 	case "true", "True", "TRUE":
-		return true, true
+		return node{kind: Bool, num: 1}, true
 	case "false", "False", "FALSE":
-		return false, true
+		return node{kind: Bool}, true
 	}
 	c := s[0]
 	switch {
@@ -266,31 +470,51 @@ func plainScalar(s string) (any, bool) {
 		if isInt(s) {
 			n, err := strconv.ParseInt(s, 10, 64)
 			if err != nil || int64(int(n)) != n {
-				return nil, false
+				return node{}, false
 			}
-			return int(n), true
+			return node{kind: Int, num: n}, true
 		}
 		if isFloat(s) {
 			f, err := strconv.ParseFloat(s, 64)
-			return f, err == nil
+			return node{kind: Float, flt: f}, err == nil
 		}
-		return nil, false
-	case strings.ContainsRune("?:,[]{}#&*!|>'\"%@`<=", rune(c)):
-		return nil, false
+		return node{}, false
+	case indicatorStart[c]:
+		return node{}, false
 	}
 	if strings.Contains(s, ": ") || strings.HasSuffix(s, ":") || strings.Contains(s, " #") {
-		return nil, false
+		return node{}, false
 	}
-	switch strings.ToLower(s) {
-	case ".inf", ".nan", "y", "n", "yes", "no", "on", "off":
-		return nil, false
+	// Only ASCII letters lowercase to these words (the Kelvin sign becomes
+	// "k"), so longer texts cannot be one of them.
+	if len(s) <= 4 {
+		switch strings.ToLower(s) {
+		case ".inf", ".nan", "y", "n", "yes", "no", "on", "off":
+			return node{}, false
+		}
 	}
-	return s, true
+	return node{kind: String, str: s}, true
 }
 
 // quotedScalar reads a quoted scalar at the start of t and returns its value
-// and the index after the closing quote.
+// and the index after the closing quote. A scalar without escapes is a
+// substring of t.
 func quotedScalar(t string) (string, int, bool) {
+	q := t[0]
+	for i := 1; i < len(t); i++ {
+		switch c := t[i]; {
+		case c == q && (q == '"' || i+1 >= len(t) || t[i+1] != '\''):
+			return t[1:i], i + 1, true
+		case c == q, q == '"' && c == '\\':
+			return quotedEscaped(t)
+		}
+	}
+	return "", 0, false
+}
+
+// quotedEscaped is quotedScalar for scalars holding escapes or doubled
+// single quotes.
+func quotedEscaped(t string) (string, int, bool) {
 	q := t[0]
 	var b strings.Builder
 	for i := 1; i < len(t); i++ {
@@ -329,22 +553,26 @@ func quotedScalar(t string) (string, int, bool) {
 
 // inlineValue parses a value on the rest of a line: a flow collection, a
 // quoted scalar or a plain scalar.
-func inlineValue(s string) (any, bool) {
+func (ps *Parser) inlineValue(s string) (int32, bool) {
 	switch s[0] {
 	case '{', '[':
-		v, n, ok := flowValue(s, 0)
+		v, n, ok := ps.flowValue(s, 0)
 		if !ok || strings.TrimSpace(s[n:]) != "" {
-			return nil, false
+			return -1, false
 		}
 		return v, true
 	case '"', '\'':
 		v, n, ok := quotedScalar(s)
 		if !ok || strings.TrimSpace(s[n:]) != "" {
-			return nil, false
+			return -1, false
 		}
-		return v, true
+		return ps.add(node{kind: String, str: v}), true
 	}
-	return plainScalar(s)
+	x, ok := plainScalar(s)
+	if !ok {
+		return -1, false
+	}
+	return ps.add(x), true
 }
 
 func skipSpaces(s string, i int) int {
@@ -355,20 +583,17 @@ func skipSpaces(s string, i int) int {
 }
 
 // flowValue parses a one-line flow collection starting at s[i].
-func flowValue(s string, i int) (any, int, bool) {
+func (ps *Parser) flowValue(s string, i int) (int32, int, bool) {
 	open := s[i]
 	closeCh := byte(']')
+	kind := Sequence
 	if open == '{' {
-		closeCh = '}'
+		closeCh, kind = '}', Mapping
 	}
+	coll := ps.add(node{kind: kind})
 	i = skipSpaces(s, i+1)
-	var list []any
-	m := map[string]any{}
 	if i < len(s) && s[i] == closeCh {
-		if open == '{' {
-			return m, i + 1, true
-		}
-		return []any{}, i + 1, true
+		return coll, i + 1, true
 	}
 	for i < len(s) {
 		var key string
@@ -378,77 +603,77 @@ func flowValue(s string, i int) (any, int, bool) {
 				j++
 			}
 			if j >= len(s) || s[j] != ':' || j+1 >= len(s) || s[j+1] != ' ' {
-				return nil, i, false
+				return -1, i, false
 			}
 			key = strings.TrimSpace(s[i:j])
-			if !isPlainKey(key) {
-				return nil, i, false
-			}
-			if _, dup := m[key]; dup {
-				return nil, i, false
+			if j-i > maxKeySpan || !isPlainKey(key) || ps.hasKey(coll, key) {
+				return -1, i, false
 			}
 			i = skipSpaces(s, j+1)
 		}
-		var v any
+		var v int32
 		var ok bool
 		switch {
 		case i >= len(s):
-			return nil, i, false
+			return -1, i, false
 		case s[i] == '{' || s[i] == '[':
-			if v, i, ok = flowValue(s, i); !ok {
-				return nil, i, false
+			if v, i, ok = ps.flowValue(s, i); !ok {
+				return -1, i, false
 			}
 		case s[i] == '"' || s[i] == '\'':
-			var n int
-			if v, n, ok = quotedValue(s[i:]); !ok {
-				return nil, i, false
+			str, n, ok := quotedScalar(s[i:])
+			if !ok {
+				return -1, i, false
 			}
+			v = ps.add(node{kind: String, str: str})
 			i += n
 		default:
 			j := i
 			for j < len(s) && s[j] != ',' && s[j] != ']' && s[j] != '}' && s[j] != '[' && s[j] != '{' {
 				j++
 			}
-			if v, ok = plainScalar(strings.TrimSpace(s[i:j])); !ok || strings.Contains(s[i:j], ":") && open == '[' {
-				return nil, i, false
+			x, ok := plainScalar(strings.TrimSpace(s[i:j]))
+			if !ok || strings.IndexByte(s[i:j], ':') >= 0 && open == '[' {
+				return -1, i, false
 			}
+			v = ps.add(x)
 			i = j
 		}
-		if open == '{' {
-			m[key] = v
-		} else {
-			list = append(list, v)
-		}
+		ps.nodes[v].key = key
+		ps.child(coll, v)
 		i = skipSpaces(s, i)
 		if i >= len(s) {
-			return nil, i, false
+			return -1, i, false
 		}
 		switch s[i] {
 		case ',':
 			i = skipSpaces(s, i+1)
 			if i < len(s) && (s[i] == ',' || s[i] == closeCh) {
-				return nil, i, false // empty or trailing entries: leave to yaml.v3
+				return -1, i, false // empty or trailing entries: leave to yaml.v3
 			}
 		case closeCh:
-			if open == '{' {
-				return m, i + 1, true
-			}
-			return list, i + 1, true
+			return coll, i + 1, true
 		default:
-			return nil, i, false
+			return -1, i, false
 		}
 	}
-	return nil, i, false
-}
-
-func quotedValue(s string) (any, int, bool) {
-	v, n, ok := quotedScalar(s)
-	return v, n, ok
+	return -1, i, false
 }
 
 // printable accepts valid UTF-8 made of the characters YAML allows
 // unescaped, with LF line breaks only, leaving everything else to yaml.v3's error reporting.
 func printable(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 0x80 {
+			return printableUTF8(s)
+		} else if c < 0x20 && c != '\n' || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+func printableUTF8(s string) bool {
 	if !utf8.ValidString(s) {
 		return false
 	}

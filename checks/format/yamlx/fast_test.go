@@ -30,7 +30,7 @@ func TestFastDecodeAgreesWithYAMLv3(t *testing.T) {
 	accepted := 0
 	var chunks []string
 	if data, err := checkstest.ReadSample("configs/amd-master.yaml"); err == nil {
-		cs, err := SplitTopLevel(data)
+		cs, err := SplitTopLevel(string(data))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -65,4 +65,27 @@ func FuzzFastYAML(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string) {
 		fastAgrees(t, text)
 	})
+}
+
+// BenchmarkParseEntry reads every entry of the sample master config through
+// the fast parser, as the change-set model reads each distinct entry once.
+func BenchmarkParseEntry(b *testing.B) {
+	data, err := checkstest.ReadSample("configs/amd-master.yaml")
+	if err != nil {
+		b.Skip(err)
+	}
+	cs, err := SplitTopLevel(string(data))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	var ps Parser
+	for b.Loop() {
+		for _, c := range cs {
+			if _, ok := ps.Entry(c.Text); !ok {
+				b.Fatalf("entry %s is outside the subset", c.Key)
+			}
+		}
+	}
 }

@@ -104,6 +104,9 @@ func buildChangeSet(ctx context.Context, pr *checks.PR, ms *Masters) (*ChangeSet
 
 	b.changelog(pr.BaseSHA)
 	b.affected()
+	// Effective files are found concurrently and through maps; the order
+	// the problems are reported in must not depend on that.
+	sort.SliceStable(cs.Problems, func(i, j int) bool { return cs.Problems[i].Path < cs.Problems[j].Path })
 	return cs, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/format/shell"
 	"github.com/verdict-bot/verdict/checks/format/udiff"
 )
 
@@ -64,8 +65,9 @@ type ChangeSet struct {
 	// runtime settings also see files that map to no known config.
 	Extra []*EffectiveFile
 
-	// Problems are inputs that could not be read or parsed. A check that
-	// needs one of them reports it instead of passing.
+	// Problems are inputs that could not be read or parsed, in path order
+	// (a path's problems in the order they were found). A check that needs
+	// one of them reports it instead of passing.
 	Problems []InputProblem
 }
 
@@ -91,7 +93,7 @@ type ConfigEntry struct {
 	Scenarios   []Scenario
 	// Raw is the decoded entry, for deep comparison and fields the typed
 	// view does not name.
-	Raw map[string]any
+	Raw Fields
 
 	SKU        string // normalized runner
 	Agentic    bool
@@ -104,13 +106,13 @@ type Scenario struct {
 	Type   string // fixed-seq-len or agentic-coding
 	ISL    int
 	OSL    int
-	Fields map[string]any
+	Fields Fields
 	Search []SearchSpace
 }
 
 // SearchSpace is one search-space element.
 type SearchSpace struct {
-	Fields       map[string]any
+	Fields       Fields
 	TP, EP, PP   int
 	SpecDecoding string
 	Conc         []int // expanded concurrency points
@@ -147,8 +149,12 @@ type EffectiveFile struct {
 	// Settings are environment variables, engine args and flags the file
 	// sets at runtime (comments excluded), with role and line.
 	Settings []Setting
-	// Commands are the shell commands of a script, continuations joined.
+	// Commands are the simple commands of a script, continuations joined.
 	Commands []Command
+	// Script is the parsed script (nil for recipes and unreadable files),
+	// for questions the flat views do not answer: what a variable holds at
+	// a command, the directory it runs in, the files it sources.
+	Script *shell.Script
 	// Lines is the file's text split into lines (capped), for scans that
 	// report a file and line.
 	Lines []string
@@ -171,6 +177,10 @@ type Setting struct {
 	// Null is set for a YAML null value, which in a variant block deletes
 	// the key the base sets.
 	Null bool
+	// Run is RunEvalOnly for a script setting that only the eval-only run
+	// makes (the EVAL_ONLY=true branch), RunThroughput for one only the
+	// throughput run makes, "" for both.
+	Run string
 }
 
 // Command is one shell command.

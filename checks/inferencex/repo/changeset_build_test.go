@@ -3,6 +3,7 @@ package repo_test
 import (
 	"context"
 	"reflect"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -305,5 +306,40 @@ func TestChangeSetChangelogSelection(t *testing.T) {
 				t.Errorf("problems %+v, want %q", ps, tc.problem)
 			}
 		})
+	}
+}
+
+// TestChangeSetProblemsOrder: helpers are found by walking the affected
+// configs concurrently, yet the problems come out the same every time: in
+// path order, each path's problems in the order they were found.
+func TestChangeSetProblemsOrder(t *testing.T) {
+	r := inferencextest.NewRepo(repo.LegacyLayout())
+	for i, s := range []string{"dsr1_fp4_b200_mtp.sh", "dsr1_fp4_mi355x.sh", "qwen3.5_fp8_b200.sh"} {
+		p := "benchmarks/single_node/fixed_seq_len/" + s
+		r.Head[p] += "source \"$(dirname \"$0\")/missing_" + string(rune('c'-i)) + ".sh\"\n"
+	}
+	r.Head["perf-changelog.yaml"] = "- config-keys: [a\n"
+	r.Head["configs/nvidia-master.yaml"] += "\nbroken-entry:\n  image: [unclosed\n"
+	var first []repo.InputProblem
+	for run := 0; run < 20; run++ {
+		pr, _ := r.PR(t)
+		cs, err := repo.ChangeSetFact.Of(context.Background(), pr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run == 0 {
+			first = cs.Problems
+			var paths []string
+			for _, p := range first {
+				paths = append(paths, p.Path)
+			}
+			if len(paths) < 4 || !sort.StringsAreSorted(paths) {
+				t.Fatalf("problem paths %q: want at least the three helpers and the master config, sorted", paths)
+			}
+			continue
+		}
+		if !reflect.DeepEqual(cs.Problems, first) {
+			t.Fatalf("run %d: problems\n%+v\nwant\n%+v", run, cs.Problems, first)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/format/shell"
 )
 
 // affected computes Affected, UnmappedFiles and Effective.
@@ -89,22 +90,18 @@ func (b *builder) primaryFiles(e *ConfigEntry) []string {
 }
 
 func (b *builder) recipePaths(e *ConfigEntry) []string {
-	l := b.layout
 	seen := map[string]bool{}
 	var out []string
-	add := func(p string) {
-		if p != "" && !seen[p] {
-			seen[p] = true
-			out = append(out, p)
-		}
-	}
 	for _, sc := range e.Scenarios {
 		for _, ss := range sc.Search {
-			if ss.SrtRecipe != "" {
-				add(path.Clean(path.Join(l.Root, ss.SrtRecipe)))
-			}
-			for _, cf := range ss.ConfigFiles {
-				add(resolveConfigFile(l, cf))
+			// A selector suffix (recipe.yaml:zip_override_x[0]) names the
+			// recipe's jobs, not another file: the file is the recipe, and
+			// the bands of Check 11 select the variant from the selector.
+			for _, r := range RecipeRefs(b.layout, ss) {
+				if r.Path != "" && !seen[r.Path] {
+					seen[r.Path] = true
+					out = append(out, r.Path)
+				}
 			}
 		}
 	}
@@ -355,7 +352,7 @@ func (ef *EffectiveFile) Read(data []byte) {
 	case ef.Kind == "recipe" || strings.HasSuffix(ef.Path, ".yaml") || strings.HasSuffix(ef.Path, ".yml"):
 		ef.Settings, err = ParseSrtRecipe(ef.Path, data)
 	case ef.Kind != "changed" || helperExt.MatchString(ef.Path):
-		ef.Commands, ef.Settings, err = parseScript(ef.Path, data)
+		ef.Script, ef.Commands, ef.Settings, err = readScript(ef.Path, data)
 	}
 	if err != nil {
 		ef.Err = err.Error()
@@ -373,75 +370,114 @@ const (
 	ContainerWorkspaceVar = "INFMAX_CONTAINER_WORKSPACE"
 )
 
-// helpers resolves the files a script sources or runs (source x.sh, . x.sh,
-// bash x.sh) relative to the script's directory or the project root.
+// helpers resolves the repository files a script sources or runs (source
+// x.sh, . x.sh, bash x.sh, sh x.sh, wherever the command sits), and those a
+// recipe's benchmark command runs, as the parser reads their paths: from
+// the directory the command runs in, following the variables and cds before
+// it. A file in a directory the script cloned, extracted or created (git
+// clone … Mooncake; cd Mooncake && bash dependencies.sh) belongs to another
+// project and is not a helper.
 func (b *builder) helpers(ef *EffectiveFile) []string {
 	if ef == nil {
 		return nil
 	}
-	cmds := ef.Commands
-	// A recipe runs scripts through its command settings (benchmark.command).
+	scripts := []*shell.Script{ef.Script}
 	for _, s := range ef.Settings {
 		if s.Kind == "command" && s.Name == "command" {
-			c, _, _ := parseScript(ef.Path, []byte(s.Value))
-			cmds = append(cmds, c...)
+			if sc, err := shell.Parse(ef.Path, []byte(s.Value)); err == nil {
+				scripts = append(scripts, sc)
+			}
 		}
 	}
 	var out []string
-	for _, c := range cmds {
-		w := c.Argv()
-		if len(w) < 2 {
+	seen := map[string]bool{}
+	for _, sc := range scripts {
+		if sc == nil {
 			continue
 		}
-		switch w[0] {
-		case "source", ".", "bash", "sh":
-		default:
-			continue
-		}
-		arg := w[1]
-		if !helperExt.MatchString(arg) {
-			continue
-		}
-		if p := b.resolveHelper(ef.Path, arg); p != "" && p != ef.Path {
-			out = append(out, p)
+		for _, r := range scriptRuns(sc) {
+			if p := b.resolveHelper(ef.Path, r); p != "" && p != ef.Path && !seen[p] {
+				seen[p] = true
+				out = append(out, p)
+			}
 		}
 	}
 	return out
 }
 
-func (b *builder) resolveHelper(script, arg string) string {
-	dir := path.Dir(script)
-	if strings.Contains(arg, "$") {
-		i := strings.LastIndexAny(arg, ")}")
-		head := arg
-		tail := ""
-		if i >= 0 {
-			head, tail = arg[:i+1], arg[i+1:]
-		} else if j := strings.IndexByte(arg, '/'); j >= 0 {
-			head, tail = arg[:j], arg[j:]
+// run is one file a script sources or runs.
+type run struct {
+	arg shell.Word
+	dir shell.Dir
+	ok  bool
+}
+
+// scriptRuns lists the *.sh / *.bash files a script sources or hands to
+// bash or sh as the script to run.
+func scriptRuns(sc *shell.Script) []run {
+	var out []run
+	for _, s := range sc.Sources() {
+		out = append(out, run{s.Arg, s.Path, s.OK})
+	}
+	for _, c := range sc.ByName("bash", "sh") {
+		_, args := c.Program()
+		for i := 0; i < len(args); i++ {
+			v := args[i].Value
+			if v == "-c" || args[i].Static && strings.HasPrefix(v, "-") && strings.Contains(v, "c") && !strings.HasPrefix(v, "--") {
+				break // the operand is code, parsed with the script
+			}
+			if args[i].Static && strings.HasPrefix(v, "-") {
+				if v == "-o" || v == "-O" || v == "+o" || v == "+O" {
+					i++
+				}
+				continue
+			}
+			d, ok := sc.Path(args[i], c)
+			out = append(out, run{args[i], d, ok})
+			break
 		}
-		if strings.Contains(tail, "$") {
-			return ""
-		}
-		switch {
-		case strings.Contains(head, "dirname"), strings.Contains(head, "BASH_SOURCE"), strings.Contains(head, "SCRIPT_DIR"):
-			return path.Clean(path.Join(dir, tail))
-		case strings.Contains(head, ContainerWorkspaceVar):
-			return b.workspaceFile(tail)
+	}
+	return out
+}
+
+// resolveHelper maps a sourced or run file to its repository path, "" when
+// it is not a repository file the script names statically.
+func (b *builder) resolveHelper(script string, r run) string {
+	t := strings.Trim(r.arg.Text, `"'`)
+	if r.dir.External() || !helperExt.MatchString(t) && !helperExt.MatchString(r.dir.Path) {
+		return ""
+	}
+	if !r.ok {
+		// A path under the container workspace the harness mounts the
+		// project at, named through its environment variable.
+		for _, ref := range []string{"${" + ContainerWorkspaceVar + "}", "$" + ContainerWorkspaceVar} {
+			if rest, ok := strings.CutPrefix(t, ref); ok && !strings.Contains(rest, "$") {
+				return b.workspaceFile(rest)
+			}
 		}
 		return ""
 	}
-	if strings.HasPrefix(arg, "/") {
+	dir := path.Dir(script)
+	switch r.dir.Base {
+	case shell.DirScript:
+		return path.Clean(path.Join(dir, r.dir.Path))
+	case shell.DirAbs:
 		// The project root is mounted at a fixed container workspace.
-		if rest, ok := strings.CutPrefix(arg, ContainerWorkspace+"/"); ok {
+		if rest, ok := strings.CutPrefix(r.dir.Path, ContainerWorkspace+"/"); ok {
 			return b.workspaceFile(rest)
 		}
 		return ""
+	case shell.DirStart, shell.DirCaller:
+		// Where the script starts is not known statically; by the
+		// repository's convention a path that names a directory is relative
+		// to the project root (the workflows run from the checkout), a bare
+		// name or ./ ../ relative to the script itself.
+		if strings.HasPrefix(t, "./") || strings.HasPrefix(t, "../") || !strings.Contains(r.dir.Path, "/") {
+			return path.Clean(path.Join(dir, r.dir.Path))
+		}
+		return path.Clean(path.Join(b.layout.Root, r.dir.Path))
 	}
-	if strings.HasPrefix(arg, "./") || strings.HasPrefix(arg, "../") || !strings.Contains(arg, "/") {
-		return path.Clean(path.Join(dir, arg))
-	}
-	return path.Clean(path.Join(b.layout.Root, arg))
+	return ""
 }
 
 // workspaceFile maps a path below the container workspace to the

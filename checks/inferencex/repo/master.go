@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"reflect"
 	"sort"
 	"strings"
 	"sync"
@@ -29,6 +28,10 @@ type Masters struct {
 
 	mu   sync.Mutex
 	refs map[string]*readEntry[masterSet]
+	// sets holds each distinct combination of parsed files once: refs
+	// whose master files all read the same (base and default branch,
+	// usually) share one map.
+	sets map[string]masterSet
 }
 
 type masterSet struct {
@@ -47,8 +50,8 @@ var MastersFact = checks.NewFact("master configs", []checks.Requirement{ReaderFa
 		if err != nil {
 			return nil, err
 		}
-		return &Masters{reader: r, layout: l, settings: SettingsParam.Get(pr),
-			chunks: &chunkCache{m: map[string]chunkResult{}}, refs: map[string]*readEntry[masterSet]{}}, nil
+		s := SettingsParam.Get(pr)
+		return &Masters{reader: r, layout: l, settings: s, chunks: newChunkCache(s), refs: map[string]*readEntry[masterSet]{}}, nil
 	})
 
 // At returns every entry of the master configs at ref, classified from the
@@ -84,66 +87,135 @@ func (ms *Masters) load(ctx context.Context, ref string) (map[string]*ConfigEntr
 		}
 	}
 	sort.Strings(files)
-	parsed := make([][]*ConfigEntry, len(files))
-	probs := make([][]InputProblem, len(files))
+	parsed := make([]*parsedFile, len(files))
 	ms.reader.ReadEach(ctx, ref, files, func(i int, b []byte, err error) {
 		if err != nil {
-			probs[i] = []InputProblem{{Path: files[i], Err: err.Error()}}
+			parsed[i] = &parsedFile{ps: []InputProblem{{Path: files[i], Err: err.Error()}}}
 			return
 		}
-		parsed[i], probs[i] = parseMaster(files[i], b, ms.chunks)
+		parsed[i] = ms.chunks.file(files[i], b)
 	})
-	m := map[string]*ConfigEntry{}
+	var key strings.Builder
+	for i, p := range parsed {
+		fmt.Fprintf(&key, "%s\x00%p\x00", files[i], p)
+	}
+	ms.mu.Lock()
+	set, ok := ms.sets[key.String()]
+	ms.mu.Unlock()
+	if ok {
+		return set.m, set.ps, nil
+	}
+	n := 0
+	for _, p := range parsed {
+		n += len(p.es)
+	}
+	m := make(map[string]*ConfigEntry, n)
 	var ps []InputProblem
 	for i, f := range files {
-		ps = append(ps, probs[i]...)
-		for _, e := range parsed[i] {
+		ps = append(ps, parsed[i].ps...)
+		for _, e := range parsed[i].es {
 			if prev, dup := m[e.Key]; dup {
 				ps = append(ps, InputProblem{Path: f, Err: fmt.Sprintf("duplicate master key %s (also in %s:%d)", e.Key, prev.File, prev.Line)})
 				continue
 			}
-			classify(e, ms.settings)
 			m[e.Key] = e
 		}
 	}
+	ms.mu.Lock()
+	if ms.sets == nil {
+		ms.sets = map[string]masterSet{}
+	}
+	ms.sets[key.String()] = masterSet{m, ps}
+	ms.mu.Unlock()
 	return m, ps, nil
 }
 
 // ParseMasterConfig parses one master-config file into entries (not yet
 // classified). Problems are malformed YAML and duplicate keys.
 func ParseMasterConfig(file string, data []byte) ([]*ConfigEntry, []InputProblem) {
-	return parseMaster(file, data, nil)
+	p := parseMaster(file, string(data), nil)
+	return p.es, p.ps
 }
 
-func parseMaster(file string, data []byte, cache *chunkCache) ([]*ConfigEntry, []InputProblem) {
-	chunks, err := yamlx.SplitTopLevel(data)
+// parsedFile is one master file's entries and problems.
+type parsedFile struct {
+	es []*ConfigEntry
+	ps []InputProblem
+}
+
+func parseMaster(file, text string, cache *chunkCache) *parsedFile {
+	chunks, err := yamlx.SplitTopLevel(text)
 	if err != nil {
-		return parseMasterWhole(file, data)
+		return parseMasterWhole(file, text, cache)
 	}
-	var out []*ConfigEntry
-	var ps []InputProblem
-	seen := map[string]int{}
-	for _, c := range chunks {
+	// Claim the chunks no other reading decodes, decode them, then collect
+	// the rest: the base and head readings of one config run concurrently
+	// and share the work instead of waiting on each other chunk by chunk.
+	slots := make([]*chunkSlot, len(chunks))
+	cache.reserve(len(chunks))
+	var ps yamlx.Parser
+	for i, c := range chunks {
+		s, mine := cache.claim(c.Text)
+		if mine {
+			if s.e, s.err = decodeEntry(&ps, c.Key, c.Text, cache); s.err == nil {
+				s.e.File, s.e.Line = file, c.Line
+			}
+			s.wg.Done()
+		}
+		slots[i] = s
+	}
+	out := &parsedFile{es: make([]*ConfigEntry, 0, len(chunks))}
+	seen := make(map[string]int, len(chunks))
+	for i, c := range chunks {
 		if l, dup := seen[c.Key]; dup {
-			ps = append(ps, InputProblem{Path: file, Err: fmt.Sprintf("line %d: duplicate key %q (first at line %d)", c.Line, c.Key, l)})
+			out.ps = append(out.ps, InputProblem{Path: file, Err: fmt.Sprintf("line %d: duplicate key %q (first at line %d)", c.Line, c.Key, l)})
 			continue
 		}
 		seen[c.Key] = c.Line
-		proto, err := cache.entry(c.Key, c.Text)
-		if err != nil {
-			ps = append(ps, InputProblem{Path: file, Err: fmt.Sprintf("entry %s at line %d: %v", c.Key, c.Line, yamlx.ShiftLines(err, c.Line-1))})
+		s := slots[i]
+		s.wg.Wait()
+		if s.err != nil {
+			out.ps = append(out.ps, InputProblem{Path: file, Err: fmt.Sprintf("entry %s at line %d: %v", c.Key, c.Line, yamlx.ShiftLines(s.err, c.Line-1))})
 			continue
 		}
-		e := new(ConfigEntry)
-		*e = *proto
-		e.File, e.Line = file, c.Line
-		out = append(out, e)
+		e := s.e
+		if e.File != file || e.Line != c.Line {
+			// The same text at another place: a reading of its own.
+			e = new(ConfigEntry)
+			*e = *s.e
+			e.File, e.Line = file, c.Line
+		}
+		out.es = append(out.es, e)
 	}
-	return out, ps
+	return out
 }
 
-// entryFromRaw builds the typed view of one master entry. The scenario and
-// search-space views are derived from Raw and never mutate it.
+// decodeEntry reads one entry chunk: typed straight from the fast parser's
+// tree when the chunk is in its subset, through yaml.v3's generic decoding
+// otherwise. Entries are classified when the cache knows the settings.
+func decodeEntry(ps *yamlx.Parser, key, text string, cache *chunkCache) (*ConfigEntry, error) {
+	var e *ConfigEntry
+	var err error
+	if v, ok := ps.Entry(text); ok {
+		e, err = entryFromNode(key, v, &entryText{text: text})
+	} else {
+		var raw any
+		if raw, err = yamlx.DecodeEntrySlow(text); err == nil {
+			e, err = entryFromRaw(key, raw)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if cache != nil {
+		classify(e, cache.settings)
+	}
+	return e, nil
+}
+
+// entryFromRaw builds the typed view of one master entry from its generic
+// decoding. The scenario and search-space views are derived from Raw and
+// never mutate it.
 func entryFromRaw(key string, v any) (*ConfigEntry, error) {
 	raw, ok := v.(map[string]any)
 	if !ok {
@@ -151,7 +223,7 @@ func entryFromRaw(key string, v any) (*ConfigEntry, error) {
 	}
 	e := &ConfigEntry{
 		Key:         key,
-		Raw:         raw,
+		Raw:         FieldsOf(raw),
 		Image:       cfgStr(raw["image"]),
 		Model:       cfgStr(raw["model"]),
 		ModelPrefix: cfgStr(raw["model-prefix"]),
@@ -174,7 +246,7 @@ func entryFromRaw(key string, v any) (*ConfigEntry, error) {
 			if !ok {
 				continue
 			}
-			s := Scenario{Type: t, ISL: AsInt(m["isl"]), OSL: AsInt(m["osl"]), Fields: m}
+			s := Scenario{Type: t, ISL: AsInt(m["isl"]), OSL: AsInt(m["osl"]), Fields: FieldsOf(m)}
 			ss, _ := m["search-space"].([]any)
 			for _, x := range ss {
 				if sm, ok := x.(map[string]any); ok {
@@ -190,9 +262,22 @@ func entryFromRaw(key string, v any) (*ConfigEntry, error) {
 // maxConcPoints bounds the expansion of a conc-start/conc-end range.
 const maxConcPoints = 64
 
+// concRange expands conc-start..conc-end (lo > 0, hi >= lo) as the sweep
+// generator does: doubling from start to end, end included.
+func concRange(lo, hi int) []int {
+	var out []int
+	for c := lo; c <= hi && len(out) < maxConcPoints; c *= 2 {
+		out = append(out, c)
+	}
+	if out[len(out)-1] != hi && len(out) < maxConcPoints {
+		out = append(out, hi)
+	}
+	return out
+}
+
 func searchSpace(m map[string]any) SearchSpace {
 	s := SearchSpace{
-		Fields:       m,
+		Fields:       FieldsOf(m),
 		TP:           AsInt(m["tp"]),
 		EP:           AsInt(m["ep"]),
 		PP:           AsInt(m["pp"]),
@@ -205,13 +290,7 @@ func searchSpace(m map[string]any) SearchSpace {
 			s.Conc = append(s.Conc, AsInt(c))
 		}
 	} else if lo, hi := AsInt(m["conc-start"]), AsInt(m["conc-end"]); lo > 0 && hi >= lo {
-		// The sweep generator doubles from start to end, end included.
-		for c := lo; c <= hi && len(s.Conc) < maxConcPoints; c *= 2 {
-			s.Conc = append(s.Conc, c)
-		}
-		if s.Conc[len(s.Conc)-1] != hi && len(s.Conc) < maxConcPoints {
-			s.Conc = append(s.Conc, hi)
-		}
+		s.Conc = concRange(lo, hi)
 	}
 	for _, role := range []string{"prefill", "decode"} {
 		rm, _ := m[role].(map[string]any)
@@ -273,10 +352,7 @@ func diffKeys(base, head map[string]*ConfigEntry) (added, changed, removed []str
 		switch {
 		case !ok:
 			added = append(added, k)
-		case b == h:
-			// The entry cache hands out one value per distinct entry
-			// text, so identical entries need no deep comparison.
-		case !reflect.DeepEqual(b.Raw, h.Raw):
+		case !sameValue(b, h):
 			changed = append(changed, k)
 		}
 	}
@@ -337,54 +413,98 @@ func AsInt(v any) int {
 	return 0
 }
 
-type chunkResult struct {
-	e   *ConfigEntry // typed view shared by every ref; copied before use
+// chunkCache shares decoded entries within one verification: the base,
+// head and default-branch copies of a big master config cost one decode per
+// distinct entry text, and identical file contents are parsed once. A nil
+// cache decodes every time.
+type chunkCache struct {
+	settings *Settings
+
+	mu     sync.Mutex
+	chunks map[string]*chunkSlot
+	files  map[string]*fileSlot
+}
+
+func newChunkCache(s *Settings) *chunkCache {
+	return &chunkCache{settings: s, chunks: map[string]*chunkSlot{}, files: map[string]*fileSlot{}}
+}
+
+// chunkSlot is one distinct entry text; wg is done once e and err are set.
+// e is classified, shared by every reading and never modified; its File and
+// Line are those of the reading that decoded it.
+type chunkSlot struct {
+	wg  sync.WaitGroup
+	e   *ConfigEntry
 	err error
 }
 
-// chunkCache shares decoded entry chunks within one verification. A nil
-// cache decodes every time. Lookups by the chunk's bytes do not allocate,
-// so the base, head and default-branch copies of a big master config cost
-// one decode per distinct entry.
-type chunkCache struct {
-	mu sync.Mutex
-	m  map[string]chunkResult
+// reserve sizes an empty cache for n entries, sparing the rehashes of a
+// map growing to thousands of them.
+func (c *chunkCache) reserve(n int) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	if len(c.chunks) == 0 {
+		c.chunks = make(map[string]*chunkSlot, n)
+	}
+	c.mu.Unlock()
 }
 
-func (c *chunkCache) entry(key string, text []byte) (*ConfigEntry, error) {
-	if c != nil {
-		c.mu.Lock()
-		r, ok := c.m[string(text)]
-		c.mu.Unlock()
-		if ok {
-			return r.e, r.err
-		}
+// claim returns text's slot, and whether the caller must fill it.
+func (c *chunkCache) claim(text string) (*chunkSlot, bool) {
+	if c == nil {
+		s := new(chunkSlot)
+		s.wg.Add(1)
+		return s, true
 	}
-	var e *ConfigEntry
-	v, err := yamlx.DecodeEntry(text)
-	if err == nil {
-		e, err = entryFromRaw(key, v)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s, ok := c.chunks[text]; ok {
+		return s, false
 	}
-	if c != nil {
-		c.mu.Lock()
-		c.m[string(text)] = chunkResult{e, err}
-		c.mu.Unlock()
+	s := new(chunkSlot)
+	s.wg.Add(1)
+	c.chunks[text] = s
+	return s, true
+}
+
+type fileSlot struct {
+	path, text string
+	once       sync.Once
+	p          *parsedFile
+}
+
+// file parses a master file, once for every reading of the same content at
+// the same path (the base and the default branch usually agree).
+func (c *chunkCache) file(path string, data []byte) *parsedFile {
+	c.mu.Lock()
+	s, ok := c.files[string(data)]
+	if !ok {
+		// The key and the text the entries point into are one copy.
+		s = &fileSlot{path: path, text: string(data)}
+		c.files[s.text] = s
 	}
-	return e, err
+	c.mu.Unlock()
+	if s.path != path {
+		return parseMaster(path, s.text, c)
+	}
+	s.once.Do(func() { s.p = parseMaster(path, s.text, c) })
+	return s.p
 }
 
 // parseMasterWhole decodes a master file as one document (anchors and
 // aliases resolved by yaml.v3, bounded by yamlx.DecodeNode).
-func parseMasterWhole(file string, data []byte) ([]*ConfigEntry, []InputProblem) {
-	root, err := yamlx.DecodeNode(data)
+func parseMasterWhole(file, text string, cache *chunkCache) *parsedFile {
+	root, err := yamlx.DecodeNode([]byte(text))
 	if err != nil {
-		return nil, []InputProblem{{Path: file, Err: err.Error()}}
+		return &parsedFile{ps: []InputProblem{{Path: file, Err: err.Error()}}}
 	}
 	if root == nil {
-		return nil, nil
+		return &parsedFile{}
 	}
 	if root.Kind != yaml.MappingNode {
-		return nil, []InputProblem{{Path: file, Err: "root is not a mapping"}}
+		return &parsedFile{ps: []InputProblem{{Path: file, Err: "root is not a mapping"}}}
 	}
 	var out []*ConfigEntry
 	var ps []InputProblem
@@ -407,9 +527,12 @@ func parseMasterWhole(file string, data []byte) ([]*ConfigEntry, []InputProblem)
 			continue
 		}
 		e.File, e.Line = file, k.Line
+		if cache != nil {
+			classify(e, cache.settings)
+		}
 		out = append(out, e)
 	}
-	return out, ps
+	return &parsedFile{es: out, ps: ps}
 }
 
 // TPs lists the tensor-parallel sizes of one search-space element:
@@ -421,10 +544,10 @@ func (ss SearchSpace) TPs() []int {
 		out = append(out, ss.TP)
 	}
 	for _, role := range []string{"prefill", "decode"} {
-		if rm, ok := ss.Fields[role].(map[string]any); ok {
-			if tp := AsInt(rm["tp"]); tp > 0 {
-				out = append(out, tp)
-			}
+		v, _ := ss.Fields.Get(role)
+		rm, _ := v.(map[string]any)
+		if tp := AsInt(rm["tp"]); tp > 0 {
+			out = append(out, tp)
 		}
 	}
 	return out

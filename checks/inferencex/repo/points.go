@@ -39,7 +39,7 @@ func ConfigPoints(c *ConfigEntry) []ConfigPoint {
 	var out []ConfigPoint
 	for _, sc := range c.Scenarios {
 		scen := map[string]any{}
-		for k, v := range sc.Fields {
+		for k, v := range sc.Fields.Map() {
 			if k != "search-space" {
 				scen[k] = v
 			}
@@ -49,12 +49,13 @@ func ConfigPoints(c *ConfigEntry) []ConfigPoint {
 		}
 		for _, ss := range sc.Search {
 			el := map[string]any{}
-			for k, v := range ss.Fields {
+			fields := ss.Fields.Map()
+			for k, v := range fields {
 				if !concFields[k] {
 					el[k] = v
 				}
 			}
-			if len(ss.Fields) == 0 {
+			if len(fields) == 0 {
 				el["tp"], el["ep"], el["pp"], el["spec-decoding"], el["srt-recipe"] = ss.TP, ss.EP, ss.PP, ss.SpecDecoding, ss.SrtRecipe
 			}
 			shape := sc.Type + "|" + canonical(scen) + "|" + canonical(el)
@@ -93,7 +94,7 @@ func pointDesc(ss SearchSpace, conc int) string {
 	if ss.PP > 1 {
 		parts = append(parts, fmt.Sprintf("pp=%d", ss.PP))
 	}
-	if v, ok := ss.Fields["dp-attn"]; ok && fmt.Sprint(v) == "true" {
+	if v, ok := ss.Fields.Get("dp-attn"); ok && fmt.Sprint(v) == "true" {
 		parts = append(parts, "dp-attn")
 	}
 	if ss.KVOffloading != "" && ss.KVOffloading != "none" {
@@ -106,7 +107,8 @@ func pointDesc(ss SearchSpace, conc int) string {
 // TopLevelDiff lists the top-level fields (other than scenarios) that differ
 // between two versions of an entry, sorted.
 func TopLevelDiff(a, b *ConfigEntry) []string {
-	if a.Raw == nil || b.Raw == nil {
+	ra, rb := a.Raw.Map(), b.Raw.Map()
+	if ra == nil || rb == nil {
 		var out []string
 		for _, f := range []struct {
 			n    string
@@ -126,10 +128,10 @@ func TopLevelDiff(a, b *ConfigEntry) []string {
 		return out
 	}
 	keys := map[string]bool{}
-	for k := range a.Raw {
+	for k := range ra {
 		keys[k] = true
 	}
-	for k := range b.Raw {
+	for k := range rb {
 		keys[k] = true
 	}
 	var out []string
@@ -137,7 +139,7 @@ func TopLevelDiff(a, b *ConfigEntry) []string {
 		if k == "scenarios" {
 			continue
 		}
-		if !reflect.DeepEqual(a.Raw[k], b.Raw[k]) {
+		if !reflect.DeepEqual(ra[k], rb[k]) {
 			out = append(out, k)
 		}
 	}
@@ -166,8 +168,8 @@ func ScenarioContent(c *ConfigEntry, typ string) string {
 		if s.Type != typ {
 			continue
 		}
-		if s.Fields != nil {
-			parts = append(parts, canonical(s.Fields))
+		if m := s.Fields.Map(); m != nil {
+			parts = append(parts, canonical(m))
 			continue
 		}
 		for _, p := range ConfigPoints(&ConfigEntry{Key: c.Key, Scenarios: []Scenario{s}}) {

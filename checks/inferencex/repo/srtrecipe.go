@@ -1,11 +1,13 @@
 package repo
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/verdict-bot/verdict/checks/format/shell"
 	"github.com/verdict-bot/verdict/checks/format/yamlx"
 )
 
@@ -35,6 +37,9 @@ func ParseSrtRecipe(file string, data []byte) ([]Setting, error) {
 	}
 	r := &recipeReader{file: file}
 	r.root(root, "", "")
+	if r.err != nil {
+		return nil, r.err
+	}
 	return r.out, nil
 }
 
@@ -44,6 +49,8 @@ type recipeReader struct {
 	// variant is the variant block being read ("" for base and plain
 	// recipes).
 	variant string
+	// err is the first part of the recipe that could not be read.
+	err error
 }
 
 var recipeRoles = map[string]string{
@@ -180,13 +187,27 @@ func (r *recipeReader) command(n *yaml.Node, role string) {
 		return
 	}
 	r.add("command", n.Value, n.Line, role, "command")
-	_, sets, _ := parseScript(r.file, []byte(n.Value))
-	for _, s := range sets {
-		s.Line = n.Line + s.Line - 1
-		if n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
-			s.Line++ // the body starts on the line after the indicator
+	first := n.Line - 1
+	if n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
+		first++ // the body starts on the line after the indicator
+	}
+	sc, err := shell.Parse(r.file, []byte(n.Value))
+	if err != nil {
+		// The command's settings cannot be known: the recipe is not read.
+		var se *shell.Error
+		if errors.As(err, &se) && se.Line > 0 {
+			e := *se
+			e.Line += first
+			err = &e
 		}
-		s.Role = role
+		if r.err == nil {
+			r.err = fmt.Errorf("parsing recipe %s: its command at line %d is not bash: %w", r.file, n.Line, err)
+		}
+		return
+	}
+	for _, s := range scriptSettings(r.file, sc, role) {
+		s.Line += first
+		s.Variant = r.variant
 		r.out = append(r.out, s)
 	}
 }

@@ -232,11 +232,11 @@ func MasterThinkingOff(c *repo.ConfigEntry) bool {
 		return false
 	}
 	for _, sc := range c.Scenarios {
-		if off(sc.Fields) {
+		if off(sc.Fields.Map()) {
 			return true
 		}
 		for _, ss := range sc.Search {
-			if off(ss.Fields) {
+			if off(ss.Fields.Map()) {
 				return true
 			}
 		}

@@ -446,11 +446,10 @@ func ConfigMethod(c *repo.ConfigEntry) string {
 	return ""
 }
 
-// AllSettings flattens the effective files of a config. A flag whose whole
-// value is a shell variable assigned in the same file (--speculative-config
-// "$SPEC_CONFIG") is read as the assigned value, once per assignment: scripts
-// assign such variables in branches (an EVAL_ONLY run without synthetic
-// acceptance, the throughput run with it), and the knobs merge across them.
+// AllSettings flattens the effective files of a config. A script flag whose
+// value is a shell variable (--speculative-config "$SPEC_CONFIG") already
+// comes once per assignment the reader found in effect, each marked with
+// the run its branch belongs to (repo.Setting.Run).
 func AllSettings(files []*repo.EffectiveFile) []repo.Setting {
 	var out []repo.Setting
 	for _, f := range files {
@@ -461,37 +460,20 @@ func AllSettings(files []*repo.EffectiveFile) []repo.Setting {
 			if s.File == "" {
 				s.File = f.Path
 			}
-			if vals := varValues(f.Settings, s); len(vals) > 0 {
-				for _, a := range vals {
-					r := s
-					r.Value, r.Line = a.Value, a.Line
-					out = append(out, r)
-				}
-				continue
-			}
 			out = append(out, s)
 		}
 	}
 	return out
 }
 
-// varRefRE matches a value that is exactly one shell variable reference.
-var varRefRE = regexp.MustCompile(`^\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?$`)
-
-// varValues returns the assignments of the variable a flag's whole value
-// references, from the same file; nil for anything else.
-func varValues(settings []repo.Setting, s repo.Setting) []repo.Setting {
-	if s.Kind != "flag" {
-		return nil
-	}
-	m := varRefRE.FindStringSubmatch(strings.TrimSpace(s.Value))
-	if m == nil || (strings.HasPrefix(s.Value, "${") != strings.HasSuffix(s.Value, "}")) {
-		return nil
-	}
+// Throughput drops the settings only the eval-only run makes (the branch a
+// script takes when EVAL_ONLY is true): the throughput run, whose acceptance
+// Check 11 holds to the golden value, never sees them.
+func Throughput(settings []repo.Setting) []repo.Setting {
 	var out []repo.Setting
-	for _, a := range settings {
-		if a.Kind == "env" && a.Name == m[1] && a.File == s.File && !strings.Contains(a.Value, "$") {
-			out = append(out, a)
+	for _, s := range settings {
+		if s.Run != repo.RunEvalOnly {
+			out = append(out, s)
 		}
 	}
 	return out

@@ -127,9 +127,11 @@ func (v runValidator) autoSelect(ctx context.Context) ReuseDecision {
 			return d
 		}
 	}
+	// The branch name is the PR author's choice and is echoed in a reply.
+	branch := checks.NoMentions(v.t.HeadRef)
 	return ReuseDecision{Reason: checks.T(
-		fmt.Sprintf("no successful %s pull_request run on branch %s has a head in PR #%d and reusable artifacts; pin a run with `/use <run_id>`", wf, v.t.HeadRef, v.t.Number),
-		fmt.Sprintf("分支 %s 上没有提交属于 PR #%d、且带有可复用产物的成功 %s pull_request 运行；请用 `/use <run_id>` 指定运行", v.t.HeadRef, v.t.Number, wf),
+		fmt.Sprintf("no successful %s pull_request run on branch %s has a head in PR #%d and reusable artifacts; pin a run with `/use <run_id>`", wf, branch, v.t.Number),
+		fmt.Sprintf("分支 %s 上没有提交属于 PR #%d、且带有可复用产物的成功 %s pull_request 运行；请用 `/use <run_id>` 指定运行", branch, v.t.Number, wf),
 	)}
 }
 

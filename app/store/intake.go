@@ -1,0 +1,157 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// maxRowsPerStatement keeps a multi-row statement's parameters far below
+// both engines' limits (PostgreSQL 65,535; SQLite 32,766).
+const maxRowsPerStatement = 500
+
+// InsertDeliveries records a batch of deliveries, each unless its ID is
+// already known, in one statement per maxRowsPerStatement rows: on
+// PostgreSQL every statement is a round trip, and a group commit holds
+// hundreds of deliveries. It reports for each delivery whether it is new,
+// as InsertDelivery would one after another: an ID repeated within ds is
+// new at most at its first occurrence.
+func InsertDeliveries(ctx context.Context, ex Execer, ds []Delivery) ([]bool, error) {
+	fresh := make([]bool, len(ds))
+	if inProcess(ex) {
+		for i, d := range ds {
+			f, err := InsertDelivery(ctx, ex, d)
+			if err != nil {
+				return nil, err
+			}
+			fresh[i] = f
+		}
+		return fresh, nil
+	}
+	first := make(map[string]int, len(ds))
+	var rows []int // indexes of first occurrences, in order
+	for i, d := range ds {
+		if _, seen := first[d.ID]; !seen {
+			first[d.ID] = i
+			rows = append(rows, i)
+		}
+	}
+	for len(rows) > 0 {
+		n := min(len(rows), maxRowsPerStatement)
+		part := rows[:n]
+		rows = rows[n:]
+		args := make([]any, 0, 8*len(part))
+		for _, i := range part {
+			d := ds[i]
+			args = append(args, d.ID, d.Event, d.Action, d.Repo, d.PR, d.Received.UnixMilli(), d.Outcome, d.Jobs)
+		}
+		q := `INSERT INTO verdict_delivery
+		(delivery_id, event, action, repo, pr_number, received_at, outcome, jobs)
+		VALUES ` + placeholders(len(part), 8) + `
+		ON CONFLICT (delivery_id) DO NOTHING RETURNING delivery_id`
+		err := ex.Query(ctx, q, args, func(r Row) error {
+			var id string
+			if err := r.Scan(&id); err != nil {
+				return err
+			}
+			fresh[first[id]] = true
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("recording %d deliveries: %w", len(part), err)
+		}
+	}
+	return fresh, nil
+}
+
+// NextGenerations bumps the generation of each key once per occurrence and
+// returns the generations in order, as NextGeneration called for each key in
+// turn would, with one statement per maxRowsPerStatement distinct keys. Run
+// it in the transaction that enqueues the jobs carrying the generations.
+func NextGenerations(ctx context.Context, ex Execer, keys []string) ([]int64, error) {
+	if inProcess(ex) {
+		out := make([]int64, len(keys))
+		for i, k := range keys {
+			g, err := NextGeneration(ctx, ex, k)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = g
+		}
+		return out, nil
+	}
+	count := map[string]int64{}
+	var distinct []string
+	for _, k := range keys {
+		if count[k] == 0 {
+			distinct = append(distinct, k)
+		}
+		count[k]++
+	}
+	last := make(map[string]int64, len(distinct))
+	for len(distinct) > 0 {
+		n := min(len(distinct), maxRowsPerStatement)
+		part := distinct[:n]
+		distinct = distinct[n:]
+		args := make([]any, 0, 2*len(part))
+		for _, k := range part {
+			args = append(args, k, count[k])
+		}
+		q := `INSERT INTO verdict_generation (coalesce_key, generation) VALUES ` + placeholders(len(part), 2) + `
+		ON CONFLICT (coalesce_key) DO UPDATE SET generation = verdict_generation.generation + excluded.generation
+		RETURNING coalesce_key, generation`
+		err := ex.Query(ctx, q, args, func(r Row) error {
+			var k string
+			var g int64
+			if err := r.Scan(&k, &g); err != nil {
+				return err
+			}
+			last[k] = g
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("bumping the generations of %d keys: %w", len(part), err)
+		}
+	}
+	out := make([]int64, len(keys))
+	seen := map[string]int64{}
+	for i, k := range keys {
+		g, ok := last[k]
+		if !ok {
+			return nil, fmt.Errorf("bumping the generation of %s: no row returned", k)
+		}
+		// The key's occurrences take the generations up to its last, in order.
+		out[i] = g - count[k] + 1 + seen[k]
+		seen[k]++
+	}
+	return out, nil
+}
+
+// inProcess reports whether ex runs statements in this process (SQLite):
+// there a statement costs no round trip, and the prepared one-row
+// statements are cheaper than parsing a new multi-row one per batch.
+func inProcess(ex Execer) bool {
+	_, ok := ex.(sqlExecer)
+	return ok
+}
+
+// placeholders is "($1, …, $cols), ($cols+1, …), …" for rows rows.
+func placeholders(rows, cols int) string {
+	var b strings.Builder
+	for r := range rows {
+		if r > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteByte('(')
+		for c := range cols {
+			if c > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteByte('$')
+			b.WriteString(strconv.Itoa(r*cols + c + 1))
+		}
+		b.WriteByte(')')
+	}
+	return b.String()
+}

@@ -1,0 +1,96 @@
+package repo_test
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/verdict-bot/verdict/checks/inferencex/inferencextest"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+)
+
+// TestChangeSetShellHelpers: the effective files of a config are the files
+// its script sources or runs, as the parser reads their paths. A shared
+// helper with a here-string is read; a script of a project the script
+// cloned (cd Mooncake && bash dependencies.sh) is not a repository file and
+// is neither a helper nor a problem; a helper that is really missing is one.
+func TestChangeSetShellHelpers(t *testing.T) {
+	for name, layout := range inferencextest.Layouts() {
+		t.Run(name, func(t *testing.T) {
+			r := inferencextest.NewRepo(layout)
+			script := "benchmarks/single_node/agentic/exm_fp4_mi355x_mtp.sh"
+			r.Head["benchmarks/benchmark_lib.sh"] = r.Base["benchmarks/benchmark_lib.sh"] +
+				"pick_concs() {\n  local -a xs\n  read -r -a xs <<< \"$1\"\n  echo \"${xs[0]}\"\n}\n"
+			r.Head[script] = `#!/usr/bin/env bash
+SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+source "$SCRIPT_DIR/../../benchmark_lib.sh"
+install_kv_store() {
+  git clone --depth 1 https://github.com/kvcache-ai/Mooncake.git
+  cd Mooncake && bash dependencies.sh -y
+}
+install_kv_store
+bash "$SCRIPT_DIR/gone_helper.sh"
+vllm serve "$MODEL" --tensor-parallel-size 8 &
+`
+			pr, _ := r.PR(t)
+			cs, err := repo.ChangeSetFact.Of(context.Background(), pr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var eff []string
+			for _, f := range cs.Effective["exm-fp4-mi355x-vllm-agentic-mtp"] {
+				eff = append(eff, f.Kind+":"+f.Path)
+				if f.Path == r.Path("benchmarks/benchmark_lib.sh") && (f.Err != "" || f.Script == nil || f.Script.Function("pick_concs") == nil) {
+					t.Errorf("helper with a here-string not read: %+v", f)
+				}
+			}
+			want := []string{
+				"script:" + r.Path(script),
+				"helper:" + r.Path("benchmarks/benchmark_lib.sh"),
+				"helper:" + r.Path("benchmarks/single_node/agentic/gone_helper.sh"),
+			}
+			if !reflect.DeepEqual(eff, want) {
+				t.Fatalf("effective = %q, want %q", eff, want)
+			}
+			if len(cs.Problems) != 1 || cs.Problems[0].Path != r.Path("benchmarks/single_node/agentic/gone_helper.sh") ||
+				!strings.Contains(cs.Problems[0].Err, "not in the repository") {
+				t.Fatalf("problems = %+v, want only the missing helper", cs.Problems)
+			}
+		})
+	}
+}
+
+// TestChangeSetRecipeSelector: a CONFIG_FILE ending in a selector names the
+// recipe file; the selector is kept for the bands (RecipeRefs), never read
+// as part of the path.
+func TestChangeSetRecipeSelector(t *testing.T) {
+	for name, layout := range inferencextest.Layouts() {
+		t.Run(name, func(t *testing.T) {
+			r := inferencextest.NewRepo(layout)
+			r.Head["configs/nvidia-master.yaml"] = strings.ReplaceAll(r.Base["configs/nvidia-master.yaml"],
+				`"CONFIG_FILE=recipes/sglang/dsv4/disagg.yaml"`, `"CONFIG_FILE=recipes/sglang/dsv4/disagg.yaml:zip_override_mtp[1]"`)
+			pr, _ := r.PR(t)
+			cs, err := repo.ChangeSetFact.Of(context.Background(), pr)
+			if err != nil || len(cs.Problems) != 0 {
+				t.Fatalf("%v %+v", err, cs.Problems)
+			}
+			eff := cs.Effective["dsv4-fp4-gb200-dynamo-sglang-disagg"]
+			rp := r.Path("benchmarks/multi_node/srt-slurm-recipes/sglang/dsv4/disagg.yaml")
+			if len(eff) == 0 || eff[0].Path != rp || eff[0].Err != "" || len(eff[0].Settings) == 0 {
+				t.Fatalf("effective %+v", eff)
+			}
+			var sels []string
+			for _, sc := range cs.Affected[0].Scenarios {
+				for _, ss := range sc.Search {
+					for _, ref := range repo.RecipeRefs(cs.Layout, ss) {
+						sels = append(sels, ref.Path+" "+ref.Selector)
+					}
+				}
+			}
+			if want := []string{rp + " zip_override_mtp[1]", rp + " zip_override_mtp[1]"}; !reflect.DeepEqual(sels, want) {
+				t.Fatalf("refs %q, want %q", sels, want)
+			}
+		})
+	}
+}
