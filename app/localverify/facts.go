@@ -32,6 +32,9 @@ type Facts struct {
 	Problems []Problem
 	// Affected are the config keys the model judged affected, sorted.
 	Affected []string
+	// NotText are changed files without a patch that are not text (no row
+	// reads their lines; not problems).
+	NotText []string
 }
 
 // Problem is one input the change-set model could not use.
@@ -89,6 +92,8 @@ func (c *Change) Facts(ctx context.Context) (Facts, error) {
 		}
 	}
 	sort.Strings(f.Affected)
+	f.NotText = append([]string(nil), cs.NotText...)
+	sort.Strings(f.NotText)
 	return f, nil
 }
 

@@ -38,7 +38,9 @@ type Result struct {
 	PassedAnyway []int     `json:"passed_without_github_evidence,omitempty"`
 	Affected     int       `json:"affected_configs"`
 	Problems     []Problem `json:"reader_problems,omitempty"`
-	Changelog    Changelog `json:"changelog"`
+	// NotText are changed binary files: nothing to read, so not problems.
+	NotText   []string  `json:"not_text,omitempty"`
+	Changelog Changelog `json:"changelog"`
 }
 
 // Row is one check row of a replayed pull request.
@@ -70,11 +72,13 @@ type Totals struct {
 	PassedAnyway map[int]int          `json:"passed_without_github_evidence"`
 	// Problems counts reader problems; ProblemPRs the PRs with any;
 	// ProblemsOnExisting those on files that exist at the assessed commit.
-	Problems           int          `json:"reader_problems"`
-	ProblemPRs         int          `json:"prs_with_reader_problems"`
-	ProblemsOnExisting int          `json:"reader_problems_on_existing_files"`
-	Causes             []CauseCount `json:"causes"`
-	Files              []FileCount  `json:"files"`
+	Problems           int `json:"reader_problems"`
+	ProblemPRs         int `json:"prs_with_reader_problems"`
+	ProblemsOnExisting int `json:"reader_problems_on_existing_files"`
+	// NotText counts changed binary files (not reader problems).
+	NotText int          `json:"not_text_files"`
+	Causes  []CauseCount `json:"causes"`
+	Files   []FileCount  `json:"files"`
 	// Changelog counts comparison statuses.
 	Changelog map[string]int `json:"changelog"`
 }
@@ -168,6 +172,7 @@ func (r *Report) Summarize() {
 			t.PassedAnyway[n]++
 		}
 		t.Changelog[p.Changelog.Status]++
+		t.NotText += len(p.NotText)
 		if len(p.Problems) > 0 {
 			t.ProblemPRs++
 		}
@@ -295,8 +300,8 @@ func (r *Report) Text(w io.Writer) {
 		fmt.Fprintf(w, "  not verifiable: %d× %s (%s)\n", c.Count, c.Cause, strings.Join(c.Examples, ", "))
 	}
 
-	fmt.Fprintf(w, "\nReader problems: %d in %d pull requests, %d on files that exist at the assessed commit, %d files.\n",
-		t.Problems, t.ProblemPRs, t.ProblemsOnExisting, len(t.Files))
+	fmt.Fprintf(w, "\nReader problems: %d in %d pull requests, %d on files that exist at the assessed commit, %d files (changed binary files, not read: %d).\n",
+		t.Problems, t.ProblemPRs, t.ProblemsOnExisting, len(t.Files), t.NotText)
 	if len(t.Causes) > 0 {
 		fmt.Fprintln(w, "By cause (problems, pull requests, on existing files):")
 		for _, c := range t.Causes {

@@ -42,6 +42,10 @@ func buildChangeSet(ctx context.Context, pr *checks.PR, ms *Masters) (*ChangeSet
 				// documents at base and H; their patch adds nothing.
 				continue
 			}
+			if b.notText(f, pr.BaseSHA) {
+				cs.NotText = append(cs.NotText, f.Path)
+				continue
+			}
 			cs.problem(f.Path, "GitHub returned no patch for this file (binary or too large a diff)")
 			continue
 		}
@@ -115,6 +119,25 @@ func (b *builder) addedFileLines(f checks.ChangedFile) ([]udiff.Line, bool) {
 		out[i] = udiff.Line{Line: i + 1, Text: strings.TrimSuffix(l, "\r")}
 	}
 	return out, true
+}
+
+// notText reports whether a changed file without a patch is binary: its
+// content (at H, or at base for a removed file) holds a NUL byte in the
+// first 8,000 bytes, git's own test. A file that cannot be read is not known
+// to be binary, so it stays a problem.
+func (b *builder) notText(f checks.ChangedFile, base string) bool {
+	ref := b.head
+	if f.Status == "removed" {
+		ref = base
+	}
+	if ref == "" {
+		return false
+	}
+	data, err := b.reader.Read(b.ctx, ref, f.Path)
+	if err != nil {
+		return false
+	}
+	return bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0
 }
 
 // builder computes one change set.

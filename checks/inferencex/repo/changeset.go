@@ -65,6 +65,11 @@ type ChangeSet struct {
 	// runtime settings also see files that map to no known config.
 	Extra []*EffectiveFile
 
+	// NotText are changed files with no patch whose content is not text (a
+	// NUL byte, as git decides): they have no lines to scan, so no row needs
+	// their text and they are not input problems.
+	NotText []string
+
 	// Problems are inputs that could not be read or parsed, in path order
 	// (a path's problems in the order they were found). A check that needs
 	// one of them reports it instead of passing.
