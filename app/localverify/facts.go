@@ -41,6 +41,9 @@ type Facts struct {
 type Problem struct {
 	Path string
 	Err  string
+	// Kind is the change-set model's InputProblem.Kind: empty when the
+	// input could not be read.
+	Kind string
 }
 
 // ChangelogEntry is the part of a changelog entry that identifies it.
@@ -72,7 +75,7 @@ func (c *Change) Facts(ctx context.Context) (Facts, error) {
 			continue
 		}
 		seen[p] = true
-		f.Problems = append(f.Problems, Problem{Path: p.Path, Err: p.Err})
+		f.Problems = append(f.Problems, Problem{Path: p.Path, Err: p.Err, Kind: p.Kind})
 		if p.Path == l.Changelog {
 			f.ChangelogProblems = append(f.ChangelogProblems, p.Err)
 		}

@@ -26,6 +26,10 @@ type Problem struct {
 	// suffix then).
 	Exists   bool   `json:"exists"`
 	Selector string `json:"selector,omitempty"`
+	// Kind is empty when the file could not be read, or names the rule a
+	// file read in full breaks (a changelog schema or edit finding): such a
+	// problem is the file's, not the reader's.
+	Kind string `json:"kind,omitempty"`
 }
 
 // Where is "path:line", or the path when no line is known.
@@ -47,7 +51,7 @@ var (
 )
 
 func readerProblem(ctx context.Context, repo *gitsource.Repo, sha string, p localverify.Problem) Problem {
-	out := Problem{Path: p.Path, Reason: p.Err}
+	out := Problem{Path: p.Path, Reason: p.Err, Kind: p.Kind}
 	if m := lineRE.FindStringSubmatch(p.Err); m != nil {
 		out.Line, _ = strconv.Atoi(m[1])
 	} else if i := strings.Index(p.Err, p.Path+":"); i >= 0 {

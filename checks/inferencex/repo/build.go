@@ -185,7 +185,7 @@ func (b *builder) changelog(base string) {
 		for i, e := range gone {
 			lines[i] = fmt.Sprint(e.Line)
 		}
-		cs.problem(p, fmt.Sprintf("changelog at %s no longer holds %d entr%s of the base unchanged (base line %s): entries were removed or edited",
+		cs.finding(p, ProblemChangelogEdit, fmt.Sprintf("changelog at %s no longer holds %d entr%s of the base unchanged (base line %s): entries were removed or edited",
 			checks.Short(b.head), len(gone), plural(len(gone), "y", "ies"), strings.Join(lines, ", ")))
 	}
 	keys := make([]string, 0, len(cs.MasterHead))
@@ -198,12 +198,12 @@ func (b *builder) changelog(base string) {
 		// Only the entries this PR adds are its input; older entries
 		// written to an older schema are not.
 		for _, q := range e.Problems {
-			cs.problem(p, "changelog at "+checks.Short(b.head)+": "+q)
+			cs.finding(p, ProblemChangelogSchema, "changelog at "+checks.Short(b.head)+": "+q)
 		}
 		var unmatched []string
 		e.Matched, unmatched = MatchConfigKeys(e.ConfigKeys, keys)
 		if len(unmatched) > 0 && cs.MasterHead != nil {
-			cs.problem(p, fmt.Sprintf("changelog at %s, line %d: config-keys %s select no master config at %s",
+			cs.finding(p, ProblemChangelogSchema, fmt.Sprintf("changelog at %s, line %d: config-keys %s select no master config at %s",
 				checks.Short(b.head), e.Line, strings.Join(unmatched, ", "), checks.Short(b.head)))
 		}
 		for _, k := range e.Matched {

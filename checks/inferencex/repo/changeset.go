@@ -80,7 +80,21 @@ type ChangeSet struct {
 type InputProblem struct {
 	Path string
 	Err  string
+	// Kind is empty for an input that could not be read or parsed, or
+	// names a rule the input was read and found to break
+	// (ProblemChangelogSchema, ProblemChangelogEdit). Checks treat both
+	// alike: the rows that need the input cannot pass.
+	Kind string
 }
+
+// Kinds of InputProblem that are findings on a file read in full.
+const (
+	// ProblemChangelogSchema: an added entry breaks the changelog schema,
+	// or its config-keys select nothing.
+	ProblemChangelogSchema = "changelog-schema"
+	// ProblemChangelogEdit: base entries were removed or edited.
+	ProblemChangelogEdit = "changelog-edit"
+)
 
 // ConfigEntry is one master-config entry with its classifications.
 type ConfigEntry struct {
@@ -198,6 +212,11 @@ type Command struct {
 
 func (cs *ChangeSet) problem(p, msg string) {
 	cs.Problems = append(cs.Problems, InputProblem{Path: p, Err: msg})
+}
+
+// finding records a rule that a file read in full breaks.
+func (cs *ChangeSet) finding(p, kind, msg string) {
+	cs.Problems = append(cs.Problems, InputProblem{Path: p, Err: msg, Kind: kind})
 }
 
 // ProblemsFor returns the problems whose path is one of paths or lies under
