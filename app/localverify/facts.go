@@ -44,6 +44,8 @@ type Problem struct {
 	// Kind is the change-set model's InputProblem.Kind: empty when the
 	// input could not be read.
 	Kind string
+	// Ref is the commit the input was read at, when not the change's head.
+	Ref string
 }
 
 // ChangelogEntry is the part of a changelog entry that identifies it.
@@ -75,7 +77,7 @@ func (c *Change) Facts(ctx context.Context) (Facts, error) {
 			continue
 		}
 		seen[p] = true
-		f.Problems = append(f.Problems, Problem{Path: p.Path, Err: p.Err, Kind: p.Kind})
+		f.Problems = append(f.Problems, Problem{Path: p.Path, Err: p.Err, Kind: p.Kind, Ref: p.Ref})
 		if p.Path == l.Changelog {
 			f.ChangelogProblems = append(f.ChangelogProblems, p.Err)
 		}

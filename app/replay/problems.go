@@ -61,6 +61,10 @@ func readerProblem(ctx context.Context, repo *gitsource.Repo, sha string, p loca
 		}
 	}
 	out.Cause = cause(p.Path, p.Err)
+	if p.Ref != "" {
+		// Read at the base or the default branch: it exists or not there.
+		sha = p.Ref
+	}
 	out.Exists, _ = repo.Exists(ctx, sha, p.Path)
 	if i := strings.LastIndexByte(p.Path, ':'); !out.Exists && i > 0 {
 		// "recipe.yaml:zip_override_x[0]" names a part of a file: the

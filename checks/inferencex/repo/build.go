@@ -69,7 +69,11 @@ func buildChangeSet(ctx context.Context, pr *checks.PR, ms *Masters) (*ChangeSet
 			if i == 0 && errors.Is(err, checks.ErrNotFound) {
 				return // no configs directory at the base: everything at H is new
 			}
-			ps = append(ps, InputProblem{Path: l.ConfigsDir, Err: err.Error()})
+			ip := InputProblem{Path: l.ConfigsDir, Err: err.Error()}
+			if refs[i] != pr.HeadSHA {
+				ip.Ref = refs[i]
+			}
+			ps = append(ps, ip)
 		}
 		maps[i], probs[i] = m, ps
 	})

@@ -85,6 +85,9 @@ type InputProblem struct {
 	// (ProblemChangelogSchema, ProblemChangelogEdit). Checks treat both
 	// alike: the rows that need the input cannot pass.
 	Kind string
+	// Ref is the commit the input was read at when it is not H (the base
+	// or the default branch), so that whether it exists is asked there.
+	Ref string
 }
 
 // Kinds of InputProblem that are findings on a file read in full.

@@ -48,3 +48,30 @@ func TestChangeSetNotText(t *testing.T) {
 		t.Errorf("a text file without a patch is not a problem:\n%s", joined)
 	}
 }
+
+// Master configs missing on the default branch (a layout that moved them
+// later) are a problem of that commit, and say so.
+func TestChangeSetProblemNamesItsRef(t *testing.T) {
+	r := inferencextest.NewRepo(repo.LegacyLayout())
+	r.Default = map[string]string{}
+	for p, c := range r.Base {
+		if !strings.HasPrefix(p, "configs/") {
+			r.Default[p] = c
+		}
+	}
+	r.Head["benchmarks/benchmark_lib.sh"] += "# tweak\n"
+	pr, _ := r.PR(t)
+	cs, err := repo.ChangeSetFact.Of(context.Background(), pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var refs []string
+	for _, p := range cs.Problems {
+		if p.Path == "configs" {
+			refs = append(refs, p.Ref)
+		}
+	}
+	if !reflect.DeepEqual(refs, []string{inferencextest.DefaultSHA}) {
+		t.Errorf("configs problems at %v, want only at the default branch %s (problems %+v)", refs, inferencextest.DefaultSHA, cs.Problems)
+	}
+}
