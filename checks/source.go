@@ -110,6 +110,7 @@ func (l CommitList) Has(sha string) bool {
 // Comment is a PR conversation comment.
 type Comment struct {
 	ID          int64
+	NodeID      string // GraphQL ID, for the comment's edit history
 	Author      string
 	AuthorIsBot bool
 	Association string // OWNER, MEMBER, COLLABORATOR, CONTRIBUTOR, ...

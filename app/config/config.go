@@ -33,6 +33,9 @@ type Server struct {
 	GitHubURL      string
 	// Workers is how many jobs run at once.
 	Workers int
+	// ArtifactDownloads bounds the artifact archives one verification
+	// downloads at once.
+	ArtifactDownloads int
 	// Phrase is the sign-off phrase intake looks for; repositories may
 	// narrow it but intake must see the candidates first.
 	Phrase   string
@@ -119,6 +122,7 @@ func LoadServer(args []string, getenv func(string) string, out io.Writer) (Serve
 		secrets = fs.String("webhook-secret", env("VERDICT_WEBHOOK_SECRET", ""), "webhook secret(s), comma-separated during rotation (VERDICT_WEBHOOK_SECRET)")
 		keyPEM  = env("VERDICT_PRIVATE_KEY", "")
 		workers = fs.String("workers", env("VERDICT_WORKERS", "8"), "jobs run at once (VERDICT_WORKERS)")
+		dls     = fs.String("artifact-downloads", env("VERDICT_ARTIFACT_DOWNLOADS", "16"), "artifact archives one verification downloads at once (VERDICT_ARTIFACT_DOWNLOADS)")
 	)
 	fs.StringVar(&s.Listen, "listen", env("VERDICT_LISTEN", DefaultListen), "HTTP listen address (VERDICT_LISTEN)")
 	fs.StringVar(&s.PrivateKeyFile, "private-key-file", env("VERDICT_PRIVATE_KEY_FILE", ""), "App private key PEM file (VERDICT_PRIVATE_KEY_FILE; or the PEM itself in VERDICT_PRIVATE_KEY)")
@@ -196,6 +200,9 @@ func LoadServer(args []string, getenv func(string) string, out io.Writer) (Serve
 	}
 	if s.Workers, err = strconv.Atoi(*workers); err != nil || s.Workers <= 0 {
 		return Server{}, fmt.Errorf("invalid setting VERDICT_WORKERS %q: want a positive integer", *workers)
+	}
+	if s.ArtifactDownloads, err = strconv.Atoi(*dls); err != nil || s.ArtifactDownloads <= 0 {
+		return Server{}, fmt.Errorf("invalid setting VERDICT_ARTIFACT_DOWNLOADS %q: want a positive integer", *dls)
 	}
 	u, err := url.Parse(s.GitHubURL)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {

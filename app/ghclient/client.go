@@ -73,7 +73,7 @@ func NewToken(baseURL, token string, opts ...Options) (*github.Client, error) {
 	if token != "" {
 		rt = &tokenTransport{token: token, base: rt}
 	}
-	return newClient(u, rt, o), nil
+	return newClient(u, Conditional(rt), o), nil
 }
 
 type tokenTransport struct {
@@ -135,7 +135,7 @@ func (a *Apps) Installation(id int64) (*github.Client, error) {
 	}
 	itr := ghinstallation.NewFromAppsTransport(a.atr, id)
 	itr.BaseURL = a.atr.BaseURL
-	c := newClient(a.base, itr, a.o)
+	c := newClient(a.base, Conditional(itr), a.o)
 	a.clients[id] = c
 	return c, nil
 }

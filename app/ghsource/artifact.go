@@ -118,7 +118,13 @@ func (s *Source) cachedEntries(id int64, want func(string) bool) ([]checks.Artif
 // fetchArtifact downloads the archive to a temporary file (deleted before
 // returning) and extracts the wanted entries.
 func (s *Source) fetchArtifact(ctx context.Context, a checks.Artifact, want func(string) bool) ([]string, []checks.ArtifactFile, error) {
+	select {
+	case s.downloads <- struct{}{}:
+	case <-ctx.Done():
+		return nil, nil, transient(nil, ctx.Err())
+	}
 	f, size, err := s.download(ctx, a.ID)
+	<-s.downloads
 	if err != nil {
 		return nil, nil, err
 	}

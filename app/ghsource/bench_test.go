@@ -121,3 +121,25 @@ func BenchmarkArtifactPeakHeap(b *testing.B) {
 	b.ReportMetric(float64(peak.Load())/(1<<20), "peak-heap-MiB")
 	b.ReportMetric(float64(st.Size())/(1<<20), "archive-MiB")
 }
+
+// BenchmarkFilesOfLargePR lists the changed files of a 2,000-file PR (20
+// pages) against the fake GitHub with 30 ms per call: the first page says
+// how many there are, and the other 19 are read together.
+func BenchmarkFilesOfLargePR(b *testing.B) {
+	fx := githubtest.NewFixture("verdict")
+	fx.Tree("t").Put("README.md", "r\n")
+	r := fx.Repo(ixFull)
+	r.Commit("c", "t")
+	r.Branch("main", "c")
+	r.Pull(&githubtest.Pull{Number: 3412, Head: githubtest.Ref{Commit: "c"}, Files: manyFiles(2000)})
+	s := githubtest.New(b, fx)
+	s.SetLatency(30 * time.Millisecond)
+	for b.Loop() {
+		src := newSource(b, s, Options{})
+		files, err := src.Files(context.Background())
+		if err != nil || len(files) != 2000 {
+			b.Fatalf("%d files, %v", len(files), err)
+		}
+	}
+	b.ReportMetric(float64(s.Calls("GET /repos/{owner}/{repo}/pulls/{number}/files"))/float64(b.N), "api-calls/op")
+}

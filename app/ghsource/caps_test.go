@@ -20,34 +20,52 @@ func TestListDirPastTheContentsCap(t *testing.T) {
 	r := fx.Repo(ixFull)
 	sha := r.Commit("c", "t")
 	r.Branch("main", "c")
-	s := githubtest.New(t, fx)
-	src := newSource(t, s, Options{})
-	got, err := src.ListDir(context.Background(), sha, "golden")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != 1204 {
-		t.Fatalf("%d entries, want 1204 (1203 files and a directory)", len(got))
-	}
-	seen := map[string]checks.DirEntry{}
-	for _, e := range got {
-		seen[e.Path] = e
-	}
-	if e := seen["golden/curve-1202.json"]; e.Type != "file" || e.Name != "curve-1202.json" {
-		t.Errorf("last file = %+v", e)
-	}
-	if e := seen["golden/sub"]; e.Type != "dir" {
-		t.Errorf("sub-directory = %+v", e)
-	}
-	if n := s.Calls("GET /repos/{owner}/{repo}/git/trees/{sha}"); n != 2 {
-		t.Errorf("%d tree requests, want 2 (root, golden)", n)
-	}
-	// A short listing needs no trees.
-	if es, err := src.ListDir(context.Background(), sha, "golden/sub"); err != nil || len(es) != 1 {
-		t.Errorf("short listing: %v, %v", es, err)
-	}
-	if n := s.Calls("GET /repos/{owner}/{repo}/git/trees/{sha}"); n != 2 {
-		t.Errorf("%d tree requests after a short listing, want still 2", n)
+	const trees, contents = "GET /repos/{owner}/{repo}/git/trees/{sha}", "GET /repos/{owner}/{repo}/contents/{path...}"
+	for _, tc := range []struct {
+		name, ref string
+		// trees and contents are the requests the two listings make.
+		trees, contents int
+	}{
+		// At a commit SHA one recursive tree answers every listing.
+		{"at a commit", sha, 1, 0},
+		// At a branch the contents API lists, and past its cap the
+		// trees API walks from the root (root, golden); each listing is
+		// its own contents request.
+		{"at a branch", "main", 2, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := githubtest.New(t, fx)
+			src := newSource(t, s, Options{})
+			got, err := src.ListDir(context.Background(), tc.ref, "golden")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != 1204 {
+				t.Fatalf("%d entries, want 1204 (1203 files and a directory)", len(got))
+			}
+			seen := map[string]checks.DirEntry{}
+			for _, e := range got {
+				seen[e.Path] = e
+			}
+			if e := seen["golden/curve-1202.json"]; e.Type != "file" || e.Name != "curve-1202.json" {
+				t.Errorf("last file = %+v", e)
+			}
+			if e := seen["golden/sub"]; e.Type != "dir" {
+				t.Errorf("sub-directory = %+v", e)
+			}
+			if es, err := src.ListDir(context.Background(), tc.ref, "golden/sub"); err != nil || len(es) != 1 {
+				t.Errorf("short listing: %v, %v", es, err)
+			}
+			if _, err := src.ListDir(context.Background(), tc.ref, "absent"); !errors.Is(err, checks.ErrNotFound) {
+				t.Errorf("absent directory: %v, want ErrNotFound", err)
+			}
+			if n := s.Calls(trees); n != tc.trees {
+				t.Errorf("%d tree requests, want %d", n, tc.trees)
+			}
+			if n := s.Calls(contents); n != tc.contents {
+				t.Errorf("%d contents requests, want %d", n, tc.contents)
+			}
+		})
 	}
 }
 

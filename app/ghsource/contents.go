@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/google/go-github/v62/github"
 
+	"github.com/verdict-bot/verdict/app/retry"
 	"github.com/verdict-bot/verdict/checks"
 )
 
@@ -166,10 +168,31 @@ func (s *Source) ListDir(ctx context.Context, ref, dir string) ([]checks.DirEntr
 	key := "dir\x00" + s.owner + "/" + s.repo + "\x00" + ref + "\x00" + dir
 	entries, err := do(s, key, func() ([]checks.DirEntry, error) {
 		if v, ok := s.o.Cache.get(key); ok {
-			return v.([]checks.DirEntry), nil
+			if l, ok := v.(dirListing); ok && l.notFound {
+				return nil, fmt.Errorf("%s: %w", what, checks.ErrNotFound)
+			}
+			return v.(dirListing).entries, nil
+		}
+		if immutable(ref) {
+			// One recursive tree of the commit answers every listing at it.
+			t, err := s.treeAt(ctx, ref)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", what, err)
+			}
+			if t != nil {
+				l, ok := t[dir]
+				if !ok {
+					return nil, fmt.Errorf("%s: %w", what, checks.ErrNotFound)
+				}
+				return l, nil
+			}
 		}
 		fc, list, resp, err := s.gh.Repositories.GetContents(ctx, s.owner, s.repo, dir, &github.RepositoryContentGetOptions{Ref: ref})
 		if err != nil {
+			if statusOf(resp) == 404 && immutable(ref) {
+				// Absence at a commit is as permanent as presence.
+				s.o.Cache.put(key, dirListing{notFound: true}, 0)
+			}
 			return nil, apiErr(what, resp, err)
 		}
 		if fc != nil {
@@ -190,7 +213,7 @@ func (s *Source) ListDir(ctx context.Context, ref, dir string) ([]checks.DirEntr
 			size += int64(len(e.Name)+len(e.Path)) + 48
 		}
 		if immutable(ref) {
-			s.o.Cache.put(key, out, size)
+			s.o.Cache.put(key, dirListing{entries: out}, size)
 		}
 		return out, nil
 	})
@@ -198,6 +221,74 @@ func (s *Source) ListDir(ctx context.Context, ref, dir string) ([]checks.DirEntr
 		return nil, err
 	}
 	return append([]checks.DirEntry(nil), entries...), nil
+}
+
+// dirListing is a directory listing at a commit as cached: its entries, or
+// that there is no such directory.
+type dirListing struct {
+	entries  []checks.DirEntry
+	notFound bool
+}
+
+// commitTree is every directory of a commit, by path ("" is the root),
+// with its entries as the contents API lists them.
+type commitTree map[string][]checks.DirEntry
+
+// maxTreeEntries bounds the recursive trees read whole; a larger commit is
+// listed directory by directory.
+const maxTreeEntries = 20000
+
+// treeAt reads the recursive git tree of commit sha once (cached: a
+// commit's tree never changes). It is nil, without error, when the tree
+// cannot stand in for the contents API: GitHub truncated it, it is over
+// maxTreeEntries, or the server has no such tree.
+func (s *Source) treeAt(ctx context.Context, sha string) (commitTree, error) {
+	key := "tree\x00" + s.owner + "/" + s.repo + "\x00" + sha
+	return do(s, key, func() (commitTree, error) {
+		if v, ok := s.o.Cache.get(key); ok {
+			return v.(commitTree), nil
+		}
+		tree, resp, err := s.gh.Git.GetTree(ctx, s.owner, s.repo, sha, true)
+		if err != nil {
+			if t := apiErr("reading the git tree at "+short(sha), resp, err); retry.IsTransient(t) {
+				return nil, t
+			}
+			return nil, nil
+		}
+		if tree.GetTruncated() || len(tree.Entries) > maxTreeEntries {
+			s.o.Cache.put(key, commitTree(nil), 0)
+			return nil, nil
+		}
+		t := commitTree{"": {}}
+		var size int64
+		for _, e := range tree.Entries {
+			p := e.GetPath()
+			dir, name := "", p
+			if i := strings.LastIndex(p, "/"); i >= 0 {
+				dir, name = p[:i], p[i+1:]
+			}
+			typ := "file"
+			switch {
+			case e.GetType() == "tree":
+				typ = "dir"
+				if _, ok := t[p]; !ok {
+					t[p] = []checks.DirEntry{}
+				}
+			case e.GetType() == "commit":
+				typ = "submodule"
+			case e.GetMode() == "120000":
+				typ = "symlink"
+			}
+			t[dir] = append(t[dir], checks.DirEntry{Name: name, Path: p, Type: typ})
+			size += int64(len(p)+len(name)) + 48
+		}
+		for _, es := range t {
+			// Listed by name, as the contents API lists a directory.
+			sort.Slice(es, func(i, j int) bool { return es[i].Name < es[j].Name })
+		}
+		s.o.Cache.put(key, t, size)
+		return t, nil
+	})
 }
 
 // contentsDirCap is how many entries of a directory the contents API lists.
@@ -249,15 +340,30 @@ func (s *Source) listTree(ctx context.Context, ref, dir, what string) ([]checks.
 
 // CodeownersErrors returns GitHub's CODEOWNERS diagnostics at ref.
 func (s *Source) CodeownersErrors(ctx context.Context, ref string) ([]checks.CodeownersError, error) {
-	return do(s, "codeowners-errors\x00"+ref, func() ([]checks.CodeownersError, error) {
+	key := "codeowners-errors\x00" + s.owner + "/" + s.repo + "\x00" + ref
+	out, err := do(s, key, func() ([]checks.CodeownersError, error) {
+		// GitHub's diagnostics of the file at a commit are as fixed as the
+		// file there.
+		if v, ok := s.o.Cache.get(key); ok {
+			return v.([]checks.CodeownersError), nil
+		}
 		res, resp, err := s.gh.Repositories.GetCodeownersErrors(ctx, s.owner, s.repo, &github.GetCodeownersErrorsOptions{Ref: ref})
 		if err != nil {
 			return nil, apiErr(fmt.Sprintf("%s/%s: reading CODEOWNERS errors at %s", s.owner, s.repo, short(ref)), resp, err)
 		}
 		out := []checks.CodeownersError{}
+		var size int64
 		for _, e := range res.Errors {
 			out = append(out, checks.CodeownersError{Line: e.Line, Kind: e.Kind, Message: e.Message, Path: e.Path})
+			size += int64(len(e.Kind)+len(e.Message)+len(e.Path)) + 32
+		}
+		if immutable(ref) {
+			s.o.Cache.put(key, out, size)
 		}
 		return out, nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	return append([]checks.CodeownersError{}, out...), nil
 }

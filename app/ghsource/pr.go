@@ -132,7 +132,7 @@ func (s *Source) Comments(ctx context.Context) ([]checks.Comment, error) {
 		}
 		out := make([]checks.Comment, 0, len(list))
 		for _, c := range list {
-			out = append(out, checks.Comment{ID: c.GetID(), Author: c.GetUser().GetLogin(), AuthorIsBot: c.GetUser().GetType() == "Bot",
+			out = append(out, checks.Comment{ID: c.GetID(), NodeID: c.GetNodeID(), Author: c.GetUser().GetLogin(), AuthorIsBot: c.GetUser().GetType() == "Bot",
 				Association: c.GetAuthorAssociation(), Body: c.GetBody(), URL: c.GetHTMLURL(),
 				CreatedAt: c.GetCreatedAt().Time, UpdatedAt: c.GetUpdatedAt().Time})
 		}

@@ -46,7 +46,10 @@ type Options struct {
 	MaxPageBytes int64 // FetchPage cap (2 MiB)
 	// MaxWorkflowRuns bounds WorkflowRuns pagination (1000).
 	MaxWorkflowRuns int
-	Artifact        ArtifactLimits
+	// ArtifactDownloads bounds the archives one Source downloads at once
+	// (16): enough for every artifact a sweep run's checks want together.
+	ArtifactDownloads int
+	Artifact          ArtifactLimits
 }
 
 // ArtifactLimits bound artifact reading.
@@ -74,6 +77,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxWorkflowRuns <= 0 {
 		o.MaxWorkflowRuns = 1000
+	}
+	if o.ArtifactDownloads <= 0 {
+		o.ArtifactDownloads = 16
 	}
 	a := &o.Artifact
 	if a.MaxArchiveBytes <= 0 {
@@ -122,6 +128,8 @@ type Source struct {
 	failed   error // the first transient failure (see Transient)
 	flights  map[string]*flight
 	artLocks map[int64]*sync.Mutex
+	// downloads holds a token per archive being downloaded.
+	downloads chan struct{}
 	// local caches artifact entries for this verification when no shared
 	// Cache is configured.
 	local *Cache
@@ -131,7 +139,8 @@ type Source struct {
 // verification; create a new one for the next (share Options.Cache).
 func New(client *github.Client, owner, repo string, number int, opts Options) *Source {
 	o := opts.withDefaults()
-	s := &Source{gh: client, owner: owner, repo: repo, number: number, o: o, flights: map[string]*flight{}}
+	s := &Source{gh: client, owner: owner, repo: repo, number: number, o: o, flights: map[string]*flight{},
+		downloads: make(chan struct{}, o.ArtifactDownloads)}
 	if o.Cache == nil {
 		s.local = NewCache(o.Artifact.MaxTotalBytes)
 	}
@@ -224,26 +233,64 @@ func statusOf(resp *github.Response) int {
 	return resp.StatusCode
 }
 
-// paginate calls list for page 1, 2, ... until GitHub's Link header has no
-// next page or max items were collected.
+// pageReads bounds the pages of one listing read at once.
+const pageReads = 16
+
+// paginate reads a listing: page 1, then, once its Link header says how
+// many pages there are, every other page at once (at most pageReads at a
+// time), up to max items; a server that names no last page is followed one
+// next link at a time. The items keep GitHub's order.
 func paginate[T any](ctx context.Context, max int, list func(opt github.ListOptions) ([]T, *github.Response, error)) ([]T, *github.Response, error) {
 	opt := github.ListOptions{PerPage: 100, Page: 1}
-	var all []T
-	for {
-		items, resp, err := list(opt)
-		if err != nil {
-			return nil, resp, err
+	items, resp, err := list(opt)
+	if err != nil {
+		return nil, resp, err
+	}
+	all := items
+	done := func() bool { return resp == nil || resp.NextPage == 0 || (max > 0 && len(all) >= max) }
+	if !done() && resp.LastPage > resp.NextPage-1 {
+		last := resp.LastPage
+		if max > 0 {
+			last = min(last, (max+opt.PerPage-1)/opt.PerPage)
 		}
-		all = append(all, items...)
-		if resp == nil || resp.NextPage == 0 || (max > 0 && len(all) >= max) {
-			if max > 0 && len(all) > max {
-				all = all[:max]
+		pages := make([][]T, last+1)
+		errs := make([]error, last+1)
+		resps := make([]*github.Response, last+1)
+		sem := make(chan struct{}, pageReads)
+		var wg sync.WaitGroup
+		for pg := resp.NextPage; pg <= last; pg++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				o := opt
+				o.Page = pg
+				pages[pg], resps[pg], errs[pg] = list(o)
+			}()
+		}
+		wg.Wait()
+		for pg := resp.NextPage; pg <= last; pg++ {
+			if errs[pg] != nil {
+				return nil, resps[pg], errs[pg]
 			}
-			return all, resp, nil
+			all = append(all, pages[pg]...)
 		}
+		resp = resps[last]
+	}
+	for !done() {
 		if err := ctx.Err(); err != nil {
 			return nil, resp, err
 		}
 		opt.Page = resp.NextPage
+		items, resp, err = list(opt)
+		if err != nil {
+			return nil, resp, err
+		}
+		all = append(all, items...)
 	}
+	if max > 0 && len(all) > max {
+		all = all[:max]
+	}
+	return all, resp, nil
 }

@@ -112,11 +112,20 @@ func (s *Server) TotalCalls() int {
 	return s.total
 }
 
+// NotModifiedCalls is the number of conditional requests answered 304
+// (included in TotalCalls; GitHub does not count them against the rate
+// limit).
+func (s *Server) NotModifiedCalls() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.notModified
+}
+
 // ResetCounts zeroes call counts and forgets recorded writes.
 func (s *Server) ResetCounts() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.calls, s.pathCalls, s.uriCalls, s.pages, s.total, s.writes = map[string]int{}, map[string]int{}, map[string]int{}, map[string]int{}, 0, nil
+	s.calls, s.pathCalls, s.uriCalls, s.pages, s.total, s.notModified, s.writes = map[string]int{}, map[string]int{}, map[string]int{}, map[string]int{}, 0, 0, nil
 }
 
 // TokensIssued counts installation tokens minted.

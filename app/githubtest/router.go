@@ -2,6 +2,8 @@ package githubtest
 
 import (
 	"bytes"
+	"crypto/sha1"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -89,6 +91,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	name := r.Method + " (unknown)"
 	if rt != nil {
 		name = rt.name
+	}
+	if s.tracingOn() {
+		tw, done := s.traced(w, r, rt, ps, p)
+		defer done()
+		w = tw
 	}
 	if obs := currentObserver(); obs != nil {
 		tee := &teeWriter{ResponseWriter: w}
@@ -201,11 +208,60 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, rt *route, ps pa
 		}
 		return
 	}
-	rec := &statusRecorder{ResponseWriter: w}
-	rt.h(s, rec, r, ps)
-	if hook != nil {
-		hook(Served{Method: r.Method, Path: p, Query: r.URL.RawQuery, Status: rec.status})
+	var status int
+	if r.Method == http.MethodGet && !strings.HasPrefix(p, "/_") {
+		status = s.answerConditional(w, r, rt, ps)
+	} else {
+		rec := &statusRecorder{ResponseWriter: w}
+		rt.h(s, rec, r, ps)
+		status = rec.status
 	}
+	if hook != nil {
+		hook(Served{Method: r.Method, Path: p, Query: r.URL.RawQuery, Status: status})
+	}
+}
+
+// answerConditional answers a GET as GitHub does: every 200 carries an
+// ETag of its representation, and a request naming that ETag in
+// If-None-Match gets 304 Not Modified without a body, which does not count
+// against the rate limit.
+func (s *Server) answerConditional(w http.ResponseWriter, r *http.Request, rt *route, ps params) int {
+	rec := httptest.NewRecorder()
+	rt.h(s, rec, r, ps)
+	for k, v := range rec.Header() {
+		w.Header()[k] = v
+	}
+	body := rec.Body.Bytes()
+	if rec.Code == http.StatusOK {
+		sum := sha1.Sum(append([]byte(r.Header.Get("Accept")+"\x00"), body...))
+		etag := `"` + hex.EncodeToString(sum[:]) + `"`
+		w.Header().Set("ETag", etag)
+		if etagMatches(r.Header.Get("If-None-Match"), etag) {
+			s.mu.Lock()
+			s.notModified++
+			s.mu.Unlock()
+			h := w.Header()
+			h.Del("Content-Type")
+			h.Del("Content-Length")
+			h.Del("Link")
+			w.WriteHeader(http.StatusNotModified)
+			return http.StatusNotModified
+		}
+	}
+	w.WriteHeader(rec.Code)
+	w.Write(body)
+	return rec.Code
+}
+
+// etagMatches applies If-None-Match: a list of (possibly weak) tags or *.
+func etagMatches(header, etag string) bool {
+	for _, t := range strings.Split(header, ",") {
+		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
+		if t == "*" || t == etag {
+			return true
+		}
+	}
+	return false
 }
 
 // stallBody sends rec's answer with a pause of d in the middle of its body.
@@ -276,7 +332,7 @@ func (s *Server) matchFault(r *http.Request, p string) *Fault {
 
 func (s *Server) rateHeaders(w http.ResponseWriter) {
 	s.mu.Lock()
-	used := s.total
+	used := s.total - s.notModified
 	s.mu.Unlock()
 	h := w.Header()
 	h.Set("X-RateLimit-Limit", "5000")

@@ -39,13 +39,17 @@ type Server struct {
 	pathCalls map[string]int
 	uriCalls  map[string]int // path and query
 	total     int
-	faults    []*Fault
-	mix       *FaultMix
-	injected  map[string]int
-	hook      func(Served)
-	latency   time.Duration
-	tokens    int
-	pages     map[string]int
+	// notModified counts the 304s among total.
+	notModified int
+	faults      []*Fault
+	mix         *FaultMix
+	injected    map[string]int
+	hook        func(Served)
+	latency     time.Duration
+	tracing     bool
+	trace       []Traced
+	tokens      int
+	pages       map[string]int
 
 	// gitTrees are the git tree objects of every fixture tree, by SHA;
 	// rootTrees maps a fixture tree's name to its root tree's SHA.

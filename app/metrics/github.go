@@ -21,6 +21,11 @@ var (
 		Buckets: []float64{.025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
 	}, []string{"method", "endpoint"})
 
+	apiNotModified = promauto.NewCounterVec(prometheus.CounterOpts{
+		Name: "verdict_github_api_not_modified_total",
+		Help: "Conditional GitHub API requests answered 304 Not Modified (not counted against the rate limit; also in verdict_github_api_calls_total with status 304), by method and endpoint template.",
+	}, []string{"method", "endpoint"})
+
 	apiRetries = promauto.NewCounterVec(prometheus.CounterOpts{
 		Name: "verdict_github_api_retries_total",
 		Help: "GitHub API retries by reason (server_error, network, timeout, rate_limit, secondary_limit).",
@@ -41,6 +46,14 @@ func APICall(method, endpoint string, status int, d time.Duration) {
 	}
 	apiCalls.WithLabelValues(method, endpoint, s).Inc()
 	apiSeconds.WithLabelValues(method, endpoint).Observe(d.Seconds())
+}
+
+// NotModified counts one conditional request GitHub answered 304.
+func NotModified(method, endpoint string) { apiNotModified.WithLabelValues(method, endpoint).Inc() }
+
+// NotModifiedCount reads the 304 counter (for tests).
+func NotModifiedCount(method, endpoint string) float64 {
+	return metricValue(apiNotModified.WithLabelValues(method, endpoint))
 }
 
 // APIRetry counts one retry of a GitHub API request.

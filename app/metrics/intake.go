@@ -29,6 +29,11 @@ var (
 		Buckets: []float64{1, 2, 4, 8, 16, 32, 64, 128, 256},
 	})
 
+	coalesced = promauto.NewCounter(prometheus.CounterOpts{
+		Name: "verdict_queue_coalesced_total",
+		Help: "Verification requests folded at enqueue into a job of the same sign-off that had not started yet.",
+	})
+
 	verifySeconds = promauto.NewHistogramVec(prometheus.HistogramOpts{
 		Name:    "verdict_verification_duration_seconds",
 		Help:    "Duration of one verification (the Verifier call) by outcome (ok, retry, failed).",
@@ -59,6 +64,12 @@ func Ack(d time.Duration) { ackSeconds.Observe(d.Seconds()) }
 
 // CommitBatch records how many deliveries one transaction stored.
 func CommitBatch(n int) { batchSize.Observe(float64(n)) }
+
+// Coalesced counts one verification request folded into a pending job.
+func Coalesced() { coalesced.Inc() }
+
+// CoalescedCount reads the counter (for tests).
+func CoalescedCount() float64 { return metricValue(coalesced) }
 
 // Verification records one verification's duration and outcome.
 func Verification(d time.Duration, outcome string) {

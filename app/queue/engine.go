@@ -3,6 +3,7 @@ package queue
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/verdict-bot/verdict/app/jobs"
+	"github.com/verdict-bot/verdict/app/metrics"
 	"github.com/verdict-bot/verdict/app/store"
 )
 
@@ -27,6 +29,9 @@ type riverEngine[TTx any] struct {
 	begin    func(ctx context.Context) (TTx, store.Execer, error)
 	commitTx func(ctx context.Context, tx TTx) error
 	rollback func(ctx context.Context, tx TTx) error
+	// setArgs replaces a job's arguments ($1, JSON; $2 its ID); the JSON
+	// column type differs by database.
+	setArgs string
 }
 
 func newRiverEngine[TTx any](ctx context.Context, st *store.Store, drv riverdriver.Driver[TTx], cfg *river.Config) (*riverEngine[TTx], error) {
@@ -64,6 +69,7 @@ func newSQLiteEngine(ctx context.Context, st *store.Store, cfg *river.Config) (e
 		}
 		return tx, st.SQLTx(tx), nil
 	}
+	e.setArgs = `UPDATE river_job SET args = jsonb($1) WHERE id = $2`
 	e.commitTx = func(_ context.Context, tx *sql.Tx) error { return tx.Commit() }
 	e.rollback = func(_ context.Context, tx *sql.Tx) error { return tx.Rollback() }
 	return e, nil
@@ -82,6 +88,7 @@ func newPgxEngine(ctx context.Context, st *store.Store, cfg *river.Config) (engi
 		}
 		return tx, store.PgxExecer(tx), nil
 	}
+	e.setArgs = `UPDATE river_job SET args = $1::jsonb WHERE id = $2`
 	e.commitTx = func(ctx context.Context, tx pgx.Tx) error { return tx.Commit(ctx) }
 	e.rollback = func(ctx context.Context, tx pgx.Tx) error { return tx.Rollback(ctx) }
 	return e, nil
@@ -139,6 +146,14 @@ func (e *riverEngine[TTx]) resume(ctx context.Context, j *rivertype.JobRow, why 
 // its jobs; a delivery whose ID is already logged is marked duplicate and
 // contributes nothing. Verification jobs get the next generation of their
 // sign-off so that older pending ones know they were superseded.
+//
+// Verification requests coalesce here: while the job of a sign-off has not
+// begun verifying (it waits, or it is only finding its PR busy), a new
+// request for that sign-off replaces the arguments it will verify with
+// (the newest generation, delivery and actor) instead of adding a job, so a
+// flood of events for one sign-off keeps one job waiting. A job that began
+// verifying has claimed its arguments (see claim); the next request gets a
+// job of its own.
 func (e *riverEngine[TTx]) commit(ctx context.Context, batch []*request) (err error) {
 	tx, ex, err := e.begin(ctx)
 	if err != nil {
@@ -149,8 +164,9 @@ func (e *riverEngine[TTx]) commit(ctx context.Context, batch []*request) (err er
 			e.rollback(context.WithoutCancel(ctx), tx)
 		}
 	}()
-	// A fixed number of statements per batch, whatever its size: on
-	// PostgreSQL each statement is a round trip.
+	// The log rows and the generations take a fixed number of statements
+	// per batch, whatever its size: on PostgreSQL each statement is a round
+	// trip.
 	ds := make([]store.Delivery, len(batch))
 	for i, r := range batch {
 		r.outcome = deliveryOutcome(r.d)
@@ -183,29 +199,102 @@ func (e *riverEngine[TTx]) commit(ctx context.Context, batch []*request) (err er
 		return err
 	}
 	var params []river.InsertManyParams
+	pending := map[int]string{} // params index -> coalescing key of a verification
+	inBatch := map[string]int{} // coalescing key -> params index
 	for i, r := range batch {
 		if !fresh[i] {
 			continue
 		}
 		for _, a := range r.d.Jobs {
-			switch v := a.(type) {
-			case jobs.VerifyArgs:
-				v.Generation, gens = gens[0], gens[1:]
-				a = v
-			case jobs.WithdrawArgs:
-				v.Generation, gens = gens[0], gens[1:]
-				a = v
+			if w, ok := a.(jobs.WithdrawArgs); ok {
+				// A withdrawal supersedes the verifications of its sign-off
+				// that are waiting: besides the generation, it ends their
+				// pending state, so that none of them is handed a later
+				// request's arguments (and generation); a later request gets
+				// a job of its own.
+				key := w.CoalesceKey()
+				w.Generation, gens = gens[0], gens[1:]
+				if err := store.DropPending(ctx, ex, key); err != nil {
+					return err
+				}
+				if j, ok := inBatch[key]; ok {
+					delete(pending, j)
+					delete(inBatch, key)
+				}
+				params = append(params, river.InsertManyParams{Args: w})
+				continue
 			}
-			params = append(params, river.InsertManyParams{Args: a})
+			v, ok := a.(jobs.VerifyArgs)
+			if !ok {
+				params = append(params, river.InsertManyParams{Args: a})
+				continue
+			}
+			key := v.CoalesceKey()
+			v.Generation, gens = gens[0], gens[1:]
+			if j, ok := inBatch[key]; ok {
+				params[j].Args = v
+				metrics.Coalesced()
+				continue
+			}
+			args, err := json.Marshal(v)
+			if err != nil {
+				return fmt.Errorf("encoding verification arguments: %w", err)
+			}
+			folded, err := store.FoldPending(ctx, ex, key, args)
+			if err != nil {
+				return err
+			}
+			if folded {
+				metrics.Coalesced()
+				continue
+			}
+			inBatch[key], pending[len(params)] = len(params), key
+			params = append(params, river.InsertManyParams{Args: v})
 		}
 	}
 	if len(params) > 0 {
-		if _, err := e.client.InsertManyTx(ctx, tx, params); err != nil {
+		res, err := e.client.InsertManyTx(ctx, tx, params)
+		if err != nil {
 			return fmt.Errorf("inserting %d jobs: %w", len(params), err)
+		}
+		for i, key := range pending {
+			if i >= len(res) || res[i].Job == nil {
+				continue
+			}
+			args, err := json.Marshal(params[i].Args)
+			if err != nil {
+				return fmt.Errorf("encoding verification arguments: %w", err)
+			}
+			if err := store.SetPendingJob(ctx, ex, key, res[i].Job.ID, args); err != nil {
+				return err
+			}
 		}
 	}
 	if err := e.commitTx(ctx, tx); err != nil {
 		return fmt.Errorf("committing intake transaction: %w", err)
 	}
 	return nil
+}
+
+// claim begins job id's verification of key: it takes the arguments
+// folded into it while it waited and writes them into the job, so that a
+// retry, or a resumption after a crash, verifies with them too. ok is false
+// when id was not key's pending job (it claimed before, or a newer job
+// took its place); the job keeps its own arguments then.
+func (e *riverEngine[TTx]) claim(ctx context.Context, st *store.Store, key string, id int64) (a jobs.VerifyArgs, ok bool, err error) {
+	err = st.InTx(ctx, func(ex store.Execer) error {
+		raw, found, err := store.ClaimPending(ctx, ex, key, id)
+		if err != nil || !found {
+			return err
+		}
+		if err := json.Unmarshal(raw, &a); err != nil {
+			return fmt.Errorf("decoding the pending arguments of %s: %w", key, err)
+		}
+		if _, err := ex.Exec(ctx, e.setArgs, string(raw), id); err != nil {
+			return fmt.Errorf("updating job %d with the arguments of %s: %w", id, key, err)
+		}
+		ok = true
+		return nil
+	})
+	return a, ok, err
 }

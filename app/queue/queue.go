@@ -155,6 +155,7 @@ type engine interface {
 	stop(ctx context.Context) error
 	clientID() string
 	running(ctx context.Context) ([]*rivertype.JobRow, error)
+	claim(ctx context.Context, st *store.Store, key string, id int64) (jobs.VerifyArgs, bool, error)
 	resume(ctx context.Context, j *rivertype.JobRow, why string) error
 }
 

@@ -111,7 +111,7 @@ func (r *recorder) calls() (v, ru, w int) {
 	return len(r.verifies), len(r.reuses), len(r.welcomes)
 }
 
-func openStore(t *testing.T, url string) *store.Store {
+func openStore(t testing.TB, url string) *store.Store {
 	t.Helper()
 	st, err := store.Open(context.Background(), url)
 	if err != nil {
@@ -121,7 +121,7 @@ func openStore(t *testing.T, url string) *store.Store {
 	return st
 }
 
-func startQueue(t *testing.T, st *store.Store, rec *recorder, opt queue.Options) *queue.Queue {
+func startQueue(t testing.TB, st *store.Store, rec *recorder, opt queue.Options) *queue.Queue {
 	t.Helper()
 	opt.Verifier, opt.Reuse, opt.Welcomer = rec, rec, rec
 	opt.Logger = quiet

@@ -53,22 +53,39 @@ func (w *verifyWorker) Work(ctx context.Context, job *river.Job[jobs.VerifyArgs]
 	log := q.log.With("job", jobs.KindVerify, "job_id", job.ID, "attempt", job.Attempt,
 		"repo", a.FullName(), "pr", a.PR, "delivery_id", a.DeliveryID,
 		"signoff", a.SignOff.Key(), "action", a.Action)
-	// Coalescing: a newer event for the same sign-off was enqueued after
-	// this one; that job will verify the latest state, so this one is moot.
-	cur, err := q.st.Generation(ctx, a.CoalesceKey())
+	// Coalescing: a job still pending for its sign-off verifies with the
+	// arguments of the newest event folded into it (claimed below). Any
+	// other job whose generation is behind the sign-off's was superseded
+	// by a newer job, which will verify the latest state.
+	key := a.CoalesceKey()
+	owner, pending, err := q.st.PendingJob(ctx, key)
 	if err != nil {
 		return retry.Transient(err)
 	}
-	if a.Generation > 0 && a.Generation < cur {
-		log.Info("verification superseded by a newer event for the same sign-off", "generation", a.Generation, "latest", cur)
-		metrics.Job(jobs.KindVerify, "superseded")
-		return nil
+	if !pending || owner != job.ID {
+		cur, err := q.st.Generation(ctx, key)
+		if err != nil {
+			return retry.Transient(err)
+		}
+		if a.Generation > 0 && a.Generation < cur {
+			log.Info("verification superseded by a newer event for the same sign-off", "generation", a.Generation, "latest", cur)
+			metrics.Job(jobs.KindVerify, "superseded")
+			return nil
+		}
 	}
 	if q.opt.Verifier == nil {
 		return q.final(log, jobs.KindVerify, errors.New("no verifier configured"))
 	}
 	at := jobs.Attempt{Number: job.Attempt, Max: job.MaxAttempts}
 	return q.exclusive(ctx, log, job.JobRow, "verify:"+jobs.PRKey(a.Repo, a.PR), jobs.KindVerify, func(ctx context.Context) error {
+		// Begin: from here on, new events for the sign-off get a job of
+		// their own, and this one verifies with the newest folded into it.
+		if latest, ok, err := q.eng.claim(ctx, q.st, key, job.ID); err != nil {
+			return retry.Transient(err)
+		} else if ok {
+			a = latest
+			log = log.With("delivery_id", a.DeliveryID, "action", a.Action, "generation", a.Generation)
+		}
 		if at.Number > at.Max {
 			// Resumed after its last attempt died with its process.
 			err := fmt.Errorf("gave up after %d attempts; the last one ended with its process", at.Max)

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
@@ -103,16 +104,26 @@ func Of(ctx context.Context, pr *checks.PR) (Scope, error) {
 		keys = append(keys, o)
 	}
 	sort.Strings(keys)
-	for _, o := range keys {
-		// Individual admins need no sign-off; teams (other than core) and
-		// email owners always do. A failed lookup never exempts.
+	// Individual admins need no sign-off; teams (other than core) and
+	// email owners always do. A failed lookup never exempts. The
+	// permissions are read all at once.
+	admin := make([]bool, len(keys))
+	var wg sync.WaitGroup
+	for i, o := range keys {
 		if login, ok := strings.CutPrefix(o, "@"); ok && !strings.Contains(login, "/") {
-			perm, err := src.Permission(ctx, login)
-			if err == nil && perm.IsAdmin() {
-				continue
-			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				perm, err := src.Permission(ctx, login)
+				admin[i] = err == nil && perm.IsAdmin()
+			}()
 		}
-		sc.Owners = append(sc.Owners, o)
+	}
+	wg.Wait()
+	for i, o := range keys {
+		if !admin[i] {
+			sc.Owners = append(sc.Owners, o)
+		}
 	}
 	sc.Required = len(sc.Owners) > 0
 	return sc, nil

@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/google/go-github/v62/github"
 
@@ -71,26 +72,57 @@ func (e *ConfigError) Unwrap() error { return e.err }
 // Take pins pull request number of owner/repo. A failure to read any part
 // is returned (wrapped with what was being read) and no snapshot with it;
 // an invalid configuration is a *ConfigError.
+//
+// Reads go out as soon as what they need is known: the PR (which names the
+// default branch, so the repository is not read for it), then both branch
+// tips together, then the configuration and the layout marker together.
 func Take(ctx context.Context, gh GitHub, owner, name string, number int) (*Snapshot, error) {
-	src := gh.Evidence(owner, name, number)
-	r, err := gh.Repository(ctx, owner, name)
-	if err != nil {
-		return nil, fmt.Errorf("reading repository %s/%s: %w", owner, name, err)
-	}
+	return TakeWith(ctx, gh, gh.Evidence(owner, name, number), owner, name, number, nil)
+}
+
+// TakeWith is Take reading through src, an evidence source of this PR that
+// the caller may already be reading other evidence through. pinned, when
+// set, is called with the PR as soon as it is read, so that the caller can
+// start the reads that need only its head.
+func TakeWith(ctx context.Context, gh GitHub, src Evidence, owner, name string, number int, pinned func(*github.PullRequest)) (*Snapshot, error) {
 	pull, err := gh.PullRequest(ctx, owner, name, number)
 	if err != nil {
 		return nil, fmt.Errorf("reading PR #%d: %w", number, err)
 	}
-	def := r.GetDefaultBranch()
-	defSHA, cfg, err := configured(ctx, gh, src, r, owner, name)
+	if pinned != nil {
+		pinned(pull)
+	}
+	def, repoURL := pull.GetBase().GetRepo().GetDefaultBranch(), pull.GetBase().GetRepo().GetHTMLURL()
+	if def == "" {
+		// A PR without its base repository (not GitHub's shape, but some
+		// servers') leaves the default branch to the repository itself.
+		r, err := gh.Repository(ctx, owner, name)
+		if err != nil {
+			return nil, fmt.Errorf("reading repository %s/%s: %w", owner, name, err)
+		}
+		def, repoURL = r.GetDefaultBranch(), r.GetHTMLURL()
+	}
+	base := pull.GetBase().GetRef()
+	var baseTip string
+	var baseErr error
+	var wg sync.WaitGroup
+	if base != def {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			baseTip, baseErr = gh.BranchSHA(ctx, owner, name, base)
+		}()
+	}
+	defSHA, cfg, err := configured(ctx, gh, src, def, repoURL, owner, name)
+	wg.Wait()
 	if err != nil {
 		return nil, err
 	}
-	baseTip := defSHA
-	if base := pull.GetBase().GetRef(); base != def {
-		if baseTip, err = gh.BranchSHA(ctx, owner, name, base); err != nil {
-			return nil, fmt.Errorf("reading base branch %s: %w", base, err)
-		}
+	if baseErr != nil {
+		return nil, fmt.Errorf("reading base branch %s: %w", base, baseErr)
+	}
+	if base == def {
+		baseTip = defSHA
 	}
 	labels := make([]string, 0, len(pull.Labels))
 	for _, l := range pull.Labels {
@@ -114,7 +146,7 @@ func Take(ctx context.Context, gh GitHub, owner, name string, number int) (*Snap
 	if err != nil {
 		return nil, err
 	}
-	return &Snapshot{RepoURL: r.GetHTMLURL(), PR: pr, Config: cfg, Layout: layout, Evidence: src}, nil
+	return &Snapshot{RepoURL: repoURL, PR: pr, Config: cfg, Layout: layout, Evidence: src}, nil
 }
 
 // Configuration reads the repository configuration on the default branch
@@ -125,21 +157,31 @@ func Configuration(ctx context.Context, gh GitHub, src Evidence, owner, name str
 	if err != nil {
 		return repoconfig.Config{}, fmt.Errorf("reading repository %s/%s: %w", owner, name, err)
 	}
-	_, cfg, err := configured(ctx, gh, src, r, owner, name)
+	_, cfg, err := configured(ctx, gh, src, r.GetDefaultBranch(), r.GetHTMLURL(), owner, name)
 	return cfg, err
 }
 
-// configured pins the default branch's tip and reads the configuration there.
-func configured(ctx context.Context, gh GitHub, src checks.Source, r *github.Repository, owner, name string) (string, repoconfig.Config, error) {
-	def := r.GetDefaultBranch()
+// configured pins the default branch's tip and reads the configuration
+// there. The layout marker, which the configuration's layout detection
+// reads at the same commit unless the configuration forces a layout, is
+// read alongside it rather than after it.
+func configured(ctx context.Context, gh GitHub, src checks.Source, def, repoURL, owner, name string) (string, repoconfig.Config, error) {
 	sha, err := gh.BranchSHA(ctx, owner, name, def)
 	if err != nil {
 		return "", repoconfig.Config{}, fmt.Errorf("reading default branch %s: %w", def, err)
 	}
+	marker := make(chan struct{})
+	go func() {
+		defer close(marker)
+		src.ReadFile(ctx, sha, repo.E2EMarker) // memoized: the layout reads it again
+	}()
 	cfg, err := repoconfig.Load(ctx, src, sha)
+	if cfg.Settings.ForceLayout == "" {
+		<-marker
+	}
 	var invalid *repoconfig.Error
 	if errors.As(err, &invalid) {
-		return sha, cfg, &ConfigError{RepoURL: r.GetHTMLURL(), Branch: def, SHA: sha, Problems: invalid, err: err}
+		return sha, cfg, &ConfigError{RepoURL: repoURL, Branch: def, SHA: sha, Problems: invalid, err: err}
 	}
 	if err != nil {
 		return sha, cfg, err

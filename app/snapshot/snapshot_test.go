@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-github/v62/github"
@@ -29,7 +30,9 @@ type fakeGitHub struct {
 	base     string // the PR's base branch
 	branches map[string]string
 	src      *checkstest.Source
-	// reads records the branch tips read, in order.
+	// reads records the branch tips read (read concurrently, so in no
+	// particular order).
+	mu    sync.Mutex
 	reads []string
 }
 
@@ -49,7 +52,9 @@ func (f *fakeGitHub) PullRequest(_ context.Context, _, _ string, number int) (*g
 }
 
 func (f *fakeGitHub) BranchSHA(_ context.Context, _, _, branch string) (string, error) {
+	f.mu.Lock()
 	f.reads = append(f.reads, branch)
+	f.mu.Unlock()
 	sha, ok := f.branches[branch]
 	if !ok {
 		return "", fmt.Errorf("no branch %s", branch)
@@ -102,6 +107,7 @@ func TestTake(t *testing.T) {
 				pr.DefaultBranch != "main" || pr.BaseRef != tt.base || pr.Author != "contrib" || !pr.HasLabel("sweep") || pr.ChangedFiles != 1 {
 				t.Errorf("pinned PR = %+v", pr)
 			}
+			slices.Sort(gh.reads)
 			if !slices.Equal(gh.reads, tt.reads) {
 				t.Errorf("branch tips read %v, want %v", gh.reads, tt.reads)
 			}

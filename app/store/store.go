@@ -56,6 +56,15 @@ var schema = []string{
 		seq         BIGINT NOT NULL
 	)`,
 	`CREATE INDEX IF NOT EXISTS verdict_event_pr ON verdict_event (LOWER(repo), pr_number, at)`,
+	// The verification job of a coalescing key that has not begun
+	// verifying, and the arguments it will verify with: later events for
+	// the key replace args instead of adding jobs; the job claims (deletes)
+	// the row when it begins.
+	`CREATE TABLE IF NOT EXISTS verdict_pending_job (
+		coalesce_key TEXT PRIMARY KEY,
+		job_id       BIGINT NOT NULL,
+		args         TEXT NOT NULL
+	)`,
 	`CREATE TABLE IF NOT EXISTS verdict_signoff (
 		repo         TEXT NOT NULL,
 		signoff_key  TEXT NOT NULL,
@@ -209,6 +218,63 @@ func NextGeneration(ctx context.Context, ex Execer, key string) (int64, error) {
 		return 0, fmt.Errorf("bumping generation of %s: %w", key, err)
 	}
 	return g, nil
+}
+
+// FoldPending gives args (JSON) to the job of key that has not begun
+// verifying, if there is one, and reports whether there was.
+func FoldPending(ctx context.Context, ex Execer, key string, args []byte) (bool, error) {
+	n, err := ex.Exec(ctx, `UPDATE verdict_pending_job SET args = $2 WHERE coalesce_key = $1`, key, string(args))
+	if err != nil {
+		return false, fmt.Errorf("folding a request into the pending job of %s: %w", key, err)
+	}
+	return n == 1, nil
+}
+
+// SetPendingJob records job id as the pending job of key, to verify with
+// args (JSON).
+func SetPendingJob(ctx context.Context, ex Execer, key string, id int64, args []byte) error {
+	_, err := ex.Exec(ctx, `INSERT INTO verdict_pending_job (coalesce_key, job_id, args) VALUES ($1, $2, $3)
+		ON CONFLICT (coalesce_key) DO UPDATE SET job_id = excluded.job_id, args = excluded.args`, key, id, string(args))
+	if err != nil {
+		return fmt.Errorf("recording the pending job of %s: %w", key, err)
+	}
+	return nil
+}
+
+// DropPending ends the pending state of key's waiting job, if any: it
+// keeps the arguments it has, and requests from now on add a job.
+func DropPending(ctx context.Context, ex Execer, key string) error {
+	if _, err := ex.Exec(ctx, `DELETE FROM verdict_pending_job WHERE coalesce_key = $1`, key); err != nil {
+		return fmt.Errorf("ending the pending state of %s: %w", key, err)
+	}
+	return nil
+}
+
+// PendingJob returns the pending job of key (ok false if none).
+func (s *Store) PendingJob(ctx context.Context, key string) (id int64, ok bool, err error) {
+	err = s.db.QueryRow(ctx, `SELECT job_id FROM verdict_pending_job WHERE coalesce_key = $1`, key).Scan(&id)
+	if err == ErrNoRows {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, fmt.Errorf("reading the pending job of %s: %w", key, err)
+	}
+	return id, true, nil
+}
+
+// ClaimPending ends job id's pending state for key and returns the
+// arguments folded into it (ok false when id is not key's pending job):
+// from then on, events for key add a new job.
+func ClaimPending(ctx context.Context, ex Execer, key string, id int64) (args []byte, ok bool, err error) {
+	var a string
+	err = ex.QueryRow(ctx, `DELETE FROM verdict_pending_job WHERE coalesce_key = $1 AND job_id = $2 RETURNING args`, key, id).Scan(&a)
+	if err == ErrNoRows {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("claiming the pending job of %s: %w", key, err)
+	}
+	return []byte(a), true, nil
 }
 
 // Generation returns the current generation of key (0 if never enqueued).

@@ -2,14 +2,17 @@ package verify
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/go-github/v62/github"
 
 	"github.com/verdict-bot/verdict/app/ghclient"
+	"github.com/verdict-bot/verdict/app/retry"
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/format/signoff"
 )
@@ -83,80 +86,190 @@ func fetchSignOff(ctx context.Context, gh GitHub, owner, repo string, number int
 	return s, m, nil
 }
 
-// candidate is a sign-off found while looking for the newest one.
+// candidate is a comment or review that may be the newest sign-off, read
+// as the listing returned it, with what the listing tells besides its text.
 type candidate struct {
-	ref signoff.Ref
-	at  time.Time
+	ref  signoff.Ref
+	at   time.Time
+	bot  bool
+	so   checks.SignOff
+	meta signOffMeta
 }
 
 // newestSignOff finds the newest sign-off on the PR across conversation
-// comments, review summaries and inline review comments. Only accounts
-// that pass the trigger-actor rule (write access, not a bot) author
-// candidates: a drive-by comment quoting the phrase is not a sign-off, and
-// the bot's own verdicts quote no phrase, but a copy might. Dismissed
-// reviews are withdrawn sign-offs.
+// comments, review summaries and inline review comments.
 func newestSignOff(ctx context.Context, gh GitHub, src checks.Source, owner, repo string, number int, phrase string) (signoff.Ref, error) {
-	eligible := func(login string, bot bool) bool {
-		return !bot && actorGate(ctx, src, login, "") == nil
-	}
-	var cands []candidate
-	// Conversation comments come through the Source, which Check 4 and the
-	// bypass lookup read too: one listing serves all three.
-	comments, err := src.Comments(ctx)
+	cands, err := signOffCandidates(ctx, gh, src, owner, repo, number)
 	if err != nil {
-		return signoff.Ref{}, fmt.Errorf("listing PR comments: %w", err)
+		return signoff.Ref{}, err
 	}
-	for _, c := range comments {
-		if signoff.IsCandidate(c.Body, phrase) && eligible(c.Author, c.AuthorIsBot) {
-			cands = append(cands, candidate{signoff.Ref{Kind: checks.KindConversation, ID: c.ID}, c.CreatedAt})
+	c, err := newest(ctx, src, cands, number, phrase)
+	if err != nil {
+		return signoff.Ref{}, err
+	}
+	return c.ref, nil
+}
+
+// newest is the newest candidate holding phrase whose author passes the
+// trigger-actor rule (write access, not a bot): a drive-by comment quoting
+// the phrase is not a sign-off, and the bot's own verdicts quote no
+// phrase, but a copy might. Dismissed reviews are withdrawn sign-offs. The
+// authors' permissions are read at once (and memoized by src, where the
+// sign-off author's gate finds it again).
+func newest(ctx context.Context, src checks.Source, cands []candidate, number int, phrase string) (candidate, error) {
+	var in []candidate
+	for _, c := range cands {
+		if !c.bot && !c.meta.dismissed && signoff.IsCandidate(c.so.Body, phrase) {
+			in = append(in, c)
 		}
 	}
-	for page := 0; ; {
-		rs, next, err := gh.Reviews(ctx, owner, repo, number, page)
-		if ghclient.IsNotFound(err) {
-			break // a server without reviews has no review sign-offs
-		}
-		if err != nil {
-			return signoff.Ref{}, fmt.Errorf("listing PR reviews: %w", err)
-		}
-		for _, r := range rs {
-			if r.GetState() != "DISMISSED" && signoff.IsCandidate(r.GetBody(), phrase) && eligible(r.GetUser().GetLogin(), isBot(r.GetUser())) {
-				cands = append(cands, candidate{signoff.Ref{Kind: checks.KindReview, ID: r.GetID()}, r.GetSubmittedAt().Time})
-			}
-		}
-		if next == 0 {
-			break
-		}
-		page = next
+	write, err := writers(ctx, src, in)
+	if err != nil {
+		return candidate{}, err
 	}
-	for page := 0; ; {
-		cs, next, err := gh.ReviewComments(ctx, owner, repo, number, page)
-		if ghclient.IsNotFound(err) {
-			break
+	var ok []candidate
+	for _, c := range in {
+		if write[strings.ToLower(c.so.Author)] {
+			ok = append(ok, c)
 		}
-		if err != nil {
-			return signoff.Ref{}, fmt.Errorf("listing PR review comments: %w", err)
-		}
-		for _, c := range cs {
-			if signoff.IsCandidate(c.GetBody(), phrase) && eligible(c.GetUser().GetLogin(), isBot(c.GetUser())) {
-				cands = append(cands, candidate{signoff.Ref{Kind: checks.KindInline, ID: c.GetID()}, c.GetCreatedAt().Time})
-			}
-		}
-		if next == 0 {
-			break
-		}
-		page = next
 	}
-	if len(cands) == 0 {
-		return signoff.Ref{}, fmt.Errorf("%w: no comment or review on PR #%d by an account with write access contains %q", ErrNoSignOff, number, phrase)
+	if len(ok) == 0 {
+		return candidate{}, fmt.Errorf("%w: no comment or review on PR #%d by an account with write access contains %q", ErrNoSignOff, number, phrase)
 	}
-	sort.SliceStable(cands, func(i, j int) bool {
-		if !cands[i].at.Equal(cands[j].at) {
-			return cands[i].at.Before(cands[j].at)
+	sort.SliceStable(ok, func(i, j int) bool {
+		if !ok[i].at.Equal(ok[j].at) {
+			return ok[i].at.Before(ok[j].at)
 		}
-		return cands[i].ref.Key() < cands[j].ref.Key()
+		return ok[i].ref.Key() < ok[j].ref.Key()
 	})
-	return cands[len(cands)-1].ref, nil
+	return ok[len(ok)-1], nil
+}
+
+// writers reads, all at once, which of the candidates' authors pass the
+// trigger-actor rule (lower-cased logins). A permission that could not be
+// read for a transient reason is an error, never a refusal.
+func writers(ctx context.Context, src checks.Source, cands []candidate) (map[string]bool, error) {
+	type author struct{ login, userType string }
+	var authors []author
+	seen := map[string]bool{}
+	for _, c := range cands {
+		l := strings.ToLower(c.so.Author)
+		if !seen[l] {
+			seen[l] = true
+			authors = append(authors, author{c.so.Author, c.meta.userType})
+		}
+	}
+	errs := make([]error, len(authors))
+	var wg sync.WaitGroup
+	for i, a := range authors {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = actorGate(ctx, src, a.login, a.userType)
+		}()
+	}
+	wg.Wait()
+	out := map[string]bool{}
+	for i, a := range authors {
+		switch err := errs[i]; {
+		case err == nil:
+			out[strings.ToLower(a.login)] = true
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		case retry.IsTransient(ghclient.Classify(err)):
+			return nil, fmt.Errorf("reading who may sign off: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// signOffCandidates lists the PR's conversation comments, review summaries
+// and inline review comments, the three listings at once. Each candidate
+// carries the sign-off as listed: the listing is as current as a re-read
+// of the one found would be, so the verifier does not read it again.
+func signOffCandidates(ctx context.Context, gh GitHub, src checks.Source, owner, repo string, number int) ([]candidate, error) {
+	var convo, reviews, inline []candidate
+	errs := make([]error, 3)
+	var wg sync.WaitGroup
+	wg.Add(3)
+	go func() {
+		defer wg.Done()
+		// Conversation comments come through the Source, which Check 4 and
+		// the bypass lookup read too: one listing serves all three.
+		comments, err := src.Comments(ctx)
+		if err != nil {
+			errs[0] = fmt.Errorf("listing PR comments: %w", err)
+			return
+		}
+		for _, c := range comments {
+			ref := signoff.Ref{Kind: checks.KindConversation, ID: c.ID}
+			so := signoff.Parse(c.Body)
+			so.Author, so.URL, so.CreatedAt, so.UpdatedAt = c.Author, c.URL, c.CreatedAt, c.UpdatedAt
+			so.Key, so.Kind, so.ID = ref.Key(), ref.Kind, ref.ID
+			bot := c.AuthorIsBot || strings.HasSuffix(c.Author, "[bot]")
+			userType := "User"
+			if c.AuthorIsBot {
+				userType = "Bot"
+			}
+			meta := signOffMeta{nodeID: c.NodeID, userType: userType, edited: so.UpdatedAt.After(so.CreatedAt)}
+			convo = append(convo, candidate{ref: ref, at: c.CreatedAt, bot: bot, so: so, meta: meta})
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		reviews, errs[1] = listed(ctx, "listing PR reviews", func(page int) ([]*github.PullRequestReview, int, error) {
+			return gh.Reviews(ctx, owner, repo, number, page)
+		}, func(r *github.PullRequestReview) candidate {
+			ref := signoff.Ref{Kind: checks.KindReview, ID: r.GetID()}
+			so := signoff.Parse(r.GetBody())
+			so.Author, so.URL = r.GetUser().GetLogin(), r.GetHTMLURL()
+			so.CreatedAt, so.UpdatedAt = r.GetSubmittedAt().Time, r.GetSubmittedAt().Time
+			so.Key, so.Kind, so.ID = ref.Key(), ref.Kind, ref.ID
+			meta := signOffMeta{nodeID: r.GetNodeID(), userType: r.GetUser().GetType(), dismissed: r.GetState() == "DISMISSED"}
+			return candidate{ref: ref, at: r.GetSubmittedAt().Time, bot: isBot(r.GetUser()), so: so, meta: meta}
+		})
+	}()
+	go func() {
+		defer wg.Done()
+		inline, errs[2] = listed(ctx, "listing PR review comments", func(page int) ([]*github.PullRequestComment, int, error) {
+			return gh.ReviewComments(ctx, owner, repo, number, page)
+		}, func(c *github.PullRequestComment) candidate {
+			ref := signoff.Ref{Kind: checks.KindInline, ID: c.GetID()}
+			so := signoff.Parse(c.GetBody())
+			so.Author, so.URL = c.GetUser().GetLogin(), c.GetHTMLURL()
+			so.CreatedAt, so.UpdatedAt = c.GetCreatedAt().Time, c.GetUpdatedAt().Time
+			so.Key, so.Kind, so.ID = ref.Key(), ref.Kind, ref.ID
+			meta := signOffMeta{nodeID: c.GetNodeID(), userType: c.GetUser().GetType(), edited: so.UpdatedAt.After(so.CreatedAt)}
+			return candidate{ref: ref, at: c.GetCreatedAt().Time, bot: isBot(c.GetUser()), so: so, meta: meta}
+		})
+	}()
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return append(append(convo, reviews...), inline...), nil
+}
+
+// listed pages through one listing. A server without the listing (404)
+// has nothing in it.
+func listed[T any](ctx context.Context, what string, list func(page int) ([]T, int, error), conv func(T) candidate) ([]candidate, error) {
+	var out []candidate
+	for page := 0; ; {
+		items, next, err := list(page)
+		if ghclient.IsNotFound(err) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		for _, it := range items {
+			out = append(out, conv(it))
+		}
+		if next == 0 || ctx.Err() != nil {
+			return out, ctx.Err()
+		}
+		page = next
+	}
 }
 
 // hasSuffixFold is a case-insensitive suffix test: GitHub treats owner and

@@ -210,8 +210,16 @@ func (v *Verifier) Verify(ctx context.Context, gh GitHub, req Request) (Outcome,
 	start := time.Now()
 	ctx, calls := ghclient.CountCalls(ctx)
 
-	snap, out, err := v.prepare(ctx, gh, req, log)
-	if terr := unavailable(ctx, snap); terr != nil {
+	snap, run, out, err := v.prepare(ctx, gh, req, log)
+	if run != nil && run.cancelled {
+		// A stop decided after the checks started cancelled them: their
+		// reads broke off on purpose, and the gates report their own
+		// transient failures as errors.
+		if terr := unavailable(ctx, nil); terr != nil {
+			return Outcome{}, terr
+		}
+	} else if terr := unavailable(ctx, snap); terr != nil {
+		run.stop()
 		return Outcome{}, terr
 	}
 
@@ -226,6 +234,7 @@ func (v *Verifier) Verify(ctx context.Context, gh GitHub, req Request) (Outcome,
 	var newer string
 	if req.Publish && v.Publisher != nil {
 		if newer, err = v.newerStanding(ctx, req, pr.SignOff, pr.HeadSHA); err != nil {
+			run.stop()
 			return out, err
 		}
 		// Start refuses, having written nothing, when no verdict could be
@@ -233,11 +242,12 @@ func (v *Verifier) Verify(ctx context.Context, gh GitHub, req Request) (Outcome,
 		t := publish.Target{Client: gh, Config: snap.Config, Owner: req.Owner, Repo: req.Repo, Number: req.Number,
 			Key: pr.SignOff.Key, HeadSHA: pr.HeadSHA, Retry: req.Retry, SupersededBy: newer}
 		if started, err = v.Publisher.Start(ctx, t); err != nil {
+			run.stop()
 			return out, fmt.Errorf("publishing verdict: %w", err)
 		}
 	}
 
-	rows := checks.Run(ctx, v.Registry, pr, snap.Config.Settings.Enabled)
+	rows := run.wait()
 	if terr := unavailable(ctx, snap); terr != nil {
 		return Outcome{}, pinned(terr)
 	}
@@ -371,27 +381,65 @@ func (v *Verifier) Abandon(ctx context.Context, gh GitHub, req Request, cause er
 // A non-empty out.Status means the verification stops there. The snapshot
 // is returned whenever it was taken, so the caller can tell whether its
 // evidence failed transiently.
-func (v *Verifier) prepare(ctx context.Context, gh GitHub, req Request, log *slog.Logger) (*snapshot.Snapshot, Outcome, error) {
+//
+// Every read goes out as soon as what it needs is known: the snapshot, the
+// sign-off (or the listings it is found in), the PR's files, commits and
+// comments and the actor's permission all start together, and the checks
+// start as soon as the snapshot and the sign-off are there, while the
+// scope and the remaining gates are decided. A gate that stops the
+// verification cancels them (run.cancelled); otherwise the caller waits
+// for their rows.
+func (v *Verifier) prepare(ctx context.Context, gh GitHub, req Request, log *slog.Logger) (*snapshot.Snapshot, *checkRun, Outcome, error) {
 	var out Outcome
-	snap, err := snapshot.Take(ctx, gh, req.Owner, req.Repo, req.Number)
-	if err != nil {
-		return nil, out, v.configError(ctx, gh, req, err, log)
+	src := gh.Evidence(req.Owner, req.Repo, req.Number)
+	var snap *snapshot.Snapshot
+	var snapErr error
+	took := make(chan struct{})
+	go func() {
+		defer close(took)
+		snap, snapErr = snapshot.TakeWith(ctx, gh, src, req.Owner, req.Repo, req.Number, func(pull *github.PullRequest) {
+			prefetchHead(ctx, src, pull.GetHead().GetSHA())
+		})
+	}()
+	ref := req.SignOff
+	var fetched checks.SignOff
+	var fetchedMeta signOffMeta
+	var found []candidate
+	var soErr error
+	resolved := make(chan struct{})
+	go func() {
+		defer close(resolved)
+		if ref.IsZero() {
+			found, soErr = signOffCandidates(ctx, gh, src, req.Owner, req.Repo, req.Number)
+		} else {
+			fetched, fetchedMeta, soErr = fetchSignOff(ctx, gh, req.Owner, req.Repo, req.Number, ref)
+			if soErr == nil {
+				// The author gate's read, beside the snapshot.
+				prefetchPermission(ctx, src, fetched.Author, fetchedMeta.userType)
+			}
+		}
+	}()
+	prefetch(ctx, src, req)
+	<-took
+	<-resolved
+	if snapErr != nil {
+		return nil, nil, out, v.configError(ctx, gh, req, snapErr, log)
 	}
 	snap.Config.BotLogins = append(snap.Config.BotLogins, v.BotLogins...)
 	pr := snap.PR
-
-	// Resolve the sign-off and re-read it: the assessed body is the current one.
-	ref := req.SignOff
+	prefetchPinned(ctx, snap)
+	if soErr != nil {
+		return snap, nil, out, soErr
+	}
+	so, meta := fetched, fetchedMeta
 	if ref.IsZero() {
-		if ref, err = newestSignOff(ctx, gh, snap.Evidence, req.Owner, req.Repo, req.Number, snap.Config.SignOffPhrase); err != nil {
-			return snap, out, err
+		c, err := newest(ctx, src, found, req.Number, snap.Config.SignOffPhrase)
+		if err != nil {
+			return snap, nil, out, err
 		}
+		so, meta = c.so, c.meta
 	}
-	so, meta, err := fetchSignOff(ctx, gh, req.Owner, req.Repo, req.Number, ref)
-	if err != nil {
-		return snap, out, err
-	}
-	log = log.With("signoff", ref.Key(), "head_sha", pr.HeadSHA)
+	log = log.With("signoff", so.Key, "head_sha", pr.HeadSHA)
 	// A gate that refuses leaves nothing on GitHub for whoever edited or
 	// asked; the log line says who and why.
 	skipped := func(reason string) Outcome {
@@ -399,17 +447,36 @@ func (v *Verifier) prepare(ctx context.Context, gh GitHub, req Request, log *slo
 		return Outcome{Status: Skipped, SkipReason: reason}
 	}
 	if !signoff.IsCandidate(so.Body, snap.Config.SignOffPhrase) {
-		return snap, skipped("the sign-off no longer contains the sign-off phrase"), nil
+		return snap, nil, skipped("the sign-off no longer contains the sign-off phrase"), nil
 	}
 	if err := sanityGate(req.Owner+"/"+req.Repo, so.Author, req.Number); err != nil {
-		return snap, skipped(err.Error()), nil
+		return snap, nil, skipped(err.Error()), nil
 	}
 	rec, err := v.record(ctx, req, so.Key)
 	if err != nil {
-		return snap, out, err
+		return snap, nil, out, err
 	}
 	if reason := withdrawn(meta, rec); reason != "" {
-		return snap, skipped(reason), nil
+		return snap, nil, skipped(reason), nil
+	}
+	// Who wrote the current body (the edit history, when it must be
+	// asked) is read beside the checks and the gates.
+	type judged struct {
+		in  Integrity
+		err error
+	}
+	integrity := make(chan judged, 1)
+	go func() {
+		in, err := authenticity(ctx, lastEdit(gh), req, so, meta, rec, v.now())
+		integrity <- judged{in, err}
+	}()
+	var settled *judged
+	judgement := func() judged {
+		if settled == nil {
+			j := <-integrity
+			settled = &j
+		}
+		return *settled
 	}
 	reviewDate := req.ReviewDate
 	if reviewDate.IsZero() {
@@ -418,40 +485,54 @@ func (v *Verifier) prepare(ctx context.Context, gh GitHub, req Request, log *slo
 	pr.SignOff = so
 	pr.ReviewDate = time.Date(reviewDate.Year(), reviewDate.Month(), reviewDate.Day(), 0, 0, 0, 0, time.UTC)
 
+	run := startChecks(ctx, v.Registry, pr, snap.Config.Settings.Enabled)
+	stop := func(o Outcome, err error) (*snapshot.Snapshot, *checkRun, Outcome, error) {
+		run.stop()
+		judgement() // no read outlives the verification
+		return snap, run, o, err
+	}
 	sc, err := scope.Of(ctx, pr)
 	if err != nil {
-		return snap, out, err
+		return stop(out, err)
 	}
 	if !sc.Required {
 		log.Info("no sign-off required", "owners", sc.Owners)
-		return snap, Outcome{Status: NotRequired, Scope: sc, SkipReason: "every changed file is owned by the core team or repository admins"}, nil
+		return stop(Outcome{Status: NotRequired, Scope: sc, SkipReason: "every changed file is owned by the core team or repository admins"}, nil)
 	}
 	// The scope must describe the PR we are about to assess: a push or a
 	// base change in between would leave it deciding on other files.
 	again, err := gh.PullRequest(ctx, req.Owner, req.Repo, req.Number)
 	if err != nil {
-		return snap, out, fmt.Errorf("re-reading PR #%d: %w", req.Number, err)
+		return stop(out, fmt.Errorf("re-reading PR #%d: %w", req.Number, err))
 	}
 	if again.GetHead().GetSHA() != pr.HeadSHA || again.GetBase().GetSHA() != pr.BaseSHA ||
 		again.GetBase().GetRef() != pr.BaseRef || again.GetChangedFiles() != pr.ChangedFiles {
-		return snap, out, ErrPRChanged
+		return stop(out, ErrPRChanged)
 	}
 	if !req.Explicit && (pr.State != "open" || pr.Draft) {
-		return snap, skipped(fmt.Sprintf("PR is %s (draft=%v)", pr.State, pr.Draft)), nil
+		return stop(skipped(fmt.Sprintf("PR is %s (draft=%v)", pr.State, pr.Draft)), nil)
 	}
 	// Only an account that could trigger a verification can author a
 	// sign-off (checks/inferencex/RULES.md, "Sign-off integrity").
 	if err := actorGate(ctx, snap.Evidence, so.Author, meta.userType); err != nil {
-		return snap, skipped("sign-off author: " + err.Error()), nil
+		if retry.IsTransient(ghclient.Classify(err)) || ctx.Err() != nil {
+			return stop(out, err)
+		}
+		return stop(skipped("sign-off author: "+err.Error()), nil)
 	}
 	if !req.SkipActor {
 		if err := actorGate(ctx, snap.Evidence, req.Actor, req.ActorType); err != nil {
-			return snap, skipped(err.Error()), nil
+			if retry.IsTransient(ghclient.Classify(err)) || ctx.Err() != nil {
+				return stop(out, err)
+			}
+			return stop(skipped(err.Error()), nil)
 		}
 	}
-	if out.Integrity, err = authenticity(ctx, lastEdit(gh), req, so, meta, rec, v.now()); err != nil {
-		return snap, out, err
+	j := judgement()
+	if j.err != nil {
+		return stop(out, j.err)
 	}
+	out.Integrity = j.in
 	out.Scope = sc
-	return snap, out, nil
+	return snap, run, out, nil
 }

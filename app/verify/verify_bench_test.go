@@ -2,42 +2,87 @@ package verify_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
+	"github.com/verdict-bot/verdict/app/ghapi"
 	"github.com/verdict-bot/verdict/app/ghsource"
 	"github.com/verdict-bot/verdict/app/githubtest"
 )
 
-// BenchmarkVerifySample is one full verification of the shipped sample (an
-// agentic PR touching every check, with sweep artifacts and an upstream
-// recipe read) against the fake GitHub with 30 ms of latency per API call.
-// "cold" starts every verification with an empty evidence cache, "warm"
-// shares one, as the App does across re-verifications.
+// benchLatency is the fake GitHub's delay per API call.
+const benchLatency = 30 * time.Millisecond
+
+// BenchmarkVerifySample is one full verification of a shipped sample PR
+// that reaches every check (sweep artifacts, an upstream recipe, a
+// published page) against the fake GitHub with 30 ms of latency per API
+// call: the e2e layout (sample-e2e-agentic) and the legacy one
+// (sample-legacy-agentic). "cold" starts every verification with empty
+// caches, "warm" shares them with an earlier verification of the unchanged
+// PR, as the App does across re-verifications. It reports the requests'
+// observed depth and their dependency bound (see analyze), and wall time
+// over bound × latency; VERDICT_BENCH_TRACE=FILE writes both paths and the
+// timeline to FILE.<fixture>.<mode>.
 func BenchmarkVerifySample(b *testing.B) {
-	for _, mode := range []string{"cold", "warm"} {
-		b.Run(mode, func(b *testing.B) {
-			srv := githubtest.New(b, loadSample(b))
-			srv.SetLatency(30 * time.Millisecond)
-			v := newTestVerifier()
-			gh := clientWith(b, srv, ghsource.Options{Cache: ghsource.NewCache(64 << 20)})
-			if mode == "warm" {
-				if _, err := v.Verify(context.Background(), gh, sampleRequest()); err != nil {
-					b.Fatal(err)
-				}
-			}
-			srv.ResetCounts()
-			b.ResetTimer()
-			for b.Loop() {
-				if mode == "cold" {
-					gh = clientWith(b, srv, ghsource.Options{Cache: ghsource.NewCache(64 << 20)})
-				}
-				if _, err := v.Verify(context.Background(), gh, sampleRequest()); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(srv.TotalCalls())/float64(b.N), "api-calls/op")
-			b.ReportMetric(float64(srv.Calls("GET /repos/{owner}/{repo}/actions/artifacts/{id}/zip"))/float64(b.N), "artifact-downloads/op")
-		})
+	for _, fixture := range []string{"sample-e2e-agentic", "sample-legacy-agentic"} {
+		for _, mode := range []string{"cold", "warm"} {
+			b.Run(fixture+"/"+mode, func(b *testing.B) { benchVerify(b, fixture, mode) })
+		}
 	}
+}
+
+func benchVerify(b *testing.B, fixture, mode string) {
+	fx, err := githubtest.LoadFixture(filepath.Join("..", "..", "testdata", "fixtures", fixture))
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := githubtest.New(b, fx)
+	srv.SetLatency(benchLatency)
+	v := newTestVerifier()
+	req := sampleRequest()
+	newClient := func() *ghapi.Client {
+		return clientWith(b, srv, ghsource.Options{Cache: ghsource.NewCache(64 << 20)})
+	}
+	gh := newClient()
+	if mode == "warm" {
+		if _, err := v.Verify(context.Background(), gh, req); err != nil {
+			b.Fatal(err)
+		}
+	}
+	srv.ResetCounts()
+	var p paths
+	b.ResetTimer()
+	for b.Loop() {
+		if mode == "cold" {
+			gh = newClient()
+		}
+		srv.SetTracing(true)
+		if _, err := v.Verify(context.Background(), gh, req); err != nil {
+			b.Fatal(err)
+		}
+		p = analyze(srv.Trace(), req.Owner, req.Repo, strconv.Itoa(req.Number))
+	}
+	b.StopTimer()
+	reportCalls(b, srv)
+	b.ReportMetric(float64(p.Observed), "depth")
+	b.ReportMetric(float64(p.Bound), "bound")
+	perOp := float64(b.Elapsed()) / float64(b.N)
+	b.ReportMetric(perOp/float64(time.Duration(p.Bound)*benchLatency), "wall/bound")
+	if out := os.Getenv("VERDICT_BENCH_TRACE"); out != "" {
+		writeTrace(b, out+"."+fixture+"."+mode, srv.Trace(), p)
+	}
+}
+
+// reportCalls reports the requests of b's verifications: API calls that
+// count against the rate limit, conditional ones answered 304 (which do
+// not), and archive downloads from artifact storage (not API calls).
+func reportCalls(b *testing.B, srv *githubtest.Server) {
+	storage := srv.Calls("GET /_blob/{owner}/{repo}/artifacts/{file}")
+	n := float64(b.N)
+	b.ReportMetric(float64(srv.TotalCalls()-srv.NotModifiedCalls()-storage)/n, "api-calls/op")
+	b.ReportMetric(float64(srv.NotModifiedCalls())/n, "304s/op")
+	b.ReportMetric(float64(storage)/n, "storage-downloads/op")
 }

@@ -55,6 +55,17 @@ func runEvals(ctx context.Context, pr *checks.PR) checks.Result {
 			fmt.Sprintf("could not list artifacts of run %d: %v", run, err),
 			fmt.Sprintf("无法列出运行 %d 的产物：%s", run, checks.Code(err.Error())))).WithEvidence(runEv)
 	}
+	// The thresholds do not depend on the rows: read them meanwhile.
+	type thresholds struct {
+		th  sweep.Thresholds
+		ev  checks.Evidence
+		res *checks.Result
+	}
+	thc := make(chan thresholds, 1)
+	go func() {
+		th, ev, res := loadThresholds(ctx, pr)
+		thc <- thresholds{th, ev, res}
+	}()
 	ld := sweep.LoadEvalRows(ctx, pr.Source, run, arts)
 	if ld.Problem != nil {
 		return ld.Problem.WithEvidence(runEv)
@@ -75,7 +86,8 @@ func runEvals(ctx context.Context, pr *checks.PR) checks.Result {
 		}
 	}
 
-	th, thEv, res := loadThresholds(ctx, pr)
+	t := <-thc
+	th, thEv, res := t.th, t.ev, t.res
 	if res != nil {
 		return res.WithEvidence(runEv)
 	}

@@ -77,7 +77,7 @@ func appWiring(pages http.RoundTripper) wiring {
 		}
 		id := &appIdentity{app: apps.App(), slug: strings.TrimSuffix(cfg.AppSlug, "[bot]"), log: log}
 		go id.warm(ctx)
-		opts := evidenceOptions(ghsource.Options{Retry: ro})
+		opts := evidenceOptions(ghsource.Options{Retry: ro, ArtifactDownloads: cfg.ArtifactDownloads})
 		if pages != nil {
 			opts.PageClient = &http.Client{Transport: pages, Timeout: 20 * time.Second}
 		}

@@ -237,6 +237,19 @@ func (d *REST) Check(ex githubtest.Exchange) error {
 	if rt == nil {
 		return fmt.Errorf("%s %s: route %q has no operation", ex.Method, ex.Path, ex.Route)
 	}
+	if ex.Status == http.StatusNotModified {
+		// GitHub answers any conditional GET this way (its REST
+		// conditional-requests rules); the description lists 304 for some
+		// operations only. It must answer a conditional request, with the
+		// ETag and no body.
+		switch {
+		case ex.Method != http.MethodGet || ex.RequestHeader.Get("If-None-Match") == "":
+			return fmt.Errorf("%s %s: 304 without a conditional request", ex.Method, ex.Path)
+		case ex.Header.Get("ETag") == "" || len(ex.Body) > 0:
+			return fmt.Errorf("%s %s: 304 needs an ETag and no body", ex.Method, ex.Path)
+		}
+		return nil
+	}
 	if ex.BodyTruncated || ex.Status == 0 {
 		// Too large to keep, or the client left before any answer.
 		return nil

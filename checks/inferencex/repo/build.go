@@ -56,11 +56,26 @@ func buildChangeSet(ctx context.Context, pr *checks.PR, ms *Masters) (*ChangeSet
 		}
 	}
 
-	// Master configs at the three refs, concurrently.
+	// Master configs at the three refs, concurrently, and alongside them
+	// the changelog at base and H (used by b.changelog) and, when a
+	// changed file can affect a config, the script and runner directories
+	// (used by b.affected).
 	refs := []string{pr.BaseSHA, pr.HeadSHA, pr.DefaultSHA}
 	maps := make([]map[string]*ConfigEntry, 3)
 	probs := make([][]InputProblem, 3)
-	forEach(3, 3, func(i int) {
+	forEach(6, 6, func(i int) {
+		if i == 5 {
+			if b.mayAffectConfigs() {
+				b.listDirs(true)
+			}
+			return
+		}
+		if i >= 3 {
+			if ref := []string{pr.BaseSHA, pr.HeadSHA}[i-3]; ref != "" && l.Changelog != "" {
+				r.Read(ctx, ref, l.Changelog)
+			}
+			return
+		}
 		if refs[i] == "" {
 			return
 		}
@@ -101,6 +116,18 @@ func buildChangeSet(ctx context.Context, pr *checks.PR, ms *Masters) (*ChangeSet
 	// the problems are reported in must not depend on that.
 	sort.SliceStable(cs.Problems, func(i, j int) bool { return cs.Problems[i].Path < cs.Problems[j].Path })
 	return cs, nil
+}
+
+// mayAffectConfigs reports whether a changed file is a master config, the
+// changelog or a benchmark or runner file: what selects affected configs.
+func (b *builder) mayAffectConfigs() bool {
+	l := b.layout
+	for _, f := range b.cs.Files {
+		if f.Path == l.Changelog || b.isRuntimeFile(f.Path) || strings.HasPrefix(f.Path, strings.TrimSuffix(l.ConfigsDir, "/")+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // addedFileLines returns every line of a text file the PR adds, read at H,

@@ -134,6 +134,7 @@ func (b *builder) scriptNames() map[string]bool {
 		return b.scripts
 	}
 	b.scripts = map[string]bool{}
+	b.listDirs(true)
 	for _, d := range b.scriptDirs() {
 		es, err := b.reader.List(b.ctx, b.head, d)
 		if err != nil {
@@ -212,6 +213,18 @@ func (b *builder) launchers(e *ConfigEntry) []string {
 	return out
 }
 
+// listDirs lists, all at once, the directories scripts (withScripts) and
+// launchers are looked up in, so that the lookups find them read rather
+// than reading them one after another. The runners directory goes along
+// with the script directories: the affected configs' launchers follow.
+func (b *builder) listDirs(withScripts bool) {
+	dirs := []string{b.layout.RunnersDir}
+	if withScripts {
+		dirs = append(dirs, b.scriptDirs()...)
+	}
+	forEach(maxReads, len(dirs), func(i int) { b.reader.List(b.ctx, b.head, dirs[i]) })
+}
+
 type effRef struct {
 	path, kind string
 }
@@ -221,6 +234,13 @@ type effRef struct {
 // levels deep), each file once.
 func (b *builder) effective() {
 	cs := b.cs
+	if len(cs.Affected) > 0 {
+		single := false
+		for _, e := range cs.Affected {
+			single = single || !e.MultiNode
+		}
+		b.listDirs(single)
+	}
 	perKey := map[string][]effRef{}
 	var want []effRef
 	for _, e := range cs.Affected {

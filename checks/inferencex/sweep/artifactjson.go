@@ -155,8 +155,10 @@ func objects(data []byte) ([]map[string]any, error) {
 	return nil, fmt.Errorf("%w: expected an object or an array of objects", checks.ErrMalformed)
 }
 
-// artifactReads bounds concurrent artifact downloads of one check.
-const artifactReads = 4
+// artifactReads bounds the artifacts one check reads at once: every
+// artifact of a run the check wants is asked for together (the Source
+// bounds the downloads that really go out).
+const artifactReads = 64
 
 // eachArtifact runs f for every artifact, at most artifactReads at once, and
 // waits for all of them.

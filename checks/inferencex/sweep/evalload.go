@@ -49,11 +49,22 @@ func LoadEvalRows(ctx context.Context, src checks.Source, run int64, arts []chec
 	sortArtifacts(per)
 	switch {
 	case len(agg) > 0:
+		// The aggregate has no eval_concs: the per-config meta_env.json
+		// files say which concurrencies a batched job had to finish. They
+		// are read alongside the aggregate and used unless it has a problem.
+		var batched *checks.Result
+		var notes []string
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			if len(per) > 0 {
+				batched, notes = batchedAcross(ctx, src, run, per)
+			}
+		}()
 		ld := loadArtifacts(ctx, src, run, agg, false)
+		<-done
 		if ld.Problem == nil && len(per) > 0 {
-			// The aggregate has no eval_concs: the per-config meta_env.json
-			// files say which concurrencies a batched job had to finish.
-			ld.Problem, ld.Notes = batchedAcross(ctx, src, run, per)
+			ld.Problem, ld.Notes = batched, notes
 		}
 		return ld
 	case len(per) > 0:

@@ -1,0 +1,52 @@
+package verify_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/verdict-bot/verdict/app/ghsource"
+	"github.com/verdict-bot/verdict/app/githubtest"
+)
+
+// TestReverificationReadsOnlyWhatCanChange: a cold verification reads no
+// repository (the PR names its default branch) and does not re-read the
+// sign-off its listing returned; re-verifying the unchanged PR with the
+// caches of the first asks GitHub only about what can change, and GitHub
+// answers every REST one of those 304.
+func TestReverificationReadsOnlyWhatCanChange(t *testing.T) {
+	srv := githubtest.New(t, loadSample(t))
+	v := newTestVerifier()
+	gh := clientWith(t, srv, ghsource.Options{Cache: ghsource.NewCache(64 << 20)})
+	if _, err := v.Verify(context.Background(), gh, sampleRequest()); err != nil {
+		t.Fatal(err)
+	}
+	for _, route := range []string{
+		"GET /repos/{owner}/{repo}",
+		"GET /repos/{owner}/{repo}/pulls/{number}/reviews/{id}",
+		"GET /repos/{owner}/{repo}/issues/comments/{id}",
+		"GET /repos/{owner}/{repo}/pulls/comments/{id}",
+	} {
+		if n := srv.Calls(route); n != 0 {
+			t.Errorf("cold: %d × %s", n, route)
+		}
+	}
+	srv.ResetCounts()
+	if _, err := v.Verify(context.Background(), gh, sampleRequest()); err != nil {
+		t.Fatal(err)
+	}
+	// The sample's sign-off is a review, whose REST object shows no edit
+	// time: without a ledger remembering its authentic version, whether it
+	// was edited is asked of GraphQL, which has no conditional requests.
+	// Every REST read is answered 304.
+	history := srv.Calls("POST /graphql")
+	if history > 1 {
+		t.Errorf("warm: %d edit-history queries; want at most the sign-off's one", history)
+	}
+	if counted := srv.TotalCalls() - srv.NotModifiedCalls() - history; counted != 0 {
+		t.Errorf("warm: %d REST requests counted against the rate limit (of %d); want every one answered 304: %v",
+			counted, srv.TotalCalls(), srv.URICallCounts())
+	}
+	if srv.NotModifiedCalls() == 0 {
+		t.Error("warm: no conditional request was made")
+	}
+}
