@@ -32,12 +32,20 @@ type Facts struct {
 	Problems []Problem
 	// Affected are the config keys the model judged affected, sorted.
 	Affected []string
+	// NotText are changed files without a patch that are not text (no row
+	// reads their lines; not problems).
+	NotText []string
 }
 
 // Problem is one input the change-set model could not use.
 type Problem struct {
 	Path string
 	Err  string
+	// Kind is the change-set model's InputProblem.Kind: empty when the
+	// input could not be read.
+	Kind string
+	// Ref is the commit the input was read at, when not the change's head.
+	Ref string
 }
 
 // ChangelogEntry is the part of a changelog entry that identifies it.
@@ -69,7 +77,7 @@ func (c *Change) Facts(ctx context.Context) (Facts, error) {
 			continue
 		}
 		seen[p] = true
-		f.Problems = append(f.Problems, Problem{Path: p.Path, Err: p.Err})
+		f.Problems = append(f.Problems, Problem{Path: p.Path, Err: p.Err, Kind: p.Kind, Ref: p.Ref})
 		if p.Path == l.Changelog {
 			f.ChangelogProblems = append(f.ChangelogProblems, p.Err)
 		}
@@ -89,6 +97,8 @@ func (c *Change) Facts(ctx context.Context) (Facts, error) {
 		}
 	}
 	sort.Strings(f.Affected)
+	f.NotText = append([]string(nil), cs.NotText...)
+	sort.Strings(f.NotText)
 	return f, nil
 }
 

@@ -26,6 +26,10 @@ type Problem struct {
 	// suffix then).
 	Exists   bool   `json:"exists"`
 	Selector string `json:"selector,omitempty"`
+	// Kind is empty when the file could not be read, or names the rule a
+	// file read in full breaks (a changelog schema or edit finding): such a
+	// problem is the file's, not the reader's.
+	Kind string `json:"kind,omitempty"`
 }
 
 // Where is "path:line", or the path when no line is known.
@@ -47,7 +51,7 @@ var (
 )
 
 func readerProblem(ctx context.Context, repo *gitsource.Repo, sha string, p localverify.Problem) Problem {
-	out := Problem{Path: p.Path, Reason: p.Err}
+	out := Problem{Path: p.Path, Reason: p.Err, Kind: p.Kind}
 	if m := lineRE.FindStringSubmatch(p.Err); m != nil {
 		out.Line, _ = strconv.Atoi(m[1])
 	} else if i := strings.Index(p.Err, p.Path+":"); i >= 0 {
@@ -57,6 +61,10 @@ func readerProblem(ctx context.Context, repo *gitsource.Repo, sha string, p loca
 		}
 	}
 	out.Cause = cause(p.Path, p.Err)
+	if p.Ref != "" {
+		// Read at the base or the default branch: it exists or not there.
+		sha = p.Ref
+	}
 	out.Exists, _ = repo.Exists(ctx, sha, p.Path)
 	if i := strings.LastIndexByte(p.Path, ':'); !out.Exists && i > 0 {
 		// "recipe.yaml:zip_override_x[0]" names a part of a file: the

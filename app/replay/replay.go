@@ -223,6 +223,7 @@ func replayOne(ctx context.Context, repo *gitsource.Repo, p PR, o Options, tool 
 		return res
 	}
 	res.Affected = len(facts.Affected)
+	res.NotText = facts.NotText
 	for _, pb := range facts.Problems {
 		res.Problems = append(res.Problems, readerProblem(ctx, repo, p.SHA, pb))
 	}

@@ -38,7 +38,9 @@ type Result struct {
 	PassedAnyway []int     `json:"passed_without_github_evidence,omitempty"`
 	Affected     int       `json:"affected_configs"`
 	Problems     []Problem `json:"reader_problems,omitempty"`
-	Changelog    Changelog `json:"changelog"`
+	// NotText are changed binary files: nothing to read, so not problems.
+	NotText   []string  `json:"not_text,omitempty"`
+	Changelog Changelog `json:"changelog"`
 }
 
 // Row is one check row of a replayed pull request.
@@ -69,12 +71,17 @@ type Totals struct {
 	RowReasons   map[int][]CauseCount `json:"row_reasons"`
 	PassedAnyway map[int]int          `json:"passed_without_github_evidence"`
 	// Problems counts reader problems; ProblemPRs the PRs with any;
-	// ProblemsOnExisting those on files that exist at the assessed commit.
-	Problems           int          `json:"reader_problems"`
-	ProblemPRs         int          `json:"prs_with_reader_problems"`
-	ProblemsOnExisting int          `json:"reader_problems_on_existing_files"`
-	Causes             []CauseCount `json:"causes"`
-	Files              []FileCount  `json:"files"`
+	// ProblemsOnExisting those on files that exist at the assessed commit
+	// that could not be read; FindingsOnExisting, by kind, those on existing
+	// files read in full that break a rule (Problem.Kind).
+	Problems           int            `json:"reader_problems"`
+	ProblemPRs         int            `json:"prs_with_reader_problems"`
+	ProblemsOnExisting int            `json:"reader_problems_on_existing_files"`
+	FindingsOnExisting map[string]int `json:"findings_on_existing_files,omitempty"`
+	// NotText counts changed binary files (not reader problems).
+	NotText int          `json:"not_text_files"`
+	Causes  []CauseCount `json:"causes"`
+	Files   []FileCount  `json:"files"`
 	// Changelog counts comparison statuses.
 	Changelog map[string]int `json:"changelog"`
 }
@@ -168,13 +175,20 @@ func (r *Report) Summarize() {
 			t.PassedAnyway[n]++
 		}
 		t.Changelog[p.Changelog.Status]++
+		t.NotText += len(p.NotText)
 		if len(p.Problems) > 0 {
 			t.ProblemPRs++
 		}
 		seenFile := map[string]bool{}
 		for _, pb := range p.Problems {
 			t.Problems++
-			if pb.Exists {
+			switch {
+			case pb.Exists && pb.Kind != "":
+				if t.FindingsOnExisting == nil {
+					t.FindingsOnExisting = map[string]int{}
+				}
+				t.FindingsOnExisting[pb.Kind]++
+			case pb.Exists:
 				t.ProblemsOnExisting++
 			}
 			c := causes[pb.Cause]
@@ -295,8 +309,20 @@ func (r *Report) Text(w io.Writer) {
 		fmt.Fprintf(w, "  not verifiable: %d× %s (%s)\n", c.Count, c.Cause, strings.Join(c.Examples, ", "))
 	}
 
-	fmt.Fprintf(w, "\nReader problems: %d in %d pull requests, %d on files that exist at the assessed commit, %d files.\n",
-		t.Problems, t.ProblemPRs, t.ProblemsOnExisting, len(t.Files))
+	fmt.Fprintf(w, "\nReader problems: %d in %d pull requests, %d on files that exist at the assessed commit, %d files (changed binary files, not read: %d).\n",
+		t.Problems, t.ProblemPRs, t.ProblemsOnExisting, len(t.Files), t.NotText)
+	if len(t.FindingsOnExisting) > 0 {
+		kinds := make([]string, 0, len(t.FindingsOnExisting))
+		for k := range t.FindingsOnExisting {
+			kinds = append(kinds, k)
+		}
+		sort.Strings(kinds)
+		fmt.Fprintf(w, "Of them, files read in full that break a rule (not counted as on existing files):")
+		for _, k := range kinds {
+			fmt.Fprintf(w, " %s %d;", k, t.FindingsOnExisting[k])
+		}
+		fmt.Fprintln(w)
+	}
 	if len(t.Causes) > 0 {
 		fmt.Fprintln(w, "By cause (problems, pull requests, on existing files):")
 		for _, c := range t.Causes {

@@ -42,6 +42,10 @@ func buildChangeSet(ctx context.Context, pr *checks.PR, ms *Masters) (*ChangeSet
 				// documents at base and H; their patch adds nothing.
 				continue
 			}
+			if b.notText(f, pr.BaseSHA) {
+				cs.NotText = append(cs.NotText, f.Path)
+				continue
+			}
 			cs.problem(f.Path, "GitHub returned no patch for this file (binary or too large a diff)")
 			continue
 		}
@@ -80,7 +84,11 @@ func buildChangeSet(ctx context.Context, pr *checks.PR, ms *Masters) (*ChangeSet
 			if i == 0 && errors.Is(err, checks.ErrNotFound) {
 				return // no configs directory at the base: everything at H is new
 			}
-			ps = append(ps, InputProblem{Path: l.ConfigsDir, Err: err.Error()})
+			ip := InputProblem{Path: l.ConfigsDir, Err: err.Error()}
+			if refs[i] != pr.HeadSHA {
+				ip.Ref = refs[i]
+			}
+			ps = append(ps, ip)
 		}
 		maps[i], probs[i] = m, ps
 	})
@@ -144,6 +152,25 @@ func (b *builder) addedFileLines(f checks.ChangedFile) ([]udiff.Line, bool) {
 	return out, true
 }
 
+// notText reports whether a changed file without a patch is binary: its
+// content (at H, or at base for a removed file) holds a NUL byte in the
+// first 8,000 bytes, git's own test. A file that cannot be read is not known
+// to be binary, so it stays a problem.
+func (b *builder) notText(f checks.ChangedFile, base string) bool {
+	ref := b.head
+	if f.Status == "removed" {
+		ref = base
+	}
+	if ref == "" {
+		return false
+	}
+	data, err := b.reader.Read(b.ctx, ref, f.Path)
+	if err != nil {
+		return false
+	}
+	return bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0
+}
+
 // builder computes one change set.
 type builder struct {
 	ctx    context.Context
@@ -189,7 +216,7 @@ func (b *builder) changelog(base string) {
 		for i, e := range gone {
 			lines[i] = fmt.Sprint(e.Line)
 		}
-		cs.problem(p, fmt.Sprintf("changelog at %s no longer holds %d entr%s of the base unchanged (base line %s): entries were removed or edited",
+		cs.finding(p, ProblemChangelogEdit, fmt.Sprintf("changelog at %s no longer holds %d entr%s of the base unchanged (base line %s): entries were removed or edited",
 			checks.Short(b.head), len(gone), plural(len(gone), "y", "ies"), strings.Join(lines, ", ")))
 	}
 	keys := make([]string, 0, len(cs.MasterHead))
@@ -202,12 +229,12 @@ func (b *builder) changelog(base string) {
 		// Only the entries this PR adds are its input; older entries
 		// written to an older schema are not.
 		for _, q := range e.Problems {
-			cs.problem(p, "changelog at "+checks.Short(b.head)+": "+q)
+			cs.finding(p, ProblemChangelogSchema, "changelog at "+checks.Short(b.head)+": "+q)
 		}
 		var unmatched []string
 		e.Matched, unmatched = MatchConfigKeys(e.ConfigKeys, keys)
 		if len(unmatched) > 0 && cs.MasterHead != nil {
-			cs.problem(p, fmt.Sprintf("changelog at %s, line %d: config-keys %s select no master config at %s",
+			cs.finding(p, ProblemChangelogSchema, fmt.Sprintf("changelog at %s, line %d: config-keys %s select no master config at %s",
 				checks.Short(b.head), e.Line, strings.Join(unmatched, ", "), checks.Short(b.head)))
 		}
 		for _, k := range e.Matched {

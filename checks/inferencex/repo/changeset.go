@@ -65,6 +65,11 @@ type ChangeSet struct {
 	// runtime settings also see files that map to no known config.
 	Extra []*EffectiveFile
 
+	// NotText are changed files with no patch whose content is not text (a
+	// NUL byte, as git decides): they have no lines to scan, so no row needs
+	// their text and they are not input problems.
+	NotText []string
+
 	// Problems are inputs that could not be read or parsed, in path order
 	// (a path's problems in the order they were found). A check that needs
 	// one of them reports it instead of passing.
@@ -75,7 +80,24 @@ type ChangeSet struct {
 type InputProblem struct {
 	Path string
 	Err  string
+	// Kind is empty for an input that could not be read or parsed, or
+	// names a rule the input was read and found to break
+	// (ProblemChangelogSchema, ProblemChangelogEdit). Checks treat both
+	// alike: the rows that need the input cannot pass.
+	Kind string
+	// Ref is the commit the input was read at when it is not H (the base
+	// or the default branch), so that whether it exists is asked there.
+	Ref string
 }
+
+// Kinds of InputProblem that are findings on a file read in full.
+const (
+	// ProblemChangelogSchema: an added entry breaks the changelog schema,
+	// or its config-keys select nothing.
+	ProblemChangelogSchema = "changelog-schema"
+	// ProblemChangelogEdit: base entries were removed or edited.
+	ProblemChangelogEdit = "changelog-edit"
+)
 
 // ConfigEntry is one master-config entry with its classifications.
 type ConfigEntry struct {
@@ -193,6 +215,11 @@ type Command struct {
 
 func (cs *ChangeSet) problem(p, msg string) {
 	cs.Problems = append(cs.Problems, InputProblem{Path: p, Err: msg})
+}
+
+// finding records a rule that a file read in full breaks.
+func (cs *ChangeSet) finding(p, kind, msg string) {
+	cs.Problems = append(cs.Problems, InputProblem{Path: p, Err: msg, Kind: kind})
 }
 
 // ProblemsFor returns the problems whose path is one of paths or lies under
