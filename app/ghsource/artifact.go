@@ -24,6 +24,15 @@ func indexKey(id int64) string              { return fmt.Sprintf("artifact-index
 // ArtifactFiles downloads an artifact (unless every wanted entry is cached)
 // and returns the wanted entries sorted by name.
 func (s *Source) ArtifactFiles(ctx context.Context, a checks.Artifact, want func(name string) bool) ([]checks.ArtifactFile, error) {
+	files, err := s.artifactFiles(ctx, a, want, true)
+	s.noteTransient(err)
+	return files, err
+}
+
+// artifactFiles is ArtifactFiles; asked says a check asked, so that the
+// reads ahead its first download of a run starts (see PrefetchArtifacts)
+// are started, and not for a read ahead itself.
+func (s *Source) artifactFiles(ctx context.Context, a checks.Artifact, want func(name string) bool, asked bool) ([]checks.ArtifactFile, error) {
 	what := fmt.Sprintf("%s/%s: artifact %s (%d)", s.owner, s.repo, a.Name, a.ID)
 	if want == nil {
 		want = func(string) bool { return true }
@@ -37,6 +46,9 @@ func (s *Source) ArtifactFiles(ctx context.Context, a checks.Artifact, want func
 	if files, ok := s.cachedEntries(a.ID, want); ok {
 		return files, nil
 	}
+	if asked {
+		s.readRunAhead(ctx, a)
+	}
 	// One download at a time per artifact: a concurrent caller usually
 	// wants the same entries and finds them cached once the first is done.
 	mu := s.artifactLock(a.ID)
@@ -47,9 +59,7 @@ func (s *Source) ArtifactFiles(ctx context.Context, a checks.Artifact, want func
 	}
 	names, files, err := s.fetchArtifact(ctx, a, want)
 	if err != nil {
-		err = fmt.Errorf("%s: %w", what, err)
-		s.noteTransient(err)
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	c := s.cache()
 	var size int64
