@@ -264,7 +264,9 @@ func (s *Source) treeAt(ctx context.Context, sha string) (*commitTree, error) {
 	return do(s, s.treeKey(sha), s.readTree(ctx, sha))
 }
 
-func (s *Source) treeKey(sha string) string { return "tree\x00" + s.owner + "/" + s.repo + "\x00" + sha }
+func (s *Source) treeKey(sha string) string {
+	return "tree\x00" + s.owner + "/" + s.repo + "\x00" + sha
+}
 
 // readTree is treeAt's read, for do or for a read ahead of its askers.
 func (s *Source) readTree(ctx context.Context, sha string) func() (*commitTree, error) {
