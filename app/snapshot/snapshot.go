@@ -75,7 +75,9 @@ func (e *ConfigError) Unwrap() error { return e.err }
 //
 // Reads go out as soon as what they need is known: the PR (which names the
 // default branch, so the repository is not read for it), then both branch
-// tips together, then the configuration and the layout marker together.
+// tips together and, beside them, the configuration and the layout marker
+// at the default branch's name when the evidence can read ahead (see
+// configured); otherwise those two together once its tip is known.
 func Take(ctx context.Context, gh GitHub, owner, name string, number int) (*Snapshot, error) {
 	return TakeWith(ctx, gh, gh.Evidence(owner, name, number), owner, name, number, nil)
 }
