@@ -154,8 +154,9 @@ func (s *Source) treeRead(sha string, t *commitTree) {
 
 // confirm keeps r as the file (or absence) at commit sha when the commit's
 // tree t shows the same, and reports the branch as moved when it shows
-// another. A path the tree holds as something other than a file (a
-// symlink, a submodule) cannot be confirmed and is not kept.
+// something else. A symlink (which the contents API may answer with its
+// target) cannot be confirmed, nor can the absence of a file where the
+// commit has a directory or a submodule; neither is kept.
 func (s *Source) confirm(sha string, t *commitTree, r aheadRead) {
 	typ := ""
 	for _, e := range t.dirs[path.Dir("/" + r.path)[1:]] {
@@ -163,10 +164,12 @@ func (s *Source) confirm(sha string, t *commitTree, r aheadRead) {
 			typ = e.Type
 		}
 	}
+	same := r.res.notFound && typ == "" || !r.res.notFound && typ == "file" && t.blobs[r.path] == gitBlob(r.res.data)
 	switch {
-	case typ == "" && r.res.notFound, typ == "file" && !r.res.notFound && t.blobs[r.path] == gitBlob(r.res.data):
+	case same:
 		s.o.Cache.put(s.fileKey(sha, r.path), r.res, int64(len(r.res.data)))
-	case typ == "" || typ == "file":
+	case typ == "symlink", r.res.notFound && typ != "file":
+	default:
 		s.noteTransient(retry.Transient(fmt.Errorf("%s/%s: %s moved from %s while %s was read at it; read again",
 			s.owner, s.repo, r.branch, short(sha), r.path)))
 	}
