@@ -83,9 +83,10 @@ type treeReader interface {
 // phrase unless the repository configures another one.
 func prefetchWriters(ctx context.Context, src checks.Source, cands []candidate) {
 	seen := map[string]bool{}
-	for _, c := range cands {
+	for i := range cands {
+		c := &cands[i]
 		l := strings.ToLower(c.so.Author)
-		if seen[l] || c.bot || c.meta.dismissed || !signoff.IsCandidate(c.so.Body, signoff.DefaultPhrase) {
+		if seen[l] || c.bot || c.meta.dismissed || !c.holds(signoff.DefaultPhrase) {
 			continue
 		}
 		seen[l] = true
