@@ -8,6 +8,7 @@ import (
 
 	"github.com/verdict-bot/verdict/app/ghsource"
 	"github.com/verdict-bot/verdict/app/githubtest"
+	"github.com/verdict-bot/verdict/app/githubtest/fixture"
 )
 
 // TestReverificationReadsOnlyWhatCanChange: a cold verification reads no
@@ -61,9 +62,9 @@ func TestReverificationReadsOnlyWhatCanChange(t *testing.T) {
 // the PR, read first, when the scope is decided and after the evidence.
 // What is read ahead at the branch answers the reads at its tip.
 func TestColdVerificationReadsEachThingOnce(t *testing.T) {
-	for _, fixture := range []string{"sample-e2e-agentic", "sample-legacy-agentic"} {
-		t.Run(fixture, func(t *testing.T) {
-			fx, err := githubtest.LoadFixture(filepath.Join("..", "..", "testdata", "fixtures", fixture))
+	for _, name := range []string{"sample-e2e-agentic", "sample-legacy-agentic"} {
+		t.Run(name, func(t *testing.T) {
+			fx, err := fixture.Load(filepath.Join("..", "..", "testdata", "fixtures", name))
 			if err != nil {
 				t.Fatal(err)
 			}
