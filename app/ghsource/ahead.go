@@ -17,8 +17,9 @@ import (
 // soon as their inputs are known and the asker finds the answer in flight
 // or memoized. A read ahead is nobody's evidence until someone asks: its
 // failure is memoized like any other answer (a transient one is noted
-// for the verification only when an asker gets it, through do), and it is
-// never started for evidence that may go unused.
+// for the verification only when an asker gets it, through do). Callers
+// read ahead only what the verification goes on to read once it gets that
+// far; each says what decides that.
 
 // PrefetchTree starts reading the recursive git tree of commit sha, which
 // answers every directory listing at that commit (see ListDir). Refs that
