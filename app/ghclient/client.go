@@ -20,7 +20,7 @@ const DefaultBaseURL = "https://api.github.com/"
 
 // Options configure the clients. The zero value is usable.
 type Options struct {
-	// Base is the transport under the retry layer (default http.DefaultTransport).
+	// Base is the transport under the retry layer (default: see NewTransport).
 	Base  http.RoundTripper
 	Retry RetryOptions
 	// UserAgent defaults to "verdict".

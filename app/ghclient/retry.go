@@ -111,10 +111,22 @@ type Transport struct {
 	exhaustedUntil time.Time
 }
 
-// NewTransport wraps base (nil: http.DefaultTransport).
+// defaultBase is http.DefaultTransport keeping enough idle connections
+// per host for the bursts a verification sends at once (its reads go out
+// as soon as their inputs are known, up to 16 pages or downloads of one
+// kind together): with the default two, every burst over HTTP/1.1 would
+// dial most of its connections again.
+var defaultBase = func() http.RoundTripper {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = 64
+	return t
+}()
+
+// NewTransport wraps base (nil: http.DefaultTransport with a larger idle
+// pool per host, shared by every such transport).
 func NewTransport(base http.RoundTripper, o RetryOptions) *Transport {
 	if base == nil {
-		base = http.DefaultTransport
+		base = defaultBase
 	}
 	return &Transport{Base: base, Opts: o.withDefaults()}
 }

@@ -101,9 +101,11 @@ func (s *Source) WorkflowRuns(ctx context.Context, workflowFile string, q checks
 	})
 }
 
+func artifactsKey(runID int64) string { return fmt.Sprintf("artifacts\x00%d", runID) }
+
 // Artifacts lists a run's artifacts.
 func (s *Source) Artifacts(ctx context.Context, runID int64) ([]checks.Artifact, error) {
-	return do(s, fmt.Sprintf("artifacts\x00%d", runID), func() ([]checks.Artifact, error) {
+	return do(s, artifactsKey(runID), func() ([]checks.Artifact, error) {
 		var out []checks.Artifact
 		opt := &github.ListOptions{PerPage: 100, Page: 1}
 		for {

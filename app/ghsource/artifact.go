@@ -1,6 +1,7 @@
 package ghsource
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -24,6 +25,15 @@ func indexKey(id int64) string              { return fmt.Sprintf("artifact-index
 // ArtifactFiles downloads an artifact (unless every wanted entry is cached)
 // and returns the wanted entries sorted by name.
 func (s *Source) ArtifactFiles(ctx context.Context, a checks.Artifact, want func(name string) bool) ([]checks.ArtifactFile, error) {
+	files, err := s.artifactFiles(ctx, a, want, true)
+	s.noteTransient(err)
+	return files, err
+}
+
+// artifactFiles is ArtifactFiles; asked says a check asked, so that the
+// reads ahead its first download of a run starts (see PrefetchArtifacts)
+// are started, and not for a read ahead itself.
+func (s *Source) artifactFiles(ctx context.Context, a checks.Artifact, want func(name string) bool, asked bool) ([]checks.ArtifactFile, error) {
 	what := fmt.Sprintf("%s/%s: artifact %s (%d)", s.owner, s.repo, a.Name, a.ID)
 	if want == nil {
 		want = func(string) bool { return true }
@@ -37,6 +47,9 @@ func (s *Source) ArtifactFiles(ctx context.Context, a checks.Artifact, want func
 	if files, ok := s.cachedEntries(a.ID, want); ok {
 		return files, nil
 	}
+	if asked {
+		s.readRunAhead(ctx, a)
+	}
 	// One download at a time per artifact: a concurrent caller usually
 	// wants the same entries and finds them cached once the first is done.
 	mu := s.artifactLock(a.ID)
@@ -47,9 +60,7 @@ func (s *Source) ArtifactFiles(ctx context.Context, a checks.Artifact, want func
 	}
 	names, files, err := s.fetchArtifact(ctx, a, want)
 	if err != nil {
-		err = fmt.Errorf("%s: %w", what, err)
-		s.noteTransient(err)
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	c := s.cache()
 	var size int64
@@ -123,16 +134,33 @@ func (s *Source) fetchArtifact(ctx context.Context, a checks.Artifact, want func
 	case <-ctx.Done():
 		return nil, nil, transient(nil, ctx.Err())
 	}
-	f, size, err := s.download(ctx, a.ID)
+	arc, err := s.download(ctx, a.ID)
 	<-s.downloads
 	if err != nil {
 		return nil, nil, err
 	}
-	defer func() {
-		f.Close()
-		os.Remove(f.Name())
-	}()
-	return ReadZip(f, size, s.o.Artifact, want)
+	defer arc.close()
+	return ReadZip(arc.r, arc.size, s.o.Artifact, want)
+}
+
+// memArchive is the largest archive (by its declared length) held in
+// memory while it is read; larger ones, or ones of unknown length, go to
+// a temporary file. Sweep result archives are a few kilobytes, and a
+// temporary file costs more than their whole download.
+const memArchive = 4 << 20
+
+// archive is a downloaded archive, in memory or in a temporary file.
+type archive struct {
+	r    io.ReaderAt
+	size int64
+	file *os.File
+}
+
+func (a *archive) close() {
+	if a.file != nil {
+		a.file.Close()
+		os.Remove(a.file.Name())
+	}
 }
 
 // downloadAttempts bounds how often an archive download that broke off
@@ -140,17 +168,17 @@ func (s *Source) fetchArtifact(ctx context.Context, a checks.Artifact, want func
 // clients' transport; this covers a body too large to buffer there.
 const downloadAttempts = 3
 
-func (s *Source) download(ctx context.Context, id int64) (*os.File, int64, error) {
+func (s *Source) download(ctx context.Context, id int64) (*archive, error) {
 	for attempt := 1; ; attempt++ {
-		f, n, err := s.downloadOnce(ctx, id)
+		arc, err := s.downloadOnce(ctx, id)
 		var broke *brokenStream
 		if !errors.As(err, &broke) || attempt == downloadAttempts || ctx.Err() != nil {
-			return f, n, err
+			return arc, err
 		}
 		select {
 		case <-time.After(time.Duration(attempt) * s.o.downloadBackoff()):
 		case <-ctx.Done():
-			return nil, 0, transient(nil, ctx.Err())
+			return nil, transient(nil, ctx.Err())
 		}
 	}
 }
@@ -169,43 +197,51 @@ func (o Options) downloadBackoff() time.Duration {
 
 // downloadOnce asks GitHub for the archive's short-lived URL (a fresh one
 // each time: it expires within a minute) and streams the archive from it.
-func (s *Source) downloadOnce(ctx context.Context, id int64) (*os.File, int64, error) {
+func (s *Source) downloadOnce(ctx context.Context, id int64) (*archive, error) {
 	u, resp, err := s.gh.Actions.DownloadArtifact(ctx, s.owner, s.repo, id, 1)
 	if err != nil {
 		switch statusOf(resp) {
 		case http.StatusGone:
-			return nil, 0, fmt.Errorf("download refused: %w", checks.ErrExpired)
+			return nil, fmt.Errorf("download refused: %w", checks.ErrExpired)
 		case http.StatusNotFound:
-			return nil, 0, fmt.Errorf("download: %w", checks.ErrNotFound)
+			return nil, fmt.Errorf("download: %w", checks.ErrNotFound)
 		}
-		return nil, 0, apiErr("requesting the download URL", resp, err)
+		return nil, apiErr("requesting the download URL", resp, err)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		return nil, 0, fmt.Errorf("download URL: %w", err)
+		return nil, fmt.Errorf("download URL: %w", err)
 	}
 	hresp, err := s.o.DownloadClient.Do(req)
 	if err != nil {
-		return nil, 0, transient(nil, fmt.Errorf("downloading: %w", err))
+		return nil, transient(nil, fmt.Errorf("downloading: %w", err))
 	}
 	defer hresp.Body.Close()
 	switch {
 	case hresp.StatusCode == http.StatusGone:
-		return nil, 0, fmt.Errorf("downloading: %w", checks.ErrExpired)
+		return nil, fmt.Errorf("downloading: %w", checks.ErrExpired)
 	case hresp.StatusCode == http.StatusNotFound:
-		return nil, 0, fmt.Errorf("downloading: %w", checks.ErrNotFound)
+		return nil, fmt.Errorf("downloading: %w", checks.ErrNotFound)
 	case hresp.StatusCode != http.StatusOK:
-		return nil, 0, transient(hresp, fmt.Errorf("downloading: status %s", hresp.Status))
+		return nil, transient(hresp, fmt.Errorf("downloading: status %s", hresp.Status))
 	}
 	max := s.o.Artifact.MaxArchiveBytes
 	if hresp.ContentLength > max {
-		return nil, 0, fmt.Errorf("archive is %d bytes, over the %d-byte limit: %w", hresp.ContentLength, max, checks.ErrTooLarge)
+		return nil, fmt.Errorf("archive is %d bytes, over the %d-byte limit: %w", hresp.ContentLength, max, checks.ErrTooLarge)
 	}
-	f, err := os.CreateTemp(s.o.TempDir, "verdict-artifact-*.zip")
-	if err != nil {
-		return nil, 0, fmt.Errorf("creating a temporary file: %w", err)
+	arc := &archive{}
+	var dst io.Writer
+	var buf *bytes.Buffer
+	if hresp.ContentLength >= 0 && hresp.ContentLength <= memArchive {
+		buf = bytes.NewBuffer(make([]byte, 0, hresp.ContentLength))
+		dst = buf
+	} else {
+		if arc.file, err = os.CreateTemp(s.o.TempDir, "verdict-artifact-*.zip"); err != nil {
+			return nil, fmt.Errorf("creating a temporary file: %w", err)
+		}
+		dst = arc.file
 	}
-	n, err := io.Copy(f, io.LimitReader(hresp.Body, max+1))
+	n, err := io.Copy(dst, io.LimitReader(hresp.Body, max+1))
 	if err == nil && n > max {
 		err = fmt.Errorf("archive is over the %d-byte limit: %w", max, checks.ErrTooLarge)
 	} else if err == nil && hresp.ContentLength >= 0 && n != hresp.ContentLength {
@@ -216,11 +252,16 @@ func (s *Source) downloadOnce(ctx context.Context, id int64) (*os.File, int64, e
 		err = &brokenStream{transient(nil, fmt.Errorf("downloading: %w", err))}
 	}
 	if err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return nil, 0, err
+		arc.close()
+		return nil, err
 	}
-	return f, n, nil
+	arc.size = n
+	if buf != nil {
+		arc.r = bytes.NewReader(buf.Bytes())
+	} else {
+		arc.r = arc.file
+	}
+	return arc, nil
 }
 
 // sortFiles orders extracted files by name for deterministic output.

@@ -30,17 +30,7 @@ type fileResult struct {
 func (s *Source) ReadFile(ctx context.Context, ref, path string) ([]byte, error) {
 	path = strings.Trim(path, "/")
 	what := fmt.Sprintf("%s/%s: reading %s at %s", s.owner, s.repo, path, short(ref))
-	key := "file\x00" + s.owner + "/" + s.repo + "\x00" + ref + "\x00" + path
-	res, err := do(s, key, func() (fileResult, error) {
-		if v, ok := s.o.Cache.get(key); ok {
-			return v.(fileResult), nil
-		}
-		res, err := s.readFile(ctx, ref, path, what)
-		if err == nil && immutable(ref) {
-			s.o.Cache.put(key, res, int64(len(res.data)))
-		}
-		return res, err
-	})
+	res, err := do(s, s.fileKey(ref, path), s.fileRead(ctx, ref, path, what))
 	if err != nil {
 		return nil, err
 	}
@@ -52,6 +42,30 @@ func (s *Source) ReadFile(ctx context.Context, ref, path string) ([]byte, error)
 	}
 	// Callers get their own copy: the bytes are shared with the cache.
 	return append([]byte(nil), res.data...), nil
+}
+
+func (s *Source) fileKey(ref, path string) string {
+	return "file\x00" + s.owner + "/" + s.repo + "\x00" + ref + "\x00" + path
+}
+
+// fileRead is ReadFile's read of path at ref, for do or for a read ahead
+// of its askers. At a commit a branch was pinned to, a read of the branch
+// made ahead answers it (see ReadAhead).
+func (s *Source) fileRead(ctx context.Context, ref, path, what string) func() (fileResult, error) {
+	key := s.fileKey(ref, path)
+	return func() (fileResult, error) {
+		if v, ok := s.o.Cache.get(key); ok {
+			return v.(fileResult), nil
+		}
+		if res, ok := s.readAheadAt(ctx, ref, path); ok {
+			return res, nil
+		}
+		res, err := s.readFile(ctx, ref, path, what)
+		if err == nil && immutable(ref) {
+			s.o.Cache.put(key, res, int64(len(res.data)))
+		}
+		return res, err
+	}
 }
 
 // readFile returns notFound (not an error) for a missing file so that the
@@ -180,7 +194,7 @@ func (s *Source) ListDir(ctx context.Context, ref, dir string) ([]checks.DirEntr
 				return nil, fmt.Errorf("%s: %w", what, err)
 			}
 			if t != nil {
-				l, ok := t[dir]
+				l, ok := t.dirs[dir]
 				if !ok {
 					return nil, fmt.Errorf("%s: %w", what, checks.ErrNotFound)
 				}
@@ -231,8 +245,12 @@ type dirListing struct {
 }
 
 // commitTree is every directory of a commit, by path ("" is the root),
-// with its entries as the contents API lists them.
-type commitTree map[string][]checks.DirEntry
+// with its entries as the contents API lists them, and the git blob SHA
+// of every file, by path (which confirms reads made ahead; see ReadAhead).
+type commitTree struct {
+	dirs  map[string][]checks.DirEntry
+	blobs map[string]string
+}
 
 // maxTreeEntries bounds the recursive trees read whole; a larger commit is
 // listed directory by directory.
@@ -242,11 +260,22 @@ const maxTreeEntries = 20000
 // commit's tree never changes). It is nil, without error, when the tree
 // cannot stand in for the contents API: GitHub truncated it, it is over
 // maxTreeEntries, or the server has no such tree.
-func (s *Source) treeAt(ctx context.Context, sha string) (commitTree, error) {
-	key := "tree\x00" + s.owner + "/" + s.repo + "\x00" + sha
-	return do(s, key, func() (commitTree, error) {
+func (s *Source) treeAt(ctx context.Context, sha string) (*commitTree, error) {
+	return do(s, s.treeKey(sha), s.readTree(ctx, sha))
+}
+
+func (s *Source) treeKey(sha string) string {
+	return "tree\x00" + s.owner + "/" + s.repo + "\x00" + sha
+}
+
+// readTree is treeAt's read, for do or for a read ahead of its askers.
+func (s *Source) readTree(ctx context.Context, sha string) func() (*commitTree, error) {
+	key := s.treeKey(sha)
+	return func() (*commitTree, error) {
 		if v, ok := s.o.Cache.get(key); ok {
-			return v.(commitTree), nil
+			t := v.(*commitTree)
+			s.treeRead(sha, t)
+			return t, nil
 		}
 		tree, resp, err := s.gh.Git.GetTree(ctx, s.owner, s.repo, sha, true)
 		if err != nil {
@@ -256,10 +285,10 @@ func (s *Source) treeAt(ctx context.Context, sha string) (commitTree, error) {
 			return nil, nil
 		}
 		if tree.GetTruncated() || len(tree.Entries) > maxTreeEntries {
-			s.o.Cache.put(key, commitTree(nil), 0)
+			s.o.Cache.put(key, (*commitTree)(nil), 0)
 			return nil, nil
 		}
-		t := commitTree{"": {}}
+		t := &commitTree{dirs: map[string][]checks.DirEntry{"": {}}, blobs: map[string]string{}}
 		var size int64
 		for _, e := range tree.Entries {
 			p := e.GetPath()
@@ -271,24 +300,28 @@ func (s *Source) treeAt(ctx context.Context, sha string) (commitTree, error) {
 			switch {
 			case e.GetType() == "tree":
 				typ = "dir"
-				if _, ok := t[p]; !ok {
-					t[p] = []checks.DirEntry{}
+				if _, ok := t.dirs[p]; !ok {
+					t.dirs[p] = []checks.DirEntry{}
 				}
 			case e.GetType() == "commit":
 				typ = "submodule"
 			case e.GetMode() == "120000":
 				typ = "symlink"
+			default:
+				t.blobs[p] = e.GetSHA()
+				size += int64(len(p)) + 56
 			}
-			t[dir] = append(t[dir], checks.DirEntry{Name: name, Path: p, Type: typ})
+			t.dirs[dir] = append(t.dirs[dir], checks.DirEntry{Name: name, Path: p, Type: typ})
 			size += int64(len(p)+len(name)) + 48
 		}
-		for _, es := range t {
+		for _, es := range t.dirs {
 			// Listed by name, as the contents API lists a directory.
 			sort.Slice(es, func(i, j int) bool { return es[i].Name < es[j].Name })
 		}
 		s.o.Cache.put(key, t, size)
+		s.treeRead(sha, t)
 		return t, nil
-	})
+	}
 }
 
 // contentsDirCap is how many entries of a directory the contents API lists.

@@ -133,6 +133,16 @@ type Source struct {
 	// local caches artifact entries for this verification when no shared
 	// Cache is configured.
 	local *Cache
+	// pinned names the branch each commit was read as; trees holds the git
+	// trees read; unconfirmed the reads ahead they have yet to confirm, by
+	// commit (see ReadAhead).
+	pinned      map[string]string
+	trees       map[string]*commitTree
+	unconfirmed map[string][]aheadRead
+	// pick chooses the artifacts of a run to read ahead, runsAhead the
+	// runs whose reads ahead were started (see PrefetchArtifacts).
+	pick      func([]checks.Artifact) map[int64]func(string) bool
+	runsAhead map[int64]bool
 }
 
 // New returns the Source for owner/repo#number. One Source serves one
@@ -159,34 +169,62 @@ type flight struct {
 // first one and share its answer; later callers get the memoized answer.
 // Cancellation is not memoized, so a later call with a live context retries.
 func do[T any](s *Source, key string, f func() (T, error)) (T, error) {
+	v, err := flown(s, key, f)
+	s.noteTransient(err)
+	return v, err
+}
+
+// flown is do without noting a transient failure: a read made ahead of
+// its askers (see ahead.go) is nobody's evidence until one of them asks,
+// and then do notes the memoized failure for that asker.
+func flown[T any](s *Source, key string, f func() (T, error)) (T, error) {
+	fl, first := s.board(key)
+	if first {
+		fly(s, key, fl, f)
+	} else {
+		<-fl.done
+	}
+	v, _ := fl.val.(T)
+	return v, fl.err
+}
+
+// ahead starts f as the flight of key, unless there is one, and returns
+// at once: the flight is on the board before ahead returns, so a later
+// asker of key waits for it rather than starting another.
+func ahead[T any](s *Source, key string, f func() (T, error)) {
+	if fl, first := s.board(key); first {
+		go fly(s, key, fl, f)
+	}
+}
+
+// board returns the flight of key, adding one when there is none (first).
+func (s *Source) board(key string) (fl *flight, first bool) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	fl, ok := s.flights[key]
 	if !ok {
 		fl = &flight{done: make(chan struct{})}
 		s.flights[key] = fl
 	}
-	s.mu.Unlock()
-	if ok {
-		<-fl.done
-	} else {
-		func() {
-			defer close(fl.done)
-			defer func() {
-				if p := recover(); p != nil {
-					fl.err = fmt.Errorf("%s: panic: %v", key, p)
-				}
-			}()
-			fl.val, fl.err = f()
+	return fl, !ok
+}
+
+// fly runs f as flight fl of key. Cancellation is not memoized.
+func fly[T any](s *Source, key string, fl *flight, f func() (T, error)) {
+	func() {
+		defer close(fl.done)
+		defer func() {
+			if p := recover(); p != nil {
+				fl.err = fmt.Errorf("%s: panic: %v", key, p)
+			}
 		}()
-		if errors.Is(fl.err, context.Canceled) || errors.Is(fl.err, context.DeadlineExceeded) {
-			s.mu.Lock()
-			delete(s.flights, key)
-			s.mu.Unlock()
-		}
+		fl.val, fl.err = f()
+	}()
+	if errors.Is(fl.err, context.Canceled) || errors.Is(fl.err, context.DeadlineExceeded) {
+		s.mu.Lock()
+		delete(s.flights, key)
+		s.mu.Unlock()
 	}
-	s.noteTransient(fl.err)
-	v, _ := fl.val.(T)
-	return v, fl.err
 }
 
 // apiErr wraps err from a GitHub call with the sentinel its status means,

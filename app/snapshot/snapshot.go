@@ -75,7 +75,9 @@ func (e *ConfigError) Unwrap() error { return e.err }
 //
 // Reads go out as soon as what they need is known: the PR (which names the
 // default branch, so the repository is not read for it), then both branch
-// tips together, then the configuration and the layout marker together.
+// tips together and, beside them, the configuration and the layout marker
+// at the default branch's name when the evidence can read ahead (see
+// configured); otherwise those two together once its tip is known.
 func Take(ctx context.Context, gh GitHub, owner, name string, number int) (*Snapshot, error) {
 	return TakeWith(ctx, gh, gh.Evidence(owner, name, number), owner, name, number, nil)
 }
@@ -161,14 +163,30 @@ func Configuration(ctx context.Context, gh GitHub, src Evidence, owner, name str
 	return cfg, err
 }
 
+// aheadReader is an evidence source that can read files at a branch by
+// name while the branch's tip is read, and answer reads at the tip from
+// them once told which commit it is (ghsource's; see its ReadAhead).
+type aheadReader interface {
+	ReadAhead(ctx context.Context, branch string, paths ...string)
+	Pin(branch, sha string)
+}
+
 // configured pins the default branch's tip and reads the configuration
 // there. The layout marker, which the configuration's layout detection
 // reads at the same commit unless the configuration forces a layout, is
-// read alongside it rather than after it.
+// read alongside it rather than after it, and both are read ahead at the
+// branch while its tip is read, when src can.
 func configured(ctx context.Context, gh GitHub, src checks.Source, def, repoURL, owner, name string) (string, repoconfig.Config, error) {
+	ahead, _ := src.(aheadReader)
+	if ahead != nil {
+		ahead.ReadAhead(ctx, def, repoconfig.Path, repo.E2EMarker)
+	}
 	sha, err := gh.BranchSHA(ctx, owner, name, def)
 	if err != nil {
 		return "", repoconfig.Config{}, fmt.Errorf("reading default branch %s: %w", def, err)
+	}
+	if ahead != nil {
+		ahead.Pin(def, sha)
 	}
 	marker := make(chan struct{})
 	go func() {

@@ -160,3 +160,42 @@ func TestTakeReportsWhatFailed(t *testing.T) {
 		t.Errorf("err = %v, want the configuration read's", err)
 	}
 }
+
+// aheadEvidence is evidence that can read ahead at a branch, recording
+// what it was asked in the order of gh's branch reads.
+type aheadEvidence struct {
+	evidence
+	gh *fakeGitHub
+}
+
+func (e aheadEvidence) ReadAhead(_ context.Context, branch string, paths ...string) {
+	e.gh.mu.Lock()
+	defer e.gh.mu.Unlock()
+	e.gh.reads = append(e.gh.reads, "ahead "+branch+": "+strings.Join(paths, " "))
+}
+
+func (e aheadEvidence) Pin(branch, sha string) {
+	e.gh.mu.Lock()
+	defer e.gh.mu.Unlock()
+	e.gh.reads = append(e.gh.reads, "pin "+branch+" "+sha)
+}
+
+// TestTakeReadsTheConfigurationAhead: with evidence that can, the
+// configuration and the layout marker are read at the default branch
+// while its tip is read, and pinned to the tip once it is known.
+func TestTakeReadsTheConfigurationAhead(t *testing.T) {
+	src := &checkstest.Source{}
+	src.SetFile(mainSHA, repo.E2EMarker, "[project]\n")
+	gh := &fakeGitHub{base: "main", branches: map[string]string{"main": mainSHA}, src: src}
+	snap, err := snapshot.TakeWith(context.Background(), gh, aheadEvidence{evidence{src}, gh}, "acme", "bench", 7, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"ahead main: .github/verdict.yml " + repo.E2EMarker, "main", "pin main " + mainSHA}
+	if !slices.Equal(gh.reads, want) {
+		t.Errorf("reads %q, want %q", gh.reads, want)
+	}
+	if snap.Layout.Name != "e2e" || snap.PR.DefaultSHA != mainSHA {
+		t.Errorf("layout %s at %s", snap.Layout.Name, snap.PR.DefaultSHA)
+	}
+}

@@ -6,6 +6,9 @@ import (
 
 	"github.com/verdict-bot/verdict/app/snapshot"
 	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/format/signoff"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/sweep"
 )
 
 // checkRun is the checks of one verification running while the gates are
@@ -67,11 +70,44 @@ func prefetchPermission(ctx context.Context, src checks.Source, login, userType 
 	}
 }
 
-// prefetchHead starts the read that needs only the head commit: its check
-// runs (the sweep checks' first evidence).
-func prefetchHead(ctx context.Context, src checks.Source, head string) {
+// treeReader is an evidence source that answers directory listings at a
+// commit from one git tree of it, which can be read ahead (ghsource's).
+type treeReader interface {
+	PrefetchTree(ctx context.Context, sha string)
+}
+
+// prefetchWriters starts, as soon as the sign-off listings are in, the
+// permission reads that choosing the newest sign-off makes (see newest),
+// before the configuration says which phrase marks a sign-off: they are
+// the reads for the candidates holding the default phrase, which is the
+// phrase unless the repository configures another one.
+func prefetchWriters(ctx context.Context, src checks.Source, cands []candidate) {
+	seen := map[string]bool{}
+	for i := range cands {
+		c := &cands[i]
+		l := strings.ToLower(c.so.Author)
+		if seen[l] || c.bot || c.meta.dismissed || !c.holds(signoff.DefaultPhrase) {
+			continue
+		}
+		seen[l] = true
+		prefetchPermission(ctx, src, c.so.Author, c.meta.userType)
+	}
+}
+
+// prefetchHead starts the reads that need only the PR's commits: the
+// head's check runs (the sweep checks' first evidence) and the git trees
+// of the head and the base, from which the change set lists the master
+// configs, scripts and runners at both.
+func prefetchHead(ctx context.Context, src checks.Source, head, base string) {
 	if head != "" {
 		go src.CheckRuns(ctx, head)
+	}
+	if t, ok := src.(treeReader); ok {
+		for _, sha := range []string{head, base} {
+			if sha != "" {
+				t.PrefetchTree(ctx, sha)
+			}
+		}
 	}
 }
 
@@ -79,7 +115,8 @@ func prefetchHead(ctx context.Context, src checks.Source, head string) {
 // only its commits and layout and would otherwise wait for the checks that
 // make them: the checklist template (read by the row that waits for every
 // other row), the CODEOWNERS file and GitHub's diagnostics of it at the
-// base tip (the scope gate).
+// base tip (the scope gate), the git tree of the default branch, and
+// the benchmark artifacts of the run the checks assess (Check 14).
 func prefetchPinned(ctx context.Context, snap *snapshot.Snapshot) {
 	pr, l := snap.PR, snap.Layout
 	if l.Checklist != "" && pr.DefaultSHA != "" {
@@ -91,4 +128,45 @@ func prefetchPinned(ctx context.Context, snap *snapshot.Snapshot) {
 		}
 		go snap.Evidence.CodeownersErrors(ctx, pr.BaseTip)
 	}
+	if t, ok := snap.Evidence.(treeReader); ok && pr.DefaultSHA != "" && pr.DefaultSHA != pr.BaseSHA {
+		// The change set also lists the master configs at the default branch.
+		t.PrefetchTree(ctx, pr.DefaultSHA)
+	}
+	if a, ok := snap.Evidence.(artifactReader); ok {
+		go func() {
+			// Check 14 reads the benchmark points of the run the checks
+			// assess, but only once the change set says the PR can move a
+			// curve, which takes the longest chain of reads to know; a PR
+			// changing no file that can gets no read ahead.
+			if files, err := snap.Evidence.Files(ctx); err == nil && mayMoveCurves(l, files) {
+				a.PrefetchArtifacts(sweep.BenchReads)
+			}
+		}()
+	}
+}
+
+// artifactReader is an evidence source that can read a run's artifacts
+// ahead once a check reads one of them (ghsource's).
+type artifactReader interface {
+	PrefetchArtifacts(pick func(arts []checks.Artifact) map[int64]func(name string) bool)
+}
+
+// mayMoveCurves reports whether a change to files can affect a benchmark
+// curve as Check 14 decides it from the change set: some changed file that
+// is not documentation lies under the configs, benchmarks or runners
+// directory, or is the changelog. Only then can the change set affect a
+// config or leave a benchmark file unmapped.
+func mayMoveCurves(l repo.Layout, files []checks.ChangedFile) bool {
+	under := func(p, dir string) bool { return dir != "" && strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/") }
+	for _, f := range files {
+		for _, p := range []string{f.Path, f.PreviousPath} {
+			if p == "" || repo.IsDocFile(p) {
+				continue
+			}
+			if p == l.Changelog || under(p, l.ConfigsDir) || under(p, l.BenchmarksDir) || under(p, l.RunnersDir) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -94,6 +94,19 @@ type candidate struct {
 	bot  bool
 	so   checks.SignOff
 	meta signOffMeta
+	// checked is the phrase held was last decided for (reading the body's
+	// Markdown takes time on the way to the checks).
+	checked *string
+	held    bool
+}
+
+// holds reports whether the candidate's body holds phrase (see
+// signoff.IsCandidate), deciding it once per phrase.
+func (c *candidate) holds(phrase string) bool {
+	if c.checked == nil || *c.checked != phrase {
+		c.checked, c.held = &phrase, signoff.IsCandidate(c.so.Body, phrase)
+	}
+	return c.held
 }
 
 // newestSignOff finds the newest sign-off on the PR across conversation
@@ -118,9 +131,9 @@ func newestSignOff(ctx context.Context, gh GitHub, src checks.Source, owner, rep
 // sign-off author's gate finds it again).
 func newest(ctx context.Context, src checks.Source, cands []candidate, number int, phrase string) (candidate, error) {
 	var in []candidate
-	for _, c := range cands {
-		if !c.bot && !c.meta.dismissed && signoff.IsCandidate(c.so.Body, phrase) {
-			in = append(in, c)
+	for i := range cands {
+		if c := &cands[i]; !c.bot && !c.meta.dismissed && c.holds(phrase) {
+			in = append(in, *c)
 		}
 	}
 	write, err := writers(ctx, src, in)

@@ -398,7 +398,7 @@ func (v *Verifier) prepare(ctx context.Context, gh GitHub, req Request, log *slo
 	go func() {
 		defer close(took)
 		snap, snapErr = snapshot.TakeWith(ctx, gh, src, req.Owner, req.Repo, req.Number, func(pull *github.PullRequest) {
-			prefetchHead(ctx, src, pull.GetHead().GetSHA())
+			prefetchHead(ctx, src, pull.GetHead().GetSHA(), pull.GetBase().GetSHA())
 		})
 	}()
 	ref := req.SignOff
@@ -411,6 +411,7 @@ func (v *Verifier) prepare(ctx context.Context, gh GitHub, req Request, log *slo
 		defer close(resolved)
 		if ref.IsZero() {
 			found, soErr = signOffCandidates(ctx, gh, src, req.Owner, req.Repo, req.Number)
+			prefetchWriters(ctx, src, found)
 		} else {
 			fetched, fetchedMeta, soErr = fetchSignOff(ctx, gh, req.Owner, req.Repo, req.Number, ref)
 			if soErr == nil {

@@ -77,8 +77,10 @@ func ExtractTemplate(md string) ([]checks.ChecklistItem, error) {
 // dropped, lowercased, every other non-alphanumeric turned into a space,
 // whitespace collapsed.
 func NormalizeItem(s string) string {
-	s = mdLinkRE.ReplaceAllString(s, "$1")
-	s = strings.NewReplacer("`", "", "*", "", "_", "").Replace(s)
+	if strings.Contains(s, "](") { // what every link the expression matches holds
+		s = mdLinkRE.ReplaceAllString(s, "$1")
+	}
+	s = markupDropper.Replace(s)
 	s = strings.ToLower(s)
 	s = strings.Map(func(r rune) rune {
 		if unicode.IsLetter(r) || unicode.IsDigit(r) {
@@ -88,6 +90,9 @@ func NormalizeItem(s string) string {
 	}, s)
 	return strings.Join(strings.Fields(s), " ")
 }
+
+// markupDropper drops the inline markup NormalizeItem ignores.
+var markupDropper = strings.NewReplacer("`", "", "*", "", "_", "")
 
 // prefixTokens is how many leading tokens, when equal, make two items the
 // same item; jaccardMin is the token-set similarity that does.

@@ -370,8 +370,15 @@ func FetchRecipes(ctx context.Context, src checks.Source, links []UpstreamLink) 
 			defer wg.Done()
 			f := &out[i]
 			if l.Kind == "pr" {
-				f.PR, f.PRErr = src.UpstreamPR(ctx, l.Owner, l.Repo, l.Number)
+				// The merge state and the files need only the link: read
+				// them together.
+				read := make(chan struct{})
+				go func() {
+					defer close(read)
+					f.PR, f.PRErr = src.UpstreamPR(ctx, l.Owner, l.Repo, l.Number)
+				}()
 				files, err := src.UpstreamPRFiles(ctx, l.Owner, l.Repo, l.Number)
+				<-read
 				if err != nil {
 					f.TextErr = err
 					return

@@ -27,20 +27,7 @@ type BenchLoad struct {
 // agg_*.json when there is no aggregate) and every bmk_agentic_* artifact
 // (every JSON file, including multi-node `_conc<N>` variants).
 func LoadBenchRows(ctx context.Context, src checks.Source, run int64, arts []checks.Artifact) BenchLoad {
-	var fixed, perFixed, agentic []checks.Artifact
-	for _, a := range arts {
-		switch {
-		case a.Name == "results_bmk":
-			fixed = append(fixed, a)
-		case strings.HasPrefix(a.Name, "bmk_agentic_"):
-			agentic = append(agentic, a)
-		case strings.HasPrefix(a.Name, "bmk_"):
-			perFixed = append(perFixed, a)
-		}
-	}
-	if len(fixed) == 0 {
-		fixed = perFixed
-	}
+	fixed, agentic := benchArtifacts(arts)
 	var out BenchLoad
 	if len(fixed) > 0 {
 		out.Kinds = append(out.Kinds, family(fixed[0]))
@@ -99,6 +86,54 @@ func LoadBenchRows(ctx context.Context, src checks.Source, run int64, arts []che
 	return out
 }
 
+// benchArtifacts are the artifacts of a run that hold its benchmark
+// points: the fixed-seq aggregate results_bmk (the per-config bmk_* when
+// there is none) and every bmk_agentic_*.
+func benchArtifacts(arts []checks.Artifact) (fixed, agentic []checks.Artifact) {
+	var perFixed []checks.Artifact
+	for _, a := range arts {
+		switch {
+		case a.Name == "results_bmk":
+			fixed = append(fixed, a)
+		case strings.HasPrefix(a.Name, "bmk_agentic_"):
+			agentic = append(agentic, a)
+		case strings.HasPrefix(a.Name, "bmk_"):
+			perFixed = append(perFixed, a)
+		}
+	}
+	if len(fixed) == 0 {
+		fixed = perFixed
+	}
+	return fixed, agentic
+}
+
+// BenchReads are the archive reads LoadBenchRows makes of a run whose
+// artifacts are arts: the wanted entries of each artifact it reads, by
+// artifact ID. It reads none when one of them has expired.
+func BenchReads(arts []checks.Artifact) map[int64]func(name string) bool {
+	fixed, agentic := benchArtifacts(arts)
+	out := map[int64]func(string) bool{}
+	for _, a := range append(fixed, agentic...) {
+		if a.Expired {
+			return nil
+		}
+		out[a.ID] = benchEntries(a)
+	}
+	return out
+}
+
+// benchEntries says which entries of benchmark artifact a hold its points.
+func benchEntries(a checks.Artifact) func(name string) bool {
+	agentic := strings.HasPrefix(a.Name, "bmk_agentic_")
+	return func(name string) bool {
+		b := path.Base(name)
+		if agentic {
+			return strings.HasSuffix(b, ".json")
+		}
+		return strings.HasPrefix(b, "agg_") && strings.HasSuffix(b, ".json")
+	}
+}
+
 // family names the artifact family of a fixed-seq benchmark artifact.
 func family(a checks.Artifact) string {
 	if a.Name == "results_bmk" {
@@ -117,14 +152,7 @@ func expiredBench(out BenchLoad, run int64, names []string) BenchLoad {
 
 func readBenchArtifact(ctx context.Context, src checks.Source, a checks.Artifact) ([]BenchRow, error) {
 	agentic := strings.HasPrefix(a.Name, "bmk_agentic_")
-	want := func(name string) bool {
-		b := path.Base(name)
-		if agentic {
-			return strings.HasSuffix(b, ".json")
-		}
-		return strings.HasPrefix(b, "agg_") && strings.HasSuffix(b, ".json")
-	}
-	files, err := src.ArtifactFiles(ctx, a, want)
+	files, err := src.ArtifactFiles(ctx, a, benchEntries(a))
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,84 @@
+package verify
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/checkstest"
+	"github.com/verdict-bot/verdict/checks/format/signoff"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+)
+
+// TestMayMoveCurves: the benchmark artifacts are read ahead only for a PR
+// changing a file that can move a curve, in either layout.
+func TestMayMoveCurves(t *testing.T) {
+	files := func(paths ...string) []checks.ChangedFile {
+		var out []checks.ChangedFile
+		for _, p := range paths {
+			out = append(out, checks.ChangedFile{Path: p})
+		}
+		return out
+	}
+	e2e, legacy := repo.E2ELayout(), repo.LegacyLayout()
+	for _, tt := range []struct {
+		name  string
+		l     repo.Layout
+		files []checks.ChangedFile
+		want  bool
+	}{
+		{"master config", e2e, files("inferencex-e2e/configs/amd-master.yaml"), true},
+		{"changelog", legacy, files("perf-changelog.yaml"), true},
+		{"benchmark script", legacy, files("benchmarks/single_node/agentic/x.sh"), true},
+		{"runner", e2e, files("inferencex-e2e/runners/launch.sh"), true},
+		{"renamed out of the benchmarks", legacy, []checks.ChangedFile{{Path: "attic/x.sh", PreviousPath: "benchmarks/x.sh"}}, true},
+		{"documentation only", e2e, files("inferencex-e2e/docs/MODELS.md", "README.md"), false},
+		{"documentation under the benchmarks", legacy, files("benchmarks/README.md"), false},
+		{"the other layout's configs", e2e, files("configs/amd-master.yaml"), false},
+		{"nothing", legacy, nil, false},
+	} {
+		if got := mayMoveCurves(tt.l, tt.files); got != tt.want {
+			t.Errorf("%s: mayMoveCurves = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// permissionReads is a Source that reports each permission read.
+type permissionReads struct {
+	*checkstest.Source
+	logins chan string
+}
+
+func (p permissionReads) Permission(ctx context.Context, login string) (checks.Permission, error) {
+	p.logins <- login
+	return p.Source.Permission(ctx, login)
+}
+
+// TestPrefetchWriters: the permissions read ahead are those of the
+// candidates newest would ask about under the default phrase, once each.
+func TestPrefetchWriters(t *testing.T) {
+	src := permissionReads{&checkstest.Source{}, make(chan string, 10)}
+	so := func(author, body string) checks.SignOff { return checks.SignOff{Author: author, Body: body} }
+	phrase := signoff.DefaultPhrase
+	prefetchWriters(context.Background(), src, []candidate{
+		{so: so("owner-a", phrase+"\n- [x] done"), meta: signOffMeta{userType: "User"}},
+		{so: so("Owner-A", phrase), meta: signOffMeta{userType: "User"}},
+		{so: so("owner-b", "LGTM"), meta: signOffMeta{userType: "User"}},
+		{so: so("owner-c", phrase), meta: signOffMeta{userType: "User", dismissed: true}},
+		{so: so("helper[bot]", phrase), bot: true, meta: signOffMeta{userType: "Bot"}},
+	})
+	select {
+	case l := <-src.logins:
+		if l != "owner-a" {
+			t.Errorf("read ahead the permission of %s, want owner-a's", l)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no permission read ahead")
+	}
+	select {
+	case l := <-src.logins:
+		t.Errorf("also read ahead the permission of %s", l)
+	case <-time.After(50 * time.Millisecond): // any other read would have started by now
+	}
+}
