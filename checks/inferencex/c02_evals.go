@@ -10,6 +10,7 @@ import (
 
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
 	"github.com/verdict-bot/verdict/checks/inferencex/sweep"
 )
 
@@ -18,7 +19,7 @@ import (
 var Evals = &checks.Check{
 	Number:   2,
 	Name:     checks.Text{EN: "Evals", ZH: "评测"},
-	Requires: []checks.Requirement{PassingSweep, SweepRun, repo.LayoutFact, repo.ChangeSetFact, repo.MastersFact},
+	Requires: []checks.Requirement{PassingSweep, SweepRun, repo.LayoutFact, changeset.Fact, repo.MastersFact},
 	Run:      runEvals,
 }
 
@@ -170,7 +171,7 @@ func loadThresholds(ctx context.Context, pr *checks.PR) (sweep.Thresholds, check
 // method in the chosen run: the evals of another model say nothing about it.
 // The change-set problems that hide configs are sameImage's to report.
 func ownEvals(ctx context.Context, pr *checks.PR, run int64, rows []sweep.EvalRow) *checks.Result {
-	cs, err := repo.ChangeSetFact.Of(ctx, pr)
+	cs, err := changeset.Fact.Of(ctx, pr)
 	if err != nil || len(cs.MasterProblems()) > 0 {
 		return nil
 	}
@@ -208,7 +209,7 @@ func ownEvals(ctx context.Context, pr *checks.PR, run int64, rows []sweep.EvalRo
 // evidence.
 func sameImage(ctx context.Context, pr *checks.PR, sel *sweep.Selection) (en, zh string, res *checks.Result) {
 	fail := func(r checks.Result) (string, string, *checks.Result) { return "", "", &r }
-	cs, err := repo.ChangeSetFact.Of(ctx, pr)
+	cs, err := changeset.Fact.Of(ctx, pr)
 	if err != nil {
 		return fail(checks.Unverified(checks.T("could not compare images: change-set model unavailable: "+err.Error(),
 			"无法比较镜像：变更集模型不可用："+checks.Code(err.Error()))))

@@ -10,6 +10,7 @@ import (
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/format/signoff"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
 	"github.com/verdict-bot/verdict/checks/inferencex/serving"
 )
 
@@ -19,12 +20,12 @@ import (
 var UpstreamRecipe = &checks.Check{
 	Number:   3,
 	Name:     checks.Text{EN: "Upstream recipe", ZH: "上游配方"},
-	Requires: []checks.Requirement{repo.ChangeSetFact},
+	Requires: []checks.Requirement{changeset.Fact},
 	Run:      runUpstreamRecipe,
 }
 
 func runUpstreamRecipe(ctx context.Context, pr *checks.PR) checks.Result {
-	cs, err := repo.ChangeSetFact.Of(ctx, pr)
+	cs, err := changeset.Fact.Of(ctx, pr)
 	if err != nil || cs == nil {
 		return changeSetUnavailable(err)
 	}

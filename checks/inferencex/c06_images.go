@@ -8,6 +8,7 @@ import (
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/format/signoff"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
 )
 
 // UpstreamImages is row 6: upstream images on established hardware and
@@ -15,7 +16,7 @@ import (
 var UpstreamImages = &checks.Check{
 	Number:   6,
 	Name:     checks.Text{EN: "Upstream images", ZH: "上游镜像"},
-	Requires: []checks.Requirement{repo.ChangeSetFact},
+	Requires: []checks.Requirement{changeset.Fact},
 	Run:      runImages,
 }
 

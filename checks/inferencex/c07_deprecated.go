@@ -8,6 +8,7 @@ import (
 
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
 )
 
 // DeprecatedModels is row 7: no deprecated models or scenarios, read from
@@ -15,7 +16,7 @@ import (
 var DeprecatedModels = &checks.Check{
 	Number:   7,
 	Name:     checks.Text{EN: "Deprecated models", ZH: "已弃用模型"},
-	Requires: []checks.Requirement{repo.ChangeSetFact, repo.ReaderFact},
+	Requires: []checks.Requirement{changeset.Fact, repo.ReaderFact},
 	Run:      runDeprecated,
 }
 

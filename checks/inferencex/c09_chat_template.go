@@ -8,6 +8,7 @@ import (
 
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
 	"github.com/verdict-bot/verdict/checks/inferencex/serving"
 )
 
@@ -16,7 +17,7 @@ import (
 var ChatTemplate = &checks.Check{
 	Number:   9,
 	Name:     checks.Text{EN: "Chat template", ZH: "聊天模板"},
-	Requires: []checks.Requirement{repo.ChangeSetFact},
+	Requires: []checks.Requirement{changeset.Fact},
 	Run:      runChatTemplate,
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/format/signoff"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
 	"github.com/verdict-bot/verdict/checks/inferencex/serving"
 )
 
@@ -18,7 +19,7 @@ import (
 var EnginePatches = &checks.Check{
 	Number:   10,
 	Name:     checks.Text{EN: "Engine patches", ZH: "引擎补丁"},
-	Requires: []checks.Requirement{repo.ChangeSetFact, repo.ReaderFact},
+	Requires: []checks.Requirement{changeset.Fact, repo.ReaderFact},
 	Run:      runEnginePatches,
 }
 
@@ -118,7 +119,7 @@ func sortPatching(hs []serving.Patching) {
 
 // checkWaiver applies the three waiver requirements to patches the PR
 // introduces.
-func checkWaiver(ctx context.Context, pr *checks.PR, cs *repo.ChangeSet, hits []serving.Patching, fail, review, pass *findings) {
+func checkWaiver(ctx context.Context, pr *checks.PR, cs *changeset.Model, hits []serving.Patching, fail, review, pass *findings) {
 	wp := cs.Layout.WaiverPath(pr.Number)
 	first := hits[0]
 	more := ""

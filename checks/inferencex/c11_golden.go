@@ -11,6 +11,7 @@ import (
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/format/signoff"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
 	"github.com/verdict-bot/verdict/checks/inferencex/serving"
 )
 
@@ -58,7 +59,7 @@ func (g GoldenOutcome) Has(v float64) bool {
 }
 
 // GoldenEvaluation is Check 11's evaluation of the PR.
-var GoldenEvaluation = checks.NewFact("golden acceptance evaluation", []checks.Requirement{repo.ChangeSetFact},
+var GoldenEvaluation = checks.NewFact("golden acceptance evaluation", []checks.Requirement{changeset.Fact},
 	func(ctx context.Context, pr *checks.PR) (GoldenOutcome, error) { return evaluateGolden(ctx, pr), nil })
 
 // configOutcome is the verdict on one config (or one band of it).
@@ -71,7 +72,7 @@ type configOutcome struct {
 
 func evaluateGolden(ctx context.Context, pr *checks.PR) GoldenOutcome {
 	row := func(r checks.Result) GoldenOutcome { return GoldenOutcome{Row: r} }
-	cs, err := repo.ChangeSetFact.Of(ctx, pr)
+	cs, err := changeset.Fact.Of(ctx, pr)
 	if err != nil || cs == nil {
 		return row(changeSetUnavailable(err))
 	}
@@ -128,7 +129,7 @@ type curveRead struct {
 	err   error
 }
 
-func judgeConfig(ctx context.Context, pr *checks.PR, cs *repo.ChangeSet, c *repo.ConfigEntry, curves map[string]curveRead) configOutcome {
+func judgeConfig(ctx context.Context, pr *checks.PR, cs *changeset.Model, c *repo.ConfigEntry, curves map[string]curveRead) configOutcome {
 	files := cs.Effective[c.Key]
 	settings := serving.AllSettings(files)
 	if errs := serving.FileErrors(files); len(errs) > 0 {
@@ -193,7 +194,7 @@ func judgeConfig(ctx context.Context, pr *checks.PR, cs *repo.ChangeSet, c *repo
 }
 
 // judgeBand holds one band of a config to its golden value.
-func judgeBand(ctx context.Context, pr *checks.PR, cs *repo.ChangeSet, c *repo.ConfigEntry, b serving.Band, curves map[string]curveRead) configOutcome {
+func judgeBand(ctx context.Context, pr *checks.PR, cs *changeset.Model, c *repo.ConfigEntry, b serving.Band, curves map[string]curveRead) configOutcome {
 	files := cs.Effective[c.Key]
 	settings := serving.Throughput(b.Settings)
 	who, in := c.Key, ""

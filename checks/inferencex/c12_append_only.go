@@ -10,6 +10,7 @@ import (
 
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
 )
 
 // AppendOnly is row 12: an append-only changelog entry may only add
@@ -18,12 +19,12 @@ import (
 var AppendOnly = &checks.Check{
 	Number:   12,
 	Name:     checks.Text{EN: "Append-only", ZH: "仅追加"},
-	Requires: []checks.Requirement{repo.ChangeSetFact},
+	Requires: []checks.Requirement{changeset.Fact},
 	Run:      runAppendOnly,
 }
 
 func runAppendOnly(ctx context.Context, pr *checks.PR) checks.Result {
-	cs, err := repo.ChangeSetFact.Of(ctx, pr)
+	cs, err := changeset.Fact.Of(ctx, pr)
 	if err != nil || cs == nil {
 		return changeSetUnavailable(err)
 	}
@@ -200,7 +201,7 @@ func runAppendOnly(ctx context.Context, pr *checks.PR) checks.Result {
 // recipes their base search spaces name and every non-recipe effective file
 // (scripts, helpers, launchers serve every point of a config), plus changed
 // benchmark files no config maps to.
-func sharedChanges(cs *repo.ChangeSet, keys []string) []string {
+func sharedChanges(cs *changeset.Model, keys []string) []string {
 	baseRecipes := map[string]bool{}
 	for _, k := range keys {
 		for _, sc := range cs.MasterBase[k].Scenarios {

@@ -7,6 +7,7 @@ import (
 	"github.com/verdict-bot/verdict/checks/checkstest"
 	"github.com/verdict-bot/verdict/checks/inferencex"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
 )
 
 // aoElem is one search-space element with its already-expanded concurrency.
@@ -105,7 +106,7 @@ func TestAppendOnlyCheck(t *testing.T) {
 			if tc.base != nil {
 				b = nil
 			}
-			cs := &repo.ChangeSet{
+			cs := &changeset.Model{
 				ChangelogAdded: tc.entries,
 				MasterBase:     map[string]*repo.ConfigEntry{},
 				MasterHead:     map[string]*repo.ConfigEntry{},

@@ -10,6 +10,7 @@ import (
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/format/signoff"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
 	"github.com/verdict-bot/verdict/checks/inferencex/serving"
 )
 
@@ -18,7 +19,7 @@ import (
 var DraftPrecision = &checks.Check{
 	Number:   13,
 	Name:     checks.Text{EN: "Draft precision", ZH: "草稿模型精度"},
-	Requires: []checks.Requirement{repo.ChangeSetFact, repo.SharedUsersFact},
+	Requires: []checks.Requirement{changeset.Fact, changeset.SharedUsersFact},
 	Run:      runDraftPrecision,
 }
 
@@ -31,7 +32,7 @@ type draftFinding struct {
 }
 
 func runDraftPrecision(ctx context.Context, pr *checks.PR) checks.Result {
-	cs, err := repo.ChangeSetFact.Of(ctx, pr)
+	cs, err := changeset.Fact.Of(ctx, pr)
 	if err != nil || cs == nil {
 		return changeSetUnavailable(err)
 	}
@@ -47,7 +48,7 @@ func runDraftPrecision(ctx context.Context, pr *checks.PR) checks.Result {
 	if len(cs.UnmappedFiles) > 0 {
 		// A changed shared helper or launcher affects every spec-decode
 		// config that runs it, unchanged files included.
-		users, err := repo.SharedUsersFact.Of(ctx, pr)
+		users, err := changeset.SharedUsersFact.Of(ctx, pr)
 		if err != nil {
 			return checks.Unverified(checks.T("the configs that run the changed shared files could not be found: "+err.Error(),
 				"无法确定哪些配置运行了变更的共享文件："+err.Error()))
@@ -143,7 +144,7 @@ func runDraftPrecision(ctx context.Context, pr *checks.PR) checks.Result {
 // recipe could not be read, so whether they are spec-decode is unknown)
 // whose effective files could not all be read: whether they run the shared
 // file is unknown.
-func withSharedUsers(cs *repo.ChangeSet, users *repo.SharedUsers, spec []*repo.ConfigEntry) (all, added []*repo.ConfigEntry, unread, unreadZH []string) {
+func withSharedUsers(cs *changeset.Model, users *changeset.SharedUsers, spec []*repo.ConfigEntry) (all, added []*repo.ConfigEntry, unread, unreadZH []string) {
 	in := map[string]bool{}
 	for _, c := range spec {
 		in[c.Key] = true
@@ -187,7 +188,7 @@ func withSharedUsers(cs *repo.ChangeSet, users *repo.SharedUsers, spec []*repo.C
 }
 
 // sharedFilesOf are the changed shared files config key runs.
-func sharedFilesOf(users *repo.SharedUsers, key string) []string {
+func sharedFilesOf(users *changeset.SharedUsers, key string) []string {
 	var out []string
 	for p, keys := range users.Users {
 		for _, k := range keys {
@@ -348,7 +349,7 @@ var addedKnobRE = regexp.MustCompile(`\b(SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE|SGLANG_
 
 // scanUnmapped looks for an enabled named knob in the added lines of
 // changed benchmark/runner files that no config maps to.
-func scanUnmapped(cs *repo.ChangeSet) (draftFinding, bool) {
+func scanUnmapped(cs *changeset.Model) (draftFinding, bool) {
 	for _, p := range cs.UnmappedFiles {
 		for _, l := range cs.AddedLines[p] {
 			t := strings.TrimSpace(l.Text)

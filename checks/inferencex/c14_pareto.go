@@ -10,6 +10,7 @@ import (
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/format/commands"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
 	"github.com/verdict-bot/verdict/checks/inferencex/sweep"
 )
 
@@ -19,7 +20,7 @@ var ParetoCoverage = &checks.Check{
 	Number:   14,
 	Name:     checks.Text{EN: "Pareto coverage", ZH: "帕累托覆盖"},
 	Advisory: true,
-	Requires: []checks.Requirement{PassingSweep, SweepRun, repo.ChangeSetFact},
+	Requires: []checks.Requirement{PassingSweep, SweepRun, changeset.Fact},
 	Run:      runPareto,
 }
 
@@ -61,7 +62,7 @@ func runPareto(ctx context.Context, pr *checks.PR) checks.Result {
 	if min <= 0 {
 		min = repo.Defaults().ParetoMinimum
 	}
-	cs, csErr := repo.ChangeSetFact.Of(ctx, pr)
+	cs, csErr := changeset.Fact.Of(ctx, pr)
 	if csErr == nil && !affectsBenchmarks(cs) {
 		return checks.NAR(checks.T("No change in this PR can affect a benchmark curve.", "此 PR 的改动不会影响任何基准测试曲线。"))
 	}
@@ -199,7 +200,7 @@ func coverageWarning(ctx context.Context, pr *checks.PR, sel *sweep.Selection, w
 
 // missingCurves reports affected configs with no point at all in the run:
 // their curve cannot be assessed.
-func missingCurves(cs *repo.ChangeSet, rows []sweep.BenchRow, run int64) []curveResult {
+func missingCurves(cs *changeset.Model, rows []sweep.BenchRow, run int64) []curveResult {
 	var out []curveResult
 	for _, c := range sweep.WithoutPoints(cs.Affected, rows) {
 		out = append(out, curveResult{Key: c.Key, Unverifiable: checks.T(
@@ -213,7 +214,7 @@ func missingCurves(cs *repo.ChangeSet, rows []sweep.BenchRow, run int64) []curve
 // curve: an affected config, a changed file that maps to no known config, or
 // a changed benchmark, runner or non-master config file. A PR that only
 // removes master entries removes curves entirely, which needs no coverage.
-func affectsBenchmarks(cs *repo.ChangeSet) bool {
+func affectsBenchmarks(cs *changeset.Model) bool {
 	l := cs.Layout
 	if len(cs.Affected) > 0 || len(cs.UnmappedFiles) > 0 {
 		return true
@@ -238,7 +239,7 @@ func affectsBenchmarks(cs *repo.ChangeSet) bool {
 // allAppendOnly reports whether the PR adds changelog entries and all of
 // them are append-only, so its run measures only points new to their curves.
 // Mixed entries are Check 12's failure, not an append-only sweep.
-func allAppendOnly(cs *repo.ChangeSet) bool {
+func allAppendOnly(cs *changeset.Model) bool {
 	if len(cs.ChangelogAdded) == 0 {
 		return false
 	}

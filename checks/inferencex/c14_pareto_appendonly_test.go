@@ -9,6 +9,7 @@ import (
 	"github.com/verdict-bot/verdict/checks/inferencex"
 	"github.com/verdict-bot/verdict/checks/inferencex/inferencextest"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
 )
 
 // RULES.md, Check 14: an append-only sweep measures only the new
@@ -37,7 +38,7 @@ func TestParetoAppendOnlyRunIsUnverifiable(t *testing.T) {
 			src.RunArtifacts = map[int64][]checks.Artifact{ciRun: {art}}
 			src.ArtifactData = map[int64]map[string]string{11: data}
 			pr := ciPR(src)
-			cs := &repo.ChangeSet{
+			cs := &changeset.Model{
 				Files:          []checks.ChangedFile{{Path: "configs/amd-master.yaml", Status: "modified"}},
 				Affected:       []*repo.ConfigEntry{ciQwenCfg()},
 				ChangelogAdded: c.entries,

@@ -9,6 +9,7 @@ import (
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/format/claims"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
 )
 
 // Description is row 15 (advisory): the PR description's technical claims
@@ -18,7 +19,7 @@ var Description = &checks.Check{
 	Number:   15,
 	Name:     checks.Text{EN: "PR description", ZH: "PR 描述"},
 	Advisory: true,
-	Requires: []checks.Requirement{repo.ChangeSetFact, GoldenAcceptance, GoldenEvaluation},
+	Requires: []checks.Requirement{changeset.Fact, GoldenAcceptance, GoldenEvaluation},
 	Run:      runDescription,
 }
 
@@ -29,7 +30,7 @@ type claimFinding struct {
 }
 
 func runDescription(ctx context.Context, pr *checks.PR) checks.Result {
-	cs, err := repo.ChangeSetFact.Of(ctx, pr)
+	cs, err := changeset.Fact.Of(ctx, pr)
 	if err != nil || cs == nil {
 		return checks.WarnR(checks.T("PR description could not be verified: change set unavailable: "+errText(err),
 			"无法验证 PR 描述：变更集不可用："+checks.Code(errText(err))))
@@ -268,7 +269,7 @@ var claimKindZH = map[string]string{
 
 // claimTargets are the configs a claim is about: the keys named on its line
 // that exist at head, else every affected config.
-func claimTargets(cs *repo.ChangeSet, keys []string) []*repo.ConfigEntry {
+func claimTargets(cs *changeset.Model, keys []string) []*repo.ConfigEntry {
 	var out []*repo.ConfigEntry
 	for _, k := range keys {
 		if c := cs.MasterHead[k]; c != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
 )
 
 // The fail-closed answers rows give when an input is missing (RULES.md,
@@ -26,8 +27,8 @@ func layoutOf(ctx context.Context, pr *checks.PR) (repo.Layout, *checks.Result) 
 
 // changeSetFor returns the change-set model or the row's answer when it
 // could not be built.
-func changeSetFor(ctx context.Context, pr *checks.PR) (*repo.ChangeSet, *checks.Result) {
-	cs, err := repo.ChangeSetFact.Of(ctx, pr)
+func changeSetFor(ctx context.Context, pr *checks.PR) (*changeset.Model, *checks.Result) {
+	cs, err := changeset.Fact.Of(ctx, pr)
 	if err != nil || cs == nil {
 		msg := "change-set model could not be built"
 		if err != nil {
@@ -41,7 +42,7 @@ func changeSetFor(ctx context.Context, pr *checks.PR) (*repo.ChangeSet, *checks.
 
 // readableChangeSet is changeSetFor for rows that need the master configs:
 // it also fails closed when they could not be read.
-func readableChangeSet(ctx context.Context, pr *checks.PR) (*repo.ChangeSet, *checks.Result) {
+func readableChangeSet(ctx context.Context, pr *checks.PR) (*changeset.Model, *checks.Result) {
 	cs, bad := changeSetFor(ctx, pr)
 	if bad != nil {
 		return nil, bad
@@ -75,7 +76,7 @@ func unreadable(ps []repo.InputProblem) checks.Result {
 
 // selectionUnread is the answer of a row about to say N/A: when a master
 // config or the changelog could not be read, "nothing affected" is not known.
-func selectionUnread(cs *repo.ChangeSet) (checks.Result, bool) {
+func selectionUnread(cs *changeset.Model) (checks.Result, bool) {
 	ps := cs.MasterAndChangelogProblems()
 	if len(ps) == 0 {
 		return checks.Result{}, false

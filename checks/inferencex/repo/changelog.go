@@ -12,6 +12,25 @@ import (
 	"github.com/verdict-bot/verdict/checks/format/yamlx"
 )
 
+// ChangelogEntry is one perf-changelog entry.
+type ChangelogEntry struct {
+	ConfigKeys       []string
+	Description      []string
+	PRLink           string
+	ScenarioType     []string
+	EvalsOnly        bool
+	AllEvals         bool
+	AppendOnly       bool
+	EvalMinPrefillEP int
+	Line             int
+	// Matched are the master keys at H its config-keys select.
+	Matched []string
+	// Problems are the entry's schema violations.
+	Problems []string
+	// value is the canonical text of the entry's parsed YAML value.
+	value string
+}
+
 // ParseChangelog parses perf-changelog.yaml: a YAML list of entries.
 // Entries are returned even when one of them breaks a schema rule; the
 // violations come back as problems so that a check needing the changelog
