@@ -19,7 +19,7 @@ import (
 var Evals = &checks.Check{
 	Number:   2,
 	Name:     checks.Text{EN: "Evals", ZH: "评测"},
-	Requires: []checks.Requirement{PassingSweep, SweepRun, repo.LayoutFact, changeset.Fact, repo.MastersFact},
+	Requires: []checks.Requirement{PassingSweep, sweep.SearchFact, repo.LayoutFact, changeset.Fact, repo.MastersFact},
 	Run:      runEvals,
 }
 
@@ -217,7 +217,7 @@ func sameImage(ctx context.Context, pr *checks.PR, sel *sweep.Selection) (en, zh
 	// A master config that does not parse at H hides its entries from
 	// the affected set: "no affected config" would then pass by default.
 	if ps := cs.MasterProblems(); len(ps) > 0 {
-		return fail(unreadable(ps))
+		return fail(changeset.Unreadable(ps))
 	}
 	if len(cs.Affected) == 0 {
 		return "no affected config to compare images for", "没有需要比较镜像的受影响配置", nil

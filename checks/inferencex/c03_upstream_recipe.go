@@ -27,7 +27,7 @@ var UpstreamRecipe = &checks.Check{
 func runUpstreamRecipe(ctx context.Context, pr *checks.PR) checks.Result {
 	cs, err := changeset.Fact.Of(ctx, pr)
 	if err != nil || cs == nil {
-		return changeSetUnavailable(err)
+		return changeset.Unavailable(err)
 	}
 	s := repo.SettingsParam.Get(pr)
 	singleNode := s != nil && s.UpstreamRecipeScope == "single-node"
@@ -47,7 +47,7 @@ func runUpstreamRecipe(ctx context.Context, pr *checks.PR) checks.Result {
 		inScope = append(inScope, c)
 	}
 	if len(inScope) == 0 {
-		if r, bad := selectionUnread(cs); bad {
+		if r, bad := cs.SelectionUnread(); bad {
 			return r
 		}
 		if multi > 0 {

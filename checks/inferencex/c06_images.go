@@ -21,7 +21,7 @@ var UpstreamImages = &checks.Check{
 }
 
 func runImages(ctx context.Context, pr *checks.PR) checks.Result {
-	cs, bad := changeSetFor(ctx, pr)
+	cs, bad := changeset.Of(ctx, pr)
 	if bad != nil {
 		return *bad
 	}
@@ -29,7 +29,7 @@ func runImages(ctx context.Context, pr *checks.PR) checks.Result {
 		if len(ps) == 0 {
 			ps = []repo.InputProblem{{Path: cs.Layout.ConfigsDir, Err: "master configs at H could not be read"}}
 		}
-		return unreadable(ps)
+		return changeset.Unreadable(ps)
 	}
 	touched := cs.Touched()
 	if len(touched) == 0 {

@@ -21,7 +21,7 @@ var DeprecatedModels = &checks.Check{
 }
 
 func runDeprecated(ctx context.Context, pr *checks.PR) checks.Result {
-	cs, bad := readableChangeSet(ctx, pr)
+	cs, bad := changeset.Readable(ctx, pr)
 	if bad != nil {
 		return *bad
 	}

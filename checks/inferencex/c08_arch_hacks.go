@@ -36,7 +36,7 @@ var (
 )
 
 func runArchHacks(ctx context.Context, pr *checks.PR) checks.Result {
-	cs, bad := changeSetFor(ctx, pr)
+	cs, bad := changeset.Of(ctx, pr)
 	if bad != nil {
 		return *bad
 	}

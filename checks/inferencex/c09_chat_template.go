@@ -22,7 +22,7 @@ var ChatTemplate = &checks.Check{
 }
 
 func runChatTemplate(ctx context.Context, pr *checks.PR) checks.Result {
-	cs, bad := readableChangeSet(ctx, pr)
+	cs, bad := changeset.Readable(ctx, pr)
 	if bad != nil {
 		return *bad
 	}
@@ -144,7 +144,7 @@ func judgeAgenticClient(e *repo.ConfigEntry, eff []*repo.EffectiveFile, fail, re
 			checks.Evidence{Label: e.Key, Value: raw})
 		return
 	}
-	if t, ev, bad := unreadEffective(eff); bad {
+	if t, ev, bad := changeset.UnreadEffective(eff); bad {
 		review.add(e.Key+": the replay client is unknown: "+t.EN, e.Key+"：回放客户端未知："+t.ZH, ev...)
 		return
 	}

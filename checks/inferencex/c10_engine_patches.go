@@ -28,7 +28,7 @@ var EnginePatches = &checks.Check{
 const maxWaivers = 200
 
 func runEnginePatches(ctx context.Context, pr *checks.PR) checks.Result {
-	cs, bad := changeSetFor(ctx, pr)
+	cs, bad := changeset.Of(ctx, pr)
 	if bad != nil {
 		return *bad
 	}
@@ -96,7 +96,7 @@ func runEnginePatches(ctx context.Context, pr *checks.PR) checks.Result {
 		existingWaivers(ctx, pr, cs.Layout, existing, &review, &pass)
 	}
 	// A file that could not be read may hold the patch: never a pass.
-	if t, ev, bad := unreadEffective(cs.AllEffective()); bad {
+	if t, ev, bad := changeset.UnreadEffective(cs.AllEffective()); bad {
 		fail.add("could not be verified: "+t.EN, "无法验证："+t.ZH, ev...)
 	}
 	if r, ok := blocking(&fail, &review); ok {

@@ -74,7 +74,7 @@ func evaluateGolden(ctx context.Context, pr *checks.PR) GoldenOutcome {
 	row := func(r checks.Result) GoldenOutcome { return GoldenOutcome{Row: r} }
 	cs, err := changeset.Fact.Of(ctx, pr)
 	if err != nil || cs == nil {
-		return row(changeSetUnavailable(err))
+		return row(changeset.Unavailable(err))
 	}
 	var hacks, agentic []*repo.ConfigEntry
 	for _, c := range cs.Affected {
@@ -109,7 +109,7 @@ func evaluateGolden(ctx context.Context, pr *checks.PR) GoldenOutcome {
 			fmt.Sprintf("%s 不是智能体配置，却在 %s 中设置了 %s（基准测试篡改：模拟接受长度仅用于智能体场景的推测解码）。", c.Key, s.File, s.Name)), ev...))
 	}
 	if len(agentic) == 0 {
-		if r, bad := selectionUnread(cs); bad {
+		if r, bad := cs.SelectionUnread(); bad {
 			return row(r)
 		}
 		return row(checks.NAR(checks.T("No agentic speculative-decoding changes.", "没有智能体场景的推测解码相关变更。")))
@@ -370,5 +370,5 @@ func combineGolden(outs []configOutcome) GoldenOutcome {
 }
 
 func firstOutcome(os []configOutcome) checks.Text {
-	return andMore(checks.Text{EN: os[0].en, ZH: os[0].zh}, len(os)-1)
+	return checks.Text{EN: os[0].en, ZH: os[0].zh}.AndMore(len(os) - 1)
 }

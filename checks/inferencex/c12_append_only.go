@@ -26,7 +26,7 @@ var AppendOnly = &checks.Check{
 func runAppendOnly(ctx context.Context, pr *checks.PR) checks.Result {
 	cs, err := changeset.Fact.Of(ctx, pr)
 	if err != nil || cs == nil {
-		return changeSetUnavailable(err)
+		return changeset.Unavailable(err)
 	}
 	var ao []repo.ChangelogEntry
 	for _, e := range cs.ChangelogAdded {
@@ -35,7 +35,7 @@ func runAppendOnly(ctx context.Context, pr *checks.PR) checks.Result {
 		}
 	}
 	if len(ao) == 0 {
-		if r, bad := selectionUnread(cs); bad {
+		if r, bad := cs.SelectionUnread(); bad {
 			return r
 		}
 		return checks.NAR(checks.T("No added changelog entry uses append-only: true.", "没有新增的变更日志条目使用 `append-only: true`。"))
@@ -67,7 +67,7 @@ func runAppendOnly(ctx context.Context, pr *checks.PR) checks.Result {
 			return checks.Result{}, false
 		}
 		p := ps[0]
-		return checks.Unverified(problemText(p.Path, p.Err)), true
+		return checks.Unverified(p.Text()), true
 	}
 	if r, bad := unread(cs.MasterProblems()); bad {
 		return r

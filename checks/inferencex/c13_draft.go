@@ -34,7 +34,7 @@ type draftFinding struct {
 func runDraftPrecision(ctx context.Context, pr *checks.PR) checks.Result {
 	cs, err := changeset.Fact.Of(ctx, pr)
 	if err != nil || cs == nil {
-		return changeSetUnavailable(err)
+		return changeset.Unavailable(err)
 	}
 	var spec []*repo.ConfigEntry
 	for _, c := range cs.Affected {
@@ -67,7 +67,7 @@ func runDraftPrecision(ctx context.Context, pr *checks.PR) checks.Result {
 		}
 	}
 	if len(spec) == 0 {
-		if r, bad := selectionUnread(cs); bad {
+		if r, bad := cs.SelectionUnread(); bad {
 			return r
 		}
 		// Changed shared files that map to no config may still reach a
@@ -202,7 +202,7 @@ func sharedFilesOf(users *changeset.SharedUsers, key string) []string {
 }
 
 func firstFinding(fs []draftFinding) checks.Text {
-	return andMore(checks.Text{EN: fs[0].en, ZH: fs[0].zh}, len(fs)-1)
+	return checks.Text{EN: fs[0].en, ZH: fs[0].zh}.AndMore(len(fs) - 1)
 }
 
 // settingSource names a setting's source the way the reason prints it: the recipe

@@ -20,7 +20,7 @@ var ParetoCoverage = &checks.Check{
 	Number:   14,
 	Name:     checks.Text{EN: "Pareto coverage", ZH: "帕累托覆盖"},
 	Advisory: true,
-	Requires: []checks.Requirement{PassingSweep, SweepRun, changeset.Fact},
+	Requires: []checks.Requirement{PassingSweep, sweep.SearchFact, changeset.Fact},
 	Run:      runPareto,
 }
 
@@ -130,7 +130,7 @@ func runPareto(ctx context.Context, pr *checks.PR) checks.Result {
 	} else if ps := cs.MasterProblems(); len(ps) > 0 {
 		// Entries of an unparseable master config are missing from the
 		// affected set, so a curve without points would go unnoticed.
-		u := problemText(ps[0].Path, ps[0].Err)
+		u := ps[0].Text()
 		problems = append(problems, checks.T("affected curves unverifiable: "+u.EN, "受影响曲线无法验证："+u.ZH))
 	}
 	curveEv := make([]checks.Evidence, 0, len(curves))

@@ -227,7 +227,7 @@ func runDescription(ctx context.Context, pr *checks.PR) checks.Result {
 	}
 	switch {
 	case len(contra) > 0:
-		return checks.WarnR(andMore(checks.Text{EN: contra[0].en, ZH: contra[0].zh}, len(contra)-1), ev...)
+		return checks.WarnR(checks.Text{EN: contra[0].en, ZH: contra[0].zh}.AndMore(len(contra)-1), ev...)
 	case len(unver) > 0:
 		en := make([]string, len(unver))
 		zh := make([]string, len(unver))
@@ -314,4 +314,12 @@ func listFew(items []string) string {
 		return strings.Join(items, "; ")
 	}
 	return strings.Join(items[:3], "; ") + fmt.Sprintf("; +%d more", len(items)-3)
+}
+
+// errText prints an error for a reason, "unknown error" for nil.
+func errText(err error) string {
+	if err == nil {
+		return "unknown error"
+	}
+	return err.Error()
 }

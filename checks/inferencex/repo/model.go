@@ -3,6 +3,8 @@ package repo
 import (
 	"fmt"
 	"strings"
+
+	"github.com/verdict-bot/verdict/checks"
 )
 
 // ConfigEntry is one master-config entry with its classifications.
@@ -62,6 +64,12 @@ type InputProblem struct {
 	// Ref is the commit the input was read at when it is not H (the base
 	// or the default branch), so that whether it exists is asked there.
 	Ref string
+}
+
+// Text says which input could not be read and why. The reader's message
+// stays as it wrote it, in a code span in the Chinese text.
+func (p InputProblem) Text() checks.Text {
+	return checks.T(p.Path+": "+p.Err, p.Path+"："+checks.Code(p.Err))
 }
 
 // IsComment reports whether a diff or file line is a shell/YAML comment.
