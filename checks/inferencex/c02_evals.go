@@ -2,7 +2,6 @@ package inferencex
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -64,7 +63,12 @@ func runEvals(ctx context.Context, pr *checks.PR) checks.Result {
 	}
 	thc := make(chan thresholds, 1)
 	go func() {
-		th, ev, res := loadThresholds(ctx, pr)
+		l, bad := layoutOf(ctx, pr)
+		if bad != nil {
+			thc <- thresholds{res: bad}
+			return
+		}
+		th, ev, res := sweep.LoadThresholds(ctx, pr, l)
 		thc <- thresholds{th, ev, res}
 	}()
 	ld := sweep.LoadEvalRows(ctx, pr.Source, run, arts)
@@ -132,38 +136,6 @@ func runEvals(ctx context.Context, pr *checks.PR) checks.Result {
 		fmt.Sprintf("%s %s ≥ %s in run %d (lowest of %d scores); %s.", w.Row.Label(), w.Text(), sweep.FormatNumber(w.Bar), run, len(worst), img),
 		fmt.Sprintf("运行 %d 中 %s %s ≥ %s（%d 项分数中最低）；%s。", run, w.Row.Label(), w.Text(), sweep.FormatNumber(w.Bar), len(worst), imgZH)),
 		ev...)
-}
-
-// loadThresholds reads the thresholds file of the default branch. A missing
-// file leaves every task on the configured fallback, as the validator's
-// --min-score does; an unreadable or malformed one cannot be trusted.
-func loadThresholds(ctx context.Context, pr *checks.PR) (sweep.Thresholds, checks.Evidence, *checks.Result) {
-	fallback := repo.SettingsParam.Get(pr).DefaultEvalThreshold
-	if fallback <= 0 {
-		fallback = repo.Defaults().DefaultEvalThreshold
-	}
-	l, bad := layoutOf(ctx, pr)
-	if bad != nil {
-		return sweep.Thresholds{}, checks.Evidence{}, bad
-	}
-	p := l.Thresholds
-	data, err := pr.Source.ReadFile(ctx, pr.DefaultSHA, p)
-	if errors.Is(err, checks.ErrNotFound) {
-		th, _ := sweep.ParseThresholds([]byte("{}"), fallback)
-		return th, checks.Evidence{Label: "thresholds", Value: fmt.Sprintf("%s absent at %s; fallback %s", p, checks.Short(pr.DefaultSHA), sweep.FormatNumber(fallback))}, nil
-	}
-	if err != nil {
-		r := checks.Unverified(checks.T(fmt.Sprintf("could not read %s at %s: %v", p, checks.Short(pr.DefaultSHA), err),
-			fmt.Sprintf("无法读取 %s（%s）：%s", p, checks.Short(pr.DefaultSHA), checks.Code(err.Error()))))
-		return sweep.Thresholds{}, checks.Evidence{}, &r
-	}
-	th, err := sweep.ParseThresholds(data, fallback)
-	if err != nil {
-		r := checks.Unverified(checks.T(fmt.Sprintf("%s at %s: %v", p, checks.Short(pr.DefaultSHA), err),
-			fmt.Sprintf("%s（%s）：%s", p, checks.Short(pr.DefaultSHA), checks.Code(err.Error()))))
-		return sweep.Thresholds{}, checks.Evidence{}, &r
-	}
-	return th, checks.Evidence{Label: "thresholds", Value: p + "@" + checks.Short(pr.DefaultSHA)}, nil
 }
 
 // ownEvals requires every affected config to be covered by eval rows of

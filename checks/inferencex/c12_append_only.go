@@ -3,7 +3,6 @@ package inferencex
 import (
 	"context"
 	"fmt"
-	"path"
 	"slices"
 	"sort"
 	"strings"
@@ -186,7 +185,7 @@ func runAppendOnly(ctx context.Context, pr *checks.PR) checks.Result {
 	}
 
 	// 5. Behavioural isolation: changed shared files used by existing points.
-	if shared := sharedChanges(cs, keys); len(shared) > 0 {
+	if shared := cs.SharedChanges(keys); len(shared) > 0 {
 		for _, s := range shared {
 			ev = append(ev, checks.Evidence{Label: "changed file used by existing points", Value: s})
 		}
@@ -195,57 +194,6 @@ func runAppendOnly(ctx context.Context, pr *checks.PR) checks.Result {
 	}
 	return checks.PassR(checks.T(fmt.Sprintf("Adds %s; all %d base points unchanged; no shared files changed.", strings.Join(summary, "; "), basePoints),
 		fmt.Sprintf("%s；全部 %d 个基线点未变；没有共享文件变更。", strings.Join(summaryZH, "；"), basePoints)), ev...)
-}
-
-// sharedChanges lists changed files that existing points run through: the
-// recipes their base search spaces name and every non-recipe effective file
-// (scripts, helpers, launchers serve every point of a config), plus changed
-// benchmark files no config maps to.
-func sharedChanges(cs *changeset.Model, keys []string) []string {
-	baseRecipes := map[string]bool{}
-	for _, k := range keys {
-		for _, sc := range cs.MasterBase[k].Scenarios {
-			for _, ss := range sc.Search {
-				if ss.SrtRecipe != "" {
-					baseRecipes[path.Clean(ss.SrtRecipe)] = true
-				}
-				for _, f := range ss.ConfigFiles {
-					baseRecipes[path.Clean(f)] = true
-				}
-			}
-		}
-	}
-	usedByBase := func(p string) bool {
-		for r := range baseRecipes {
-			if p == r || strings.HasSuffix(p, "/"+r) {
-				return true
-			}
-		}
-		return false
-	}
-	seen := map[string]bool{}
-	var out []string
-	add := func(p string) {
-		if !seen[p] {
-			seen[p] = true
-			out = append(out, p)
-		}
-	}
-	for _, k := range keys {
-		for _, f := range cs.Effective[k] {
-			if f == nil || !f.Changed {
-				continue
-			}
-			if f.Kind != "recipe" || usedByBase(f.Path) {
-				add(f.Path)
-			}
-		}
-	}
-	for _, p := range cs.UnmappedFiles {
-		add(p)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // validatorFailed are the check-run conclusions that mean the validator failed

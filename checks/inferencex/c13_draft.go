@@ -205,37 +205,6 @@ func firstFinding(fs []draftFinding) checks.Text {
 	return checks.Text{EN: fs[0].en, ZH: fs[0].zh}.AndMore(len(fs) - 1)
 }
 
-// settingSource names a setting's source the way the reason prints it: the recipe
-// role's env/args block, or the script (and line) that sets it.
-func settingSource(s repo.Setting) string {
-	if s.Role != "" {
-		block := "args"
-		if s.Kind == "env" {
-			block = "env"
-		}
-		return fmt.Sprintf("in %s roles.%s.%s", s.File, s.Role, block)
-	}
-	if s.Line > 0 {
-		return fmt.Sprintf("via %s:%d", s.File, s.Line)
-	}
-	return "via " + s.File
-}
-
-// settingSourceZH is settingSource in Chinese.
-func settingSourceZH(s repo.Setting) string {
-	if s.Role != "" {
-		block := "args"
-		if s.Kind == "env" {
-			block = "env"
-		}
-		return fmt.Sprintf("位于 %s roles.%s.%s", s.File, s.Role, block)
-	}
-	if s.Line > 0 {
-		return fmt.Sprintf("来自 %s:%d", s.File, s.Line)
-	}
-	return "来自 " + s.File
-}
-
 // loweringQuantRE matches draft quantizations that lower the shipped precision.
 var loweringQuantRE = regexp.MustCompile(`^(quark_.*|.*fp8.*|.*fp4.*|mxfp4|nvfp4|w8a8.*|int4|int8|awq.*|gptq.*|modelopt.*)$`)
 
@@ -262,16 +231,16 @@ func scanDraftSettings(c *repo.ConfigEntry, settings []repo.Setting) []draftFind
 		switch {
 		case n == "sglang-nvfp4-ckpt-fp8-nextn-moe":
 			if serving.Truthy(v) {
-				add(false, s, fmt.Sprintf("SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=%s %s (%s); remove it and verify the draft runs as shipped.", v, settingSource(s), c.Key),
-					fmt.Sprintf("SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=%s %s（%s）；请删除该设置并确认草稿模型按发布精度运行。", v, settingSourceZH(s), c.Key))
+				add(false, s, fmt.Sprintf("SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=%s %s (%s); remove it and verify the draft runs as shipped.", v, s.Where().EN, c.Key),
+					fmt.Sprintf("SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=%s %s（%s）；请删除该设置并确认草稿模型按发布精度运行。", v, s.Where().ZH, c.Key))
 			} else if lv != "" && lv != "0" && lv != "false" && lv != "off" && lv != "no" {
-				add(true, s, fmt.Sprintf("SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=%s %s (%s) has an unrecognized value.", v, settingSource(s), c.Key),
-					fmt.Sprintf("SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=%s %s（%s）取值无法识别。", v, settingSourceZH(s), c.Key))
+				add(true, s, fmt.Sprintf("SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=%s %s (%s) has an unrecognized value.", v, s.Where().EN, c.Key),
+					fmt.Sprintf("SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=%s %s（%s）取值无法识别。", v, s.Where().ZH, c.Key))
 			}
 		case n == "sglang-glm-nextn-moe-ptpc":
 			if serving.Truthy(v) {
-				add(false, s, fmt.Sprintf("SGLANG_GLM_NEXTN_MOE_PTPC=%s %s (%s) lowers the NextN draft precision; remove it.", v, settingSource(s), c.Key),
-					fmt.Sprintf("SGLANG_GLM_NEXTN_MOE_PTPC=%s %s（%s）降低了 NextN 草稿精度；请删除。", v, settingSourceZH(s), c.Key))
+				add(false, s, fmt.Sprintf("SGLANG_GLM_NEXTN_MOE_PTPC=%s %s (%s) lowers the NextN draft precision; remove it.", v, s.Where().EN, c.Key),
+					fmt.Sprintf("SGLANG_GLM_NEXTN_MOE_PTPC=%s %s（%s）降低了 NextN 草稿精度；请删除。", v, s.Where().ZH, c.Key))
 			}
 		case n == "speculative-draft-model-quantization" || n == "speculative-config.quantization" || n == "speculative-config.dtype":
 			judgeQuant(add, c, s, s.Name, lv)
@@ -309,11 +278,11 @@ func judgeQuant(add func(bool, repo.Setting, string, string), c *repo.ConfigEntr
 	switch {
 	case q == "" || q == "none" || q == "unquant" || q == "null" || q == "<nil>" || q == "auto" && strings.Contains(name, "dtype"):
 	case loweringQuantRE.MatchString(q):
-		add(false, s, fmt.Sprintf("%s %s %s lowers the draft precision (%s); serve the draft as shipped.", name, q, settingSource(s), c.Key),
-			fmt.Sprintf("%s %s %s 降低了草稿精度（%s）；请按发布精度运行草稿模型。", name, q, settingSourceZH(s), c.Key))
+		add(false, s, fmt.Sprintf("%s %s %s lowers the draft precision (%s); serve the draft as shipped.", name, q, s.Where().EN, c.Key),
+			fmt.Sprintf("%s %s %s 降低了草稿精度（%s）；请按发布精度运行草稿模型。", name, q, s.Where().ZH, c.Key))
 	default:
-		add(true, s, fmt.Sprintf("%s %s %s (%s) may change the draft precision.", name, checks.Quote(q, 40), settingSource(s), c.Key),
-			fmt.Sprintf("%s %s %s（%s）可能改变草稿精度。", name, checks.Quote(q, 40), settingSourceZH(s), c.Key))
+		add(true, s, fmt.Sprintf("%s %s %s (%s) may change the draft precision.", name, checks.Quote(q, 40), s.Where().EN, c.Key),
+			fmt.Sprintf("%s %s %s（%s）可能改变草稿精度。", name, checks.Quote(q, 40), s.Where().ZH, c.Key))
 	}
 }
 
@@ -325,12 +294,12 @@ func judgeOnlineQuant(add func(bool, repo.Setting, string, string), c *repo.Conf
 		return
 	}
 	if !q.Parsed {
-		add(true, s, fmt.Sprintf("%s sets %s %s, which could not be read to tell whether it leaves the draft unquantized.", c.Key, name, settingSource(s)),
-			fmt.Sprintf("%s 设置了 %s（%s），其内容无法读取，无法确认草稿模型未被量化。", c.Key, name, settingSourceZH(s)))
+		add(true, s, fmt.Sprintf("%s sets %s %s, which could not be read to tell whether it leaves the draft unquantized.", c.Key, name, s.Where().EN),
+			fmt.Sprintf("%s 设置了 %s（%s），其内容无法读取，无法确认草稿模型未被量化。", c.Key, name, s.Where().ZH))
 		return
 	}
-	add(true, s, fmt.Sprintf("%s sets online quantization %s %s, and no exclude entry names the draft modules (mtp, nextn, eagle, draft); verify the draft is not quantized.", c.Key, name, settingSource(s)),
-		fmt.Sprintf("%s 设置了在线量化 %s（%s），其排除列表中没有指向草稿模块（`mtp`、`nextn`、`eagle`、`draft`）的条目；请确认草稿模型未被量化。", c.Key, name, settingSourceZH(s)))
+	add(true, s, fmt.Sprintf("%s sets online quantization %s %s, and no exclude entry names the draft modules (mtp, nextn, eagle, draft); verify the draft is not quantized.", c.Key, name, s.Where().EN),
+		fmt.Sprintf("%s 设置了在线量化 %s（%s），其排除列表中没有指向草稿模块（`mtp`、`nextn`、`eagle`、`draft`）的条目；请确认草稿模型未被量化。", c.Key, name, s.Where().ZH))
 }
 
 // judgeDraftPath flags a draft checkpoint whose name carries a precision marker the

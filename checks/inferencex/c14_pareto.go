@@ -63,7 +63,7 @@ func runPareto(ctx context.Context, pr *checks.PR) checks.Result {
 		min = repo.Defaults().ParetoMinimum
 	}
 	cs, csErr := changeset.Fact.Of(ctx, pr)
-	if csErr == nil && !affectsBenchmarks(cs) {
+	if csErr == nil && !cs.AffectsBenchmarks() {
 		return checks.NAR(checks.T("No change in this PR can affect a benchmark curve.", "此 PR 的改动不会影响任何基准测试曲线。"))
 	}
 
@@ -95,7 +95,7 @@ func runPareto(ctx context.Context, pr *checks.PR) checks.Result {
 	for _, c := range counts {
 		curves = append(curves, curveResult{Key: c.Key, Frontier: c.Frontier, Invalid: c.Invalid})
 	}
-	if csErr == nil && allAppendOnly(cs) {
+	if csErr == nil && cs.AllAppendOnly() {
 		for i := range curves {
 			curves[i].AppendOnly = true
 		}
@@ -208,45 +208,4 @@ func missingCurves(cs *changeset.Model, rows []sweep.BenchRow, run int64) []curv
 			fmt.Sprintf("运行 %d 中没有基准测试点", run))})
 	}
 	return out
-}
-
-// affectsBenchmarks reports whether the change set can move a benchmark
-// curve: an affected config, a changed file that maps to no known config, or
-// a changed benchmark, runner or non-master config file. A PR that only
-// removes master entries removes curves entirely, which needs no coverage.
-func affectsBenchmarks(cs *changeset.Model) bool {
-	l := cs.Layout
-	if len(cs.Affected) > 0 || len(cs.UnmappedFiles) > 0 {
-		return true
-	}
-	under := func(p, dir string) bool { return dir != "" && strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/") }
-	for _, f := range cs.Files {
-		for _, p := range []string{f.Path, f.PreviousPath} {
-			if p == "" || repo.IsDocFile(p) {
-				continue
-			}
-			if under(p, l.BenchmarksDir) || under(p, l.RunnersDir) {
-				return true
-			}
-			if under(p, l.ConfigsDir) && !strings.HasSuffix(p, "-master.yaml") {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// allAppendOnly reports whether the PR adds changelog entries and all of
-// them are append-only, so its run measures only points new to their curves.
-// Mixed entries are Check 12's failure, not an append-only sweep.
-func allAppendOnly(cs *changeset.Model) bool {
-	if len(cs.ChangelogAdded) == 0 {
-		return false
-	}
-	for _, e := range cs.ChangelogAdded {
-		if !e.AppendOnly {
-			return false
-		}
-	}
-	return true
 }

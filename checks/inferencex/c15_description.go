@@ -91,7 +91,7 @@ func runDescription(ctx context.Context, pr *checks.PR) checks.Result {
 			if cl.Old {
 				continue
 			}
-			targets := claimTargets(cs, cl.Keys)
+			targets := cs.Targets(cl.Keys)
 			if len(targets) == 0 {
 				unver = append(unver, claimFinding{en: "image " + cl.Token + " (" + noCfg + ")", zh: "镜像 " + cl.Token + "（" + noCfgZH + "）"})
 				continue
@@ -119,7 +119,7 @@ func runDescription(ctx context.Context, pr *checks.PR) checks.Result {
 			if cl.Old {
 				continue
 			}
-			targets := claimTargets(cs, cl.Keys)
+			targets := cs.Targets(cl.Keys)
 			if len(targets) == 0 {
 				unver = append(unver, claimFinding{en: q + " (" + noCfg + ")", zh: q + "（" + noCfgZH + "）"})
 				continue
@@ -265,26 +265,6 @@ var claimKindZH = map[string]string{
 	"search space": "搜索空间",
 	"runs":         "运行",
 	"AL":           "接受长度",
-}
-
-// claimTargets are the configs a claim is about: the keys named on its line
-// that exist at head, else every affected config.
-func claimTargets(cs *changeset.Model, keys []string) []*repo.ConfigEntry {
-	var out []*repo.ConfigEntry
-	for _, k := range keys {
-		if c := cs.MasterHead[k]; c != nil {
-			out = append(out, c)
-		}
-	}
-	if len(out) > 0 {
-		return out
-	}
-	for _, c := range cs.Affected {
-		if c != nil {
-			out = append(out, c)
-		}
-	}
-	return out
 }
 
 // bestImage picks the target whose image repository matches the claim,

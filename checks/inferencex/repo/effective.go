@@ -1,10 +1,12 @@
 package repo
 
 import (
+	"fmt"
 	"path"
 	"regexp"
 	"strings"
 
+	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/format/shell"
 )
 
@@ -48,6 +50,22 @@ type Setting struct {
 	// makes (the EVAL_ONLY=true branch), RunThroughput for one only the
 	// throughput run makes, "" for both.
 	Run string
+}
+
+// Where names where the setting is set, as reasons print it: the recipe
+// role's env or args block, or the script (and line) that sets it.
+func (s Setting) Where() checks.Text {
+	if s.Role != "" {
+		block := "args"
+		if s.Kind == "env" {
+			block = "env"
+		}
+		return checks.T(fmt.Sprintf("in %s roles.%s.%s", s.File, s.Role, block), fmt.Sprintf("位于 %s roles.%s.%s", s.File, s.Role, block))
+	}
+	if s.Line > 0 {
+		return checks.T(fmt.Sprintf("via %s:%d", s.File, s.Line), fmt.Sprintf("来自 %s:%d", s.File, s.Line))
+	}
+	return checks.T("via "+s.File, "来自 "+s.File)
 }
 
 // Command is one shell command.
