@@ -206,6 +206,22 @@ type fileCache struct {
 	scripts map[string]bool
 }
 
+// cached returns m[k], computing it on a miss. The computation runs
+// unlocked: two builds asking for the same key at once may both compute it,
+// with the same result.
+func cached[K comparable, V any](mu *sync.Mutex, m map[K]V, k K, compute func() V) V {
+	mu.Lock()
+	v, ok := m[k]
+	mu.Unlock()
+	if !ok {
+		v = compute()
+		mu.Lock()
+		m[k] = v
+		mu.Unlock()
+	}
+	return v
+}
+
 func newFileCache() *fileCache {
 	return &fileCache{parsed: map[effRef]*repo.EffectiveFile{}, helpers: map[*repo.EffectiveFile][]string{}}
 }

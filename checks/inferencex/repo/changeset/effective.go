@@ -321,17 +321,7 @@ func (b *builder) load(refs []effRef) {
 }
 
 func (b *builder) parse(r effRef) *repo.EffectiveFile {
-	c := b.files
-	c.mu.Lock()
-	ef, ok := c.parsed[r]
-	c.mu.Unlock()
-	if !ok {
-		ef = b.read(r)
-		c.mu.Lock()
-		c.parsed[r] = ef
-		c.mu.Unlock()
-	}
-	return ef
+	return cached(&b.files.mu, b.files.parsed, r, func() *repo.EffectiveFile { return b.read(r) })
 }
 
 // read reads and parses one file at H.
@@ -361,17 +351,7 @@ func (b *builder) helpers(ef *repo.EffectiveFile) []string {
 	if ef == nil {
 		return nil
 	}
-	c := b.files
-	c.mu.Lock()
-	hs, ok := c.helpers[ef]
-	c.mu.Unlock()
-	if !ok {
-		hs = b.resolveHelpers(ef)
-		c.mu.Lock()
-		c.helpers[ef] = hs
-		c.mu.Unlock()
-	}
-	return hs
+	return cached(&b.files.mu, b.files.helpers, ef, func() []string { return b.resolveHelpers(ef) })
 }
 
 // resolveHelpers is helpers without the cache.
