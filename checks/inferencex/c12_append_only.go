@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/format/perfchangelog"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
 )
@@ -27,7 +28,7 @@ func runAppendOnly(ctx context.Context, pr *checks.PR) checks.Result {
 	if err != nil || cs == nil {
 		return changeset.Unavailable(err)
 	}
-	var ao []repo.ChangelogEntry
+	var ao []perfchangelog.Entry
 	for _, e := range cs.ChangelogAdded {
 		if e.AppendOnly {
 			ao = append(ao, e)
@@ -82,7 +83,7 @@ func runAppendOnly(ctx context.Context, pr *checks.PR) checks.Result {
 	}
 
 	// 2. Selected configs exist at base.
-	selected := map[string]repo.ChangelogEntry{}
+	selected := map[string]perfchangelog.Entry{}
 	var keys []string
 	for _, e := range ao {
 		for _, k := range e.Matched {

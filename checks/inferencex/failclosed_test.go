@@ -7,6 +7,7 @@ import (
 
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/checkstest"
+	"github.com/verdict-bot/verdict/checks/format/perfchangelog"
 	"github.com/verdict-bot/verdict/checks/inferencex"
 	"github.com/verdict-bot/verdict/checks/inferencex/inferencextest"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
@@ -310,7 +311,7 @@ func fcCases() []fcCase {
 				tp8 := map[string]any{"tp": 8, "ep": 1, "conc-list": []any{4, 8}}
 				tp8new := map[string]any{"tp": 8, "ep": 1, "conc-list": []any{4, 8, 16}}
 				cs := &changeset.Model{
-					ChangelogAdded: []repo.ChangelogEntry{{ConfigKeys: []string{key}, AppendOnly: true, Line: 120, Matched: []string{key}}},
+					ChangelogAdded: []perfchangelog.Entry{{ConfigKeys: []string{key}, AppendOnly: true, Line: 120, Matched: []string{key}}},
 					MasterBase:     map[string]*repo.ConfigEntry{key: aoEntry(key, img, aoElem{tp8, []int{4, 8}})},
 					MasterHead:     map[string]*repo.ConfigEntry{key: aoEntry(key, img, aoElem{tp8new, []int{4, 8, 16}})},
 					ChangedKeys:    []string{key},

@@ -173,37 +173,6 @@ zip_override_conc:
 	}
 }
 
-func TestParseChangelog(t *testing.T) {
-	data, err := checkstest.ReadSample("perf-changelog.tail.yaml")
-	if err == nil {
-		es, ps, err := ParseChangelog(data)
-		if err != nil || len(es) < 5 {
-			t.Fatalf("sample: %d entries, %v, %v", len(es), ps, err)
-		}
-	}
-	es, ps, err := ParseChangelog([]byte("- config-keys: [a*]\n  description: [x]\n  pr-link: y\n  bogus: 1\n  append-only: true\n"))
-	if err != nil || len(es) != 1 || !es[0].AppendOnly || len(ps) != 1 || !strings.Contains(ps[0], "bogus: unknown key") {
-		t.Fatalf("%+v %v %v", es, ps, err)
-	}
-	if _, _, err := ParseChangelog([]byte("a: b\n")); err == nil {
-		t.Fatal("non-list accepted")
-	}
-	// The fields the repository's schema requires, and its scenario types.
-	for text, want := range map[string]string{
-		"- config-keys: [a]\n  description: [x]\n":                                        "line 1: entry has no pr-link",
-		"- config-keys: [a]\n  pr-link: y\n":                                              "line 1: entry has no description",
-		"- config-keys: [a]\n  description: []\n  pr-link: y\n":                           "line 2: description: must not be empty",
-		"- config-keys: [a]\n  description: x\n  pr-link: y\n":                            "line 2: description: wrong type",
-		"- description: [x]\n  pr-link: y\n":                                              "line 1: entry has no config-keys",
-		"- config-keys: [a]\n  description: [x]\n  pr-link: y\n  scenario-type: [8k1k]\n": `scenario-type: unknown scenario type "8k1k"`,
-	} {
-		es, ps, err := ParseChangelog([]byte(text))
-		if err != nil || len(es) != 1 || len(ps) != 1 || !strings.Contains(ps[0], want) || !reflect.DeepEqual(es[0].Problems, ps) {
-			t.Errorf("%q: problems %q, want %q", text, ps, want)
-		}
-	}
-}
-
 func TestParseWaiverSample(t *testing.T) {
 	data, err := checkstest.ReadSample("docs/waiver/2508.md")
 	if err != nil {

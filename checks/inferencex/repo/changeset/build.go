@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/format/perfchangelog"
 	"github.com/verdict-bot/verdict/checks/format/udiff"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
 )
@@ -231,7 +232,7 @@ func newFileCache() *fileCache {
 func (b *builder) changelog(base string) {
 	cs := b.cs
 	p := b.layout.Changelog
-	read := func(ref string) ([]repo.ChangelogEntry, bool) {
+	read := func(ref string) ([]perfchangelog.Entry, bool) {
 		data, err := b.reader.Read(b.ctx, ref, p)
 		if errors.Is(err, checks.ErrNotFound) {
 			return nil, true
@@ -240,7 +241,7 @@ func (b *builder) changelog(base string) {
 			cs.problem(p, err.Error())
 			return nil, false
 		}
-		es, _, err := repo.ParseChangelog(data)
+		es, _, err := perfchangelog.Parse(data)
 		if err != nil {
 			cs.problem(p, fmt.Sprintf("changelog at %s does not parse: %v", checks.Short(ref), err))
 			return nil, false
@@ -252,7 +253,7 @@ func (b *builder) changelog(base string) {
 	if !okB || !okH {
 		return
 	}
-	added, gone := repo.ChangelogDelta(atBase, atHead)
+	added, gone := perfchangelog.Delta(atBase, atHead)
 	if len(gone) > 0 {
 		lines := make([]string, len(gone))
 		for i, e := range gone {
@@ -274,7 +275,7 @@ func (b *builder) changelog(base string) {
 			cs.finding(p, ProblemChangelogSchema, "changelog at "+checks.Short(b.head)+": "+q)
 		}
 		var unmatched []string
-		e.Matched, unmatched = repo.MatchConfigKeys(e.ConfigKeys, keys)
+		e.Matched, unmatched = perfchangelog.MatchKeys(e.ConfigKeys, keys)
 		if len(unmatched) > 0 && cs.MasterHead != nil {
 			cs.finding(p, ProblemChangelogSchema, fmt.Sprintf("changelog at %s, line %d: config-keys %s select no master config at %s",
 				checks.Short(b.head), e.Line, strings.Join(unmatched, ", "), checks.Short(b.head)))

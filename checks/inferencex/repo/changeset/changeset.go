@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/format/perfchangelog"
 	"github.com/verdict-bot/verdict/checks/format/udiff"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
 )
@@ -52,8 +53,8 @@ type Model struct {
 	RemovedKeys []string
 
 	// ChangelogAdded are the changelog entries at H that the base does not
-	// hold (repo.ChangelogDelta), in file order.
-	ChangelogAdded []repo.ChangelogEntry
+	// hold (perfchangelog.Delta), in file order.
+	ChangelogAdded []perfchangelog.Entry
 	// Selected are master keys at H matched by the added entries' globs.
 	Selected []string
 	// Affected are the configs (at H) the PR affects, sorted by key.
