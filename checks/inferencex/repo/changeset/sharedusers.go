@@ -14,7 +14,8 @@ import (
 // one. A shared helper change affects every config that uses it; rows that
 // must not miss such a config (Check 13) read it here. It is computed only
 // when a row asks and the PR changes such a file, as it reads the effective
-// files of every config at H.
+// files of every config at H; it takes the files the change set already
+// parsed, and the helpers it already resolved, from the change set's cache.
 var SharedUsersFact = checks.NewFact("configs using changed shared files", []checks.Requirement{Fact, repo.MastersFact},
 	func(ctx context.Context, pr *checks.PR) (*SharedUsers, error) {
 		cs, err := Fact.Of(ctx, pr)
