@@ -8,6 +8,7 @@ package checks
 
 import (
 	"context"
+	"fmt"
 	"strings"
 )
 
@@ -95,7 +96,7 @@ func (r Result) WithEvidence(ev ...Evidence) Result {
 //	var Evals = &checks.Check{
 //		Number:   2,
 //		Name:     checks.Text{EN: "Evals", ZH: "评测"},
-//		Requires: []checks.Requirement{PassingSweep, SweepRun},
+//		Requires: []checks.Requirement{PassingSweep, sweep.SearchFact},
 //		Run:      runEvals,
 //	}
 type Check struct {
@@ -177,4 +178,13 @@ func Decide(rows []Outcome) Overall {
 		}
 	}
 	return v
+}
+
+// AndMore is t, the first of several findings, counting the others.
+func (t Text) AndMore(others int) Text {
+	if others > 0 {
+		t.EN += fmt.Sprintf(" (+%d more)", others)
+		t.ZH += fmt.Sprintf("（另有 %d 项）", others)
+	}
+	return t
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/format/signoff"
 	infxrepo "github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
 )
 
 // Request names a change in a local repository.
@@ -241,6 +242,6 @@ func (c *Change) Verify(ctx context.Context, force bool) (Outcome, error) {
 }
 
 // ChangeSet is the change-set model the checks used (built on first use).
-func (c *Change) ChangeSet(ctx context.Context) (*infxrepo.ChangeSet, error) {
-	return infxrepo.ChangeSetFact.Of(ctx, c.PR)
+func (c *Change) ChangeSet(ctx context.Context) (*changeset.Model, error) {
+	return changeset.Fact.Of(ctx, c.PR)
 }

@@ -23,22 +23,6 @@ var Codeowner = &checks.Check{
 	Run:      runCodeowner,
 }
 
-// maxOwnerEvidence caps per-path evidence rows on very large PRs.
-const maxOwnerEvidence = 20
-
-// pathOwnership is the verdict on one changed path.
-type pathOwnership struct {
-	path    string
-	rule    codeowners.Rule
-	matched bool
-	kind    string // "specific", "default" or "unowned"
-	// For specific paths: how the signer is an owner ("", "direct",
-	// "team", "unverifiable").
-	via      string
-	team     string   // the team that made the signer an owner
-	unknowns []string // teams of owners(P) whose membership could not be read
-}
-
 func runCodeowner(ctx context.Context, pr *checks.PR) checks.Result {
 	l, bad := layoutOf(ctx, pr)
 	if bad != nil {
@@ -71,13 +55,13 @@ func runCodeowner(ctx context.Context, pr *checks.PR) checks.Result {
 	if err != nil {
 		return checks.Unverified(checks.T("the PR's changed files could not be listed: "+err.Error(), "无法列出 PR 的变更文件："+checks.Code(err.Error())))
 	}
-	paths := ownerPaths(files)
+	paths := repo.OwnerPaths(files)
 	if len(paths) == 0 {
 		return checks.Unverified(checks.T("the PR lists no changed files", "PR 未列出任何变更文件"))
 	}
-	if pr.ChangedFiles > 0 && distinctNew(files) != pr.ChangedFiles {
-		return checks.Unverified(checks.T(fmt.Sprintf("the changed-file list is incomplete (%d of %d files)", distinctNew(files), pr.ChangedFiles),
-			fmt.Sprintf("变更文件列表不完整（%d / %d 个文件）", distinctNew(files), pr.ChangedFiles)))
+	if pr.ChangedFiles > 0 && repo.DistinctPaths(files) != pr.ChangedFiles {
+		return checks.Unverified(checks.T(fmt.Sprintf("the changed-file list is incomplete (%d of %d files)", repo.DistinctPaths(files), pr.ChangedFiles),
+			fmt.Sprintf("变更文件列表不完整（%d / %d 个文件）", repo.DistinctPaths(files), pr.ChangedFiles)))
 	}
 
 	ownersEv := checks.Evidence{Label: "CODEOWNERS", Value: at}
@@ -85,7 +69,7 @@ func runCodeowner(ctx context.Context, pr *checks.PR) checks.Result {
 		ownersEv.URL = fmt.Sprintf("https://github.com/%s/%s/blob/%s/%s", pr.Owner, pr.Repo, pr.BaseTip, file)
 	}
 	ev := []checks.Evidence{ownersEv, {Label: "Signer", Value: "@" + signer}}
-	ghEv, ghLines := codeownersErrorsEvidence(ctx, pr)
+	ghEv, ghLines := repo.CodeownersErrorsEvidence(ctx, pr)
 	ev = append(ev, ghEv...)
 	problemLines := ghLines
 	for _, p := range co.Problems {
@@ -93,12 +77,12 @@ func runCodeowner(ctx context.Context, pr *checks.PR) checks.Result {
 		ev = append(ev, checks.Evidence{Label: fmt.Sprintf("CODEOWNERS line %d", p.Line), Value: p.Message + " (skipped)"})
 	}
 
-	teams := &teamOracle{ctx: ctx, src: pr.Source, login: signer, seen: map[string]checks.Membership{}}
-	owned := assessPaths(co, paths, signer, teams)
-	ev = append(ev, ownershipEvidence(owned)...)
+	teams := repo.NewTeamOracle(ctx, pr.Source, signer)
+	owned := repo.AssessOwnership(co, paths, signer, teams)
+	ev = append(ev, repo.OwnershipEvidence(owned)...)
 
 	res := decideCodeowner(co, owned, signer, file, repo.SettingsParam.Get(pr), teams)
-	res.Evidence = append(ev, append(res.Evidence, teams.evidence()...)...)
+	res.Evidence = append(ev, append(res.Evidence, teams.Evidence()...)...)
 	if note := problemNote(problemLines); note.EN != "" {
 		res.Reason.EN += " " + note.EN
 		res.Reason.ZH += " " + note.ZH
@@ -106,111 +90,16 @@ func runCodeowner(ctx context.Context, pr *checks.PR) checks.Result {
 	return res
 }
 
-// ownerPaths returns every path the PR touches, previous names of renames
-// included (a rename out of an owned path needs that owner too), deduplicated
-// in file-list order.
-func ownerPaths(files []checks.ChangedFile) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, f := range files {
-		for _, p := range []string{f.Path, f.PreviousPath} {
-			if p != "" && !seen[p] {
-				seen[p] = true
-				out = append(out, p)
-			}
-		}
-	}
-	return out
-}
-
-func distinctNew(files []checks.ChangedFile) int {
-	seen := map[string]bool{}
-	for _, f := range files {
-		seen[f.Path] = true
-	}
-	return len(seen)
-}
-
-func assessPaths(co codeowners.File, paths []string, signer string, teams *teamOracle) []pathOwnership {
-	out := make([]pathOwnership, 0, len(paths))
-	direct := false
-	for _, p := range paths {
-		po := pathOwnership{path: p}
-		po.rule, po.matched = co.Match(p)
-		switch {
-		case !po.matched || len(po.rule.Owners) == 0:
-			po.kind = "unowned"
-		case po.rule.CatchAll:
-			po.kind = "default"
-		default:
-			po.kind = "specific"
-			po.via, po.team, po.unknowns = ownsSpecific(po.rule.Owners, signer, teams)
-			direct = direct || po.via == "direct"
-		}
-		out = append(out, po)
-	}
-	// Unreadable team membership must not hard-fail a signer who is plainly
-	// a CODEOWNER of this change: directly listed on another changed
-	// specific path (RULES.md, Check 0).
-	if direct {
-		for i := range out {
-			if out[i].kind == "specific" && out[i].via == "" && len(out[i].unknowns) > 0 {
-				out[i].via = "unverifiable"
-			}
-		}
-	}
-	return out
-}
-
-// ownsSpecific decides whether signer owns a specific path with owners.
-func ownsSpecific(owners []string, signer string, teams *teamOracle) (via, team string, unknowns []string) {
-	for _, o := range owners {
-		if strings.EqualFold(o, "@"+signer) {
-			return "direct", "", nil
-		}
-	}
-	for _, o := range owners {
-		if !codeowners.IsTeam(o) {
-			continue
-		}
-		switch teams.member(o) {
-		case checks.Member:
-			return "team", o, nil
-		case checks.MembershipUnknown:
-			unknowns = append(unknowns, o)
-		}
-	}
-	return "", "", unknowns
-}
-
-// recognizedOwner reports whether signer is a recognized CODEOWNER: listed
-// anywhere, or a confirmed member of any listed team. It returns how, and
-// the teams whose membership could not be read.
-func recognizedOwner(co codeowners.File, signer string, teams *teamOracle) (how string, unknowns []string) {
-	if co.Listed(signer) {
-		return "listed", nil
-	}
-	for _, t := range co.Teams() {
-		switch teams.member(t) {
-		case checks.Member:
-			return t, nil
-		case checks.MembershipUnknown:
-			unknowns = append(unknowns, t)
-		}
-	}
-	return "", unknowns
-}
-
-func decideCodeowner(co codeowners.File, owned []pathOwnership, signer, file string, s *repo.Settings, teams *teamOracle) checks.Result {
+func decideCodeowner(co codeowners.File, owned []repo.Ownership, signer, file string, s *repo.Settings, teams *repo.TeamOracle) checks.Result {
 	at := "@" + signer
-	var specific, byNote, failed, general []pathOwnership
+	var specific, byNote, failed, general []repo.Ownership
 	for _, po := range owned {
 		switch {
-		case po.kind != "specific":
+		case po.Kind != "specific":
 			general = append(general, po)
-		case po.via == "":
+		case po.Via == "":
 			failed = append(failed, po)
-		case po.via == "unverifiable":
+		case po.Via == "unverifiable":
 			byNote = append(byNote, po)
 		default:
 			specific = append(specific, po)
@@ -218,11 +107,11 @@ func decideCodeowner(co codeowners.File, owned []pathOwnership, signer, file str
 	}
 	if len(failed) > 0 {
 		f := failed[0]
-		owners := strings.Join(f.rule.Owners, " ")
-		en := fmt.Sprintf("%s is not a CODEOWNER of %s (owners: %s).", at, f.path, owners)
-		zh := fmt.Sprintf("%s 不是 %s 的 CODEOWNER（所有者：%s）。", at, f.path, owners)
-		if len(f.unknowns) > 0 {
-			u := strings.Join(f.unknowns, " ")
+		owners := strings.Join(f.Rule.Owners, " ")
+		en := fmt.Sprintf("%s is not a CODEOWNER of %s (owners: %s).", at, f.Path, owners)
+		zh := fmt.Sprintf("%s 不是 %s 的 CODEOWNER（所有者：%s）。", at, f.Path, owners)
+		if len(f.Unknowns) > 0 {
+			u := strings.Join(f.Unknowns, " ")
 			en += " Team membership unverifiable: " + u + "."
 			zh += " 团队成员身份无法验证：" + u + "。"
 		}
@@ -236,9 +125,9 @@ func decideCodeowner(co codeowners.File, owned []pathOwnership, signer, file str
 	how := ""
 	if len(general) > 0 {
 		var unknowns []string
-		how, unknowns = recognizedOwner(co, signer, teams)
+		how, unknowns = repo.RecognizedOwner(co, signer, teams)
 		if how == "" {
-			first := general[0].path
+			first := general[0].Path
 			if len(unknowns) > 0 {
 				u := strings.Join(unknowns, " ")
 				return checks.FailR(checks.T(
@@ -255,12 +144,12 @@ func decideCodeowner(co codeowners.File, owned []pathOwnership, signer, file str
 	if len(specific) > 0 {
 		f := specific[0]
 		rule, ruleZH := "specific rule", "特定规则"
-		if f.via == "team" {
-			rule += ", via " + f.team
-			ruleZH += "，通过 " + f.team
+		if f.Via == "team" {
+			rule += ", via " + f.Team
+			ruleZH += "，通过 " + f.Team
 		}
-		en = fmt.Sprintf("%s owns %s (%s)", at, f.path, rule)
-		zh = fmt.Sprintf("%s 拥有 %s（%s）", at, f.path, ruleZH)
+		en = fmt.Sprintf("%s owns %s (%s)", at, f.Path, rule)
+		zh = fmt.Sprintf("%s 拥有 %s（%s）", at, f.Path, ruleZH)
 		if n := len(specific) - 1; n > 0 {
 			en += fmt.Sprintf(" and %d other specific %s", n, countNoun(n, "path", "paths"))
 			zh += fmt.Sprintf("及另外 %d 个特定路径", n)
@@ -274,7 +163,7 @@ func decideCodeowner(co codeowners.File, owned []pathOwnership, signer, file str
 		zh = fmt.Sprintf("%s 是已认可的 CODEOWNER（%s）", at, srcZH)
 	}
 	if len(byNote) > 0 {
-		p := byNote[0].path
+		p := byNote[0].Path
 		if n := len(byNote) - 1; n > 0 {
 			p += fmt.Sprintf(" and %d more", n)
 		}
@@ -291,19 +180,19 @@ func decideCodeowner(co codeowners.File, owned []pathOwnership, signer, file str
 
 // defaultPhrase describes the paths decided by the catch-all rule or by no
 // rule. The core team is named "core", as reviewers call it.
-func defaultPhrase(general []pathOwnership, others bool, s *repo.Settings) (string, string) {
+func defaultPhrase(general []repo.Ownership, others bool, s *repo.Settings) (string, string) {
 	var defOwners []string
 	seen := map[string]bool{}
 	unowned := 0
 	for _, po := range general {
-		if po.kind == "unowned" {
+		if po.Kind == "unowned" {
 			unowned++
 			continue
 		}
-		k := strings.ToLower(strings.Join(po.rule.Owners, " "))
+		k := strings.ToLower(strings.Join(po.Rule.Owners, " "))
 		if !seen[k] {
 			seen[k] = true
-			defOwners = append(defOwners, ownersLabel(po.rule.Owners, s))
+			defOwners = append(defOwners, ownersLabel(po.Rule.Owners, s))
 		}
 	}
 	subject, subjectZH := "all changed paths", "所有变更路径"
@@ -325,41 +214,6 @@ func ownersLabel(owners []string, s *repo.Settings) string {
 		return "core"
 	}
 	return strings.Join(owners, " ")
-}
-
-// teamOracle asks Source about team membership at most once per team, in
-// the order the rule needs the answers (so the evidence is deterministic).
-type teamOracle struct {
-	ctx   context.Context
-	src   checks.Source
-	login string
-	seen  map[string]checks.Membership
-	order []string
-}
-
-func (o *teamOracle) member(team string) checks.Membership {
-	k := strings.ToLower(team)
-	if m, ok := o.seen[k]; ok {
-		return m
-	}
-	m := checks.MembershipUnknown
-	if org, slug, ok := codeowners.SplitTeam(team); ok {
-		if got, err := o.src.TeamMember(o.ctx, org, slug, o.login); err == nil {
-			m = got
-		}
-	}
-	o.seen[k] = m
-	o.order = append(o.order, team)
-	return m
-}
-
-func (o *teamOracle) evidence() []checks.Evidence {
-	var ev []checks.Evidence
-	for _, t := range o.order {
-		v := map[checks.Membership]string{checks.Member: "member", checks.NotMember: "not a member", checks.MembershipUnknown: "unverifiable"}[o.seen[strings.ToLower(t)]]
-		ev = append(ev, checks.Evidence{Label: "Team " + t, Value: "@" + o.login + ": " + v})
-	}
-	return ev
 }
 
 // problemNote names the CODEOWNERS lines with errors (ours and GitHub's), so
@@ -385,67 +239,6 @@ func problemNote(lines []int) checks.Text {
 		EN: fmt.Sprintf("Note: CODEOWNERS has errors on %s %s.", countNoun(len(parts), "line", "lines"), ls),
 		ZH: fmt.Sprintf("注意：CODEOWNERS 第 %s 行有错误。", ls),
 	}
-}
-
-// codeownersErrorsEvidence reports GitHub's own diagnostics at B. They do
-// not decide the row (the scope gate refuses such files before Check 0
-// runs), but a reviewer must see them.
-func codeownersErrorsEvidence(ctx context.Context, pr *checks.PR) ([]checks.Evidence, []int) {
-	errs, err := pr.Source.CodeownersErrors(ctx, pr.BaseTip)
-	if err != nil {
-		return []checks.Evidence{{Label: "GitHub CODEOWNERS errors", Value: "could not be read: " + err.Error()}}, nil
-	}
-	if len(errs) == 0 {
-		return []checks.Evidence{{Label: "GitHub CODEOWNERS errors", Value: "none"}}, nil
-	}
-	var ev []checks.Evidence
-	var lines []int
-	for i, e := range errs {
-		lines = append(lines, e.Line)
-		if i < maxOwnerEvidence {
-			v := e.Message
-			if e.Kind != "" {
-				v = e.Kind + ": " + v
-			}
-			ev = append(ev, checks.Evidence{Label: fmt.Sprintf("GitHub CODEOWNERS error (line %d)", e.Line), Value: v})
-		}
-	}
-	return ev, lines
-}
-
-func ownershipEvidence(owned []pathOwnership) []checks.Evidence {
-	var ev []checks.Evidence
-	def, unowned := 0, 0
-	shown := 0
-	for _, po := range owned {
-		switch po.kind {
-		case "default":
-			def++
-			continue
-		case "unowned":
-			unowned++
-			continue
-		}
-		if shown == maxOwnerEvidence {
-			continue
-		}
-		shown++
-		verdict := map[string]string{
-			"direct":       "signer listed",
-			"team":         "signer is a member of " + po.team,
-			"unverifiable": "accepted: team membership unverifiable",
-			"":             "signer is not an owner",
-		}[po.via]
-		ev = append(ev, checks.Evidence{Label: po.path, Value: fmt.Sprintf("line %d %s: %s — %s",
-			po.rule.Line, po.rule.Pattern, strings.Join(po.rule.Owners, " "), verdict)})
-	}
-	if def > 0 {
-		ev = append(ev, checks.Evidence{Label: "Default paths", Value: fmt.Sprintf("%d (catch-all rule)", def)})
-	}
-	if unowned > 0 {
-		ev = append(ev, checks.Evidence{Label: "Unowned paths", Value: fmt.Sprint(unowned)})
-	}
-	return ev
 }
 
 // ownersZH is the Chinese form of owner labels: "core" (ownersLabel's name

@@ -2,11 +2,8 @@ package inferencex
 
 import (
 	"context"
-	"fmt"
-	"sync"
 
 	"github.com/verdict-bot/verdict/checks"
-	"github.com/verdict-bot/verdict/checks/inferencex/repo"
 	"github.com/verdict-bot/verdict/checks/inferencex/sweep"
 )
 
@@ -15,9 +12,9 @@ import (
 var PassingSweep = &checks.Check{
 	Number:   1,
 	Name:     checks.Text{EN: "Passing sweep", ZH: "扫描通过"},
-	Requires: []checks.Requirement{SweepRun},
+	Requires: []checks.Requirement{sweep.SearchFact},
 	Run: func(ctx context.Context, pr *checks.PR) checks.Result {
-		s, err := SweepRun.Of(ctx, pr)
+		s, err := sweep.SearchFact.Of(ctx, pr)
 		if err != nil {
 			return checks.Unverified(checks.T("the sweep search failed: "+err.Error(), "扫描查找失败："+checks.Code(err.Error())))
 		}
@@ -25,130 +22,14 @@ var PassingSweep = &checks.Check{
 	},
 }
 
-// SweepSearch is the outcome of looking for the passing sweep: Check 1's
-// row and, when a sweep qualified, the run Checks 2 and 14 assess.
-type SweepSearch struct {
-	Row       checks.Result
-	Selection *sweep.Selection
-}
-
-// SweepRun is the sweep search of the PR.
-var SweepRun = checks.NewFact("passing sweep", nil, findSweep)
-
 // chosenSweep returns the run Check 1 chose, if Check 1 passed (it may be
-// disabled or fail). Rows calling it require PassingSweep and SweepRun.
+// disabled or fail). Rows calling it require PassingSweep and
+// sweep.SearchFact.
 func chosenSweep(ctx context.Context, pr *checks.PR) (*sweep.Selection, bool) {
 	r, ok := pr.ResultOf(ctx, PassingSweep)
 	if !ok || r.Status != checks.Pass {
 		return nil, false
 	}
-	s, err := SweepRun.Of(ctx, pr)
+	s, err := sweep.SearchFact.Of(ctx, pr)
 	return s.Selection, err == nil && s.Selection != nil
-}
-
-// sweepWindow is how many commits' check runs are fetched at once. Commits
-// are judged newest first and the first qualifying one wins, so fetching in
-// windows lets the check stop early while staying deterministic: a window is
-// judged only once all of it has arrived, in commit order.
-const sweepWindow = 4
-
-type commitRuns struct {
-	runs []checks.CheckRun
-	err  error
-}
-
-// findSweep judges the PR's commits newest first; the first commit with a
-// qualifying sweep wins.
-func findSweep(ctx context.Context, pr *checks.PR) (SweepSearch, error) {
-	fail := func(r checks.Result) (SweepSearch, error) { return SweepSearch{Row: r}, nil }
-	cl, err := pr.Source.Commits(ctx)
-	if err != nil {
-		return fail(checks.Unverified(checks.T("could not list the PR's commits: "+err.Error(), "无法列出 PR 的提交："+checks.Code(err.Error()))))
-	}
-	settings := repo.SettingsParam.Get(pr)
-	// Newest first. H is an in-PR commit even when the capped list omits it.
-	shas := make([]string, 0, len(cl.Commits)+1)
-	if !cl.Has(pr.HeadSHA) && pr.HeadSHA != "" {
-		shas = append(shas, pr.HeadSHA)
-	}
-	for i := len(cl.Commits) - 1; i >= 0; i-- {
-		shas = append(shas, cl.Commits[i].SHA)
-	}
-	capEN, capZH := "", ""
-	if cl.Truncated {
-		capEN = " The PR's commit list is capped at 250 commits; commits beyond the cap were not examined."
-		capZH = " PR 的提交列表上限为 250 个提交；超出上限的提交未被检查。"
-	}
-
-	var newest *failedSweep
-	for start := 0; start < len(shas); start += sweepWindow {
-		end := min(start+sweepWindow, len(shas))
-		got := make([]commitRuns, end-start)
-		var wg sync.WaitGroup
-		for i := start; i < end; i++ {
-			wg.Add(1)
-			go func(i int) {
-				defer wg.Done()
-				rs, err := pr.Source.CheckRuns(ctx, shas[i])
-				got[i-start] = commitRuns{rs, err}
-			}(i)
-		}
-		wg.Wait()
-		for i, cr := range got {
-			sha := shas[start+i]
-			if cr.err != nil {
-				// A newer commit we cannot read might hold the passing
-				// sweep; choosing an older one would depend on the error.
-				return fail(checks.Unverified(checks.T(
-					fmt.Sprintf("check runs of commit %s are unreadable: %v", checks.Short(sha), cr.err),
-					fmt.Sprintf("无法读取提交 %s 的检查运行：%s", checks.Short(sha), checks.Code(cr.err.Error())))))
-			}
-			for _, g := range sweep.GroupByRun(settings, cr.runs) {
-				ok, why := g.Qualifies(settings.RequireEvalGroup)
-				if ok {
-					return sweepPass(sha, g, cl.Truncated, capEN, capZH), nil
-				}
-				if newest == nil {
-					newest = &failedSweep{sha: sha, group: g, why: why}
-				}
-			}
-		}
-	}
-	en := "No passing sweep/eval was found on any commit in this PR. Run a passing full sweep on a current commit or re-anchor with `/use <run_id>`."
-	zh := "在此 PR 的任何提交上都未找到通过的扫描/评测。请在当前提交上运行一次完整且通过的扫描，或使用 `/use <run_id>` 重新锚定。"
-	var ev []checks.Evidence
-	if newest != nil {
-		en += fmt.Sprintf(" Newest sweep: run %d on %s, %s.", newest.group.RunID, checks.Short(newest.sha), newest.why.EN)
-		zh += fmt.Sprintf(" 最新的扫描：提交 %s 上的运行 %d，%s。", checks.Short(newest.sha), newest.group.RunID, newest.why.ZH)
-		ev = append(ev, checks.Evidence{Label: "newest sweep run", URL: newest.group.RunURL, Value: fmt.Sprint(newest.group.RunID)})
-	} else {
-		en += " No benchmark or eval job ran on any of its commits."
-		zh += " 其任何提交上都没有运行过基准测试或评测作业。"
-	}
-	ev = append(ev, checks.Evidence{Label: "commits examined", Value: fmt.Sprint(len(shas))})
-	return fail(checks.FailR(checks.T(en+capEN, zh+capZH), ev...))
-}
-
-type failedSweep struct {
-	sha   string
-	group *sweep.Group
-	why   checks.Text
-}
-
-func sweepPass(sha string, g *sweep.Group, truncated bool, capEN, capZH string) SweepSearch {
-	what, whatZH := "benchmark + eval jobs", "基准测试与评测作业"
-	if sweep.CountExecuted(g.Eval) == 0 {
-		what, whatZH = "benchmark jobs (no eval group required)", "基准测试作业（配置不要求评测组）"
-	}
-	res := checks.PassR(checks.T(
-		fmt.Sprintf("Green %s on in-PR commit %s (run %d).%s", what, checks.Short(sha), g.RunID, capEN),
-		fmt.Sprintf("PR 内提交 %s 上的%s全部通过（运行 %d）。%s", checks.Short(sha), whatZH, g.RunID, capZH)),
-		checks.Evidence{Label: "run", URL: g.RunURL, Value: fmt.Sprint(g.RunID)},
-		checks.Evidence{Label: "commit", Value: sha},
-		checks.Evidence{Label: "executed jobs", Value: fmt.Sprintf("%d benchmark, %d eval", sweep.CountExecuted(g.Benchmark), sweep.CountExecuted(g.Eval))},
-	)
-	return SweepSearch{Row: res, Selection: &sweep.Selection{
-		RunID: g.RunID, RunURL: g.RunURL, HeadSHA: sha,
-		Benchmark: g.Benchmark, Eval: g.Eval, Truncated: truncated,
-	}}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/checkstest"
 	"github.com/verdict-bot/verdict/checks/inferencex"
+	"github.com/verdict-bot/verdict/checks/inferencex/sweep"
 )
 
 const ciNoSweep = "No passing sweep/eval was found on any commit in this PR. Run a passing full sweep on a current commit or re-anchor with `/use <run_id>`."
@@ -149,7 +150,7 @@ func TestSweepCheck(t *testing.T) {
 			if r.Reason.ZH == r.Reason.EN {
 				t.Errorf("Chinese reason missing: %q", r.Reason.ZH)
 			}
-			found, err := inferencex.SweepRun.Of(context.Background(), pr)
+			found, err := sweep.SearchFact.Of(context.Background(), pr)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -186,7 +187,7 @@ func TestSweepNewestCommitWinsAndStopsEarly(t *testing.T) {
 	pr := ciPR(src)
 	pr.HeadSHA = shas[11]
 	r := checkstest.Run(t, pr, inferencex.PassingSweep)[1]
-	found, _ := inferencex.SweepRun.Of(context.Background(), pr)
+	found, _ := sweep.SearchFact.Of(context.Background(), pr)
 	sel := found.Selection
 	if r.Status != checks.Pass || sel == nil || sel.HeadSHA != shas[10] {
 		t.Fatalf("got %s %q", r.Status, r.Reason.EN)

@@ -2,7 +2,6 @@ package inferencex
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
 	"github.com/verdict-bot/verdict/checks/inferencex/sweep"
 )
 
@@ -18,7 +18,7 @@ import (
 var Evals = &checks.Check{
 	Number:   2,
 	Name:     checks.Text{EN: "Evals", ZH: "评测"},
-	Requires: []checks.Requirement{PassingSweep, SweepRun, repo.LayoutFact, repo.ChangeSetFact, repo.MastersFact},
+	Requires: []checks.Requirement{PassingSweep, sweep.SearchFact, repo.LayoutFact, changeset.Fact, repo.MastersFact},
 	Run:      runEvals,
 }
 
@@ -63,7 +63,12 @@ func runEvals(ctx context.Context, pr *checks.PR) checks.Result {
 	}
 	thc := make(chan thresholds, 1)
 	go func() {
-		th, ev, res := loadThresholds(ctx, pr)
+		l, bad := layoutOf(ctx, pr)
+		if bad != nil {
+			thc <- thresholds{res: bad}
+			return
+		}
+		th, ev, res := sweep.LoadThresholds(ctx, pr, l)
 		thc <- thresholds{th, ev, res}
 	}()
 	ld := sweep.LoadEvalRows(ctx, pr.Source, run, arts)
@@ -133,44 +138,12 @@ func runEvals(ctx context.Context, pr *checks.PR) checks.Result {
 		ev...)
 }
 
-// loadThresholds reads the thresholds file of the default branch. A missing
-// file leaves every task on the configured fallback, as the validator's
-// --min-score does; an unreadable or malformed one cannot be trusted.
-func loadThresholds(ctx context.Context, pr *checks.PR) (sweep.Thresholds, checks.Evidence, *checks.Result) {
-	fallback := repo.SettingsParam.Get(pr).DefaultEvalThreshold
-	if fallback <= 0 {
-		fallback = repo.Defaults().DefaultEvalThreshold
-	}
-	l, bad := layoutOf(ctx, pr)
-	if bad != nil {
-		return sweep.Thresholds{}, checks.Evidence{}, bad
-	}
-	p := l.Thresholds
-	data, err := pr.Source.ReadFile(ctx, pr.DefaultSHA, p)
-	if errors.Is(err, checks.ErrNotFound) {
-		th, _ := sweep.ParseThresholds([]byte("{}"), fallback)
-		return th, checks.Evidence{Label: "thresholds", Value: fmt.Sprintf("%s absent at %s; fallback %s", p, checks.Short(pr.DefaultSHA), sweep.FormatNumber(fallback))}, nil
-	}
-	if err != nil {
-		r := checks.Unverified(checks.T(fmt.Sprintf("could not read %s at %s: %v", p, checks.Short(pr.DefaultSHA), err),
-			fmt.Sprintf("无法读取 %s（%s）：%s", p, checks.Short(pr.DefaultSHA), checks.Code(err.Error()))))
-		return sweep.Thresholds{}, checks.Evidence{}, &r
-	}
-	th, err := sweep.ParseThresholds(data, fallback)
-	if err != nil {
-		r := checks.Unverified(checks.T(fmt.Sprintf("%s at %s: %v", p, checks.Short(pr.DefaultSHA), err),
-			fmt.Sprintf("%s（%s）：%s", p, checks.Short(pr.DefaultSHA), checks.Code(err.Error()))))
-		return sweep.Thresholds{}, checks.Evidence{}, &r
-	}
-	return th, checks.Evidence{Label: "thresholds", Value: p + "@" + checks.Short(pr.DefaultSHA)}, nil
-}
-
 // ownEvals requires every affected config to be covered by eval rows of
 // its own model prefix, hardware, framework, precision and spec-decoding
 // method in the chosen run: the evals of another model say nothing about it.
 // The change-set problems that hide configs are sameImage's to report.
 func ownEvals(ctx context.Context, pr *checks.PR, run int64, rows []sweep.EvalRow) *checks.Result {
-	cs, err := repo.ChangeSetFact.Of(ctx, pr)
+	cs, err := changeset.Fact.Of(ctx, pr)
 	if err != nil || len(cs.MasterProblems()) > 0 {
 		return nil
 	}
@@ -208,7 +181,7 @@ func ownEvals(ctx context.Context, pr *checks.PR, run int64, rows []sweep.EvalRo
 // evidence.
 func sameImage(ctx context.Context, pr *checks.PR, sel *sweep.Selection) (en, zh string, res *checks.Result) {
 	fail := func(r checks.Result) (string, string, *checks.Result) { return "", "", &r }
-	cs, err := repo.ChangeSetFact.Of(ctx, pr)
+	cs, err := changeset.Fact.Of(ctx, pr)
 	if err != nil {
 		return fail(checks.Unverified(checks.T("could not compare images: change-set model unavailable: "+err.Error(),
 			"无法比较镜像：变更集模型不可用："+checks.Code(err.Error()))))
@@ -216,7 +189,7 @@ func sameImage(ctx context.Context, pr *checks.PR, sel *sweep.Selection) (en, zh
 	// A master config that does not parse at H hides its entries from
 	// the affected set: "no affected config" would then pass by default.
 	if ps := cs.MasterProblems(); len(ps) > 0 {
-		return fail(unreadable(ps))
+		return fail(changeset.Unreadable(ps))
 	}
 	if len(cs.Affected) == 0 {
 		return "no affected config to compare images for", "没有需要比较镜像的受影响配置", nil

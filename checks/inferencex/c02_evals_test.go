@@ -10,6 +10,7 @@ import (
 	"github.com/verdict-bot/verdict/checks/inferencex"
 	"github.com/verdict-bot/verdict/checks/inferencex/inferencextest"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
 )
 
 const ciThresholds = `default:
@@ -102,9 +103,9 @@ func (f ciEvalFixture) run(t *testing.T) checks.Result {
 	if len(ps) > 0 {
 		t.Fatal(ps)
 	}
-	cs := &repo.ChangeSet{Affected: affected}
+	cs := &changeset.Model{Affected: affected}
 	if f.csErr != nil {
-		checkstest.FactError(repo.ChangeSetFact, f.csErr)(pr)
+		checkstest.FactError(changeset.Fact, f.csErr)(pr)
 	} else {
 		inferencextest.WithChangeSet(cs)(pr)
 	}

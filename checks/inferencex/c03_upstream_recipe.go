@@ -10,6 +10,7 @@ import (
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/format/signoff"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
 	"github.com/verdict-bot/verdict/checks/inferencex/serving"
 )
 
@@ -19,14 +20,14 @@ import (
 var UpstreamRecipe = &checks.Check{
 	Number:   3,
 	Name:     checks.Text{EN: "Upstream recipe", ZH: "上游配方"},
-	Requires: []checks.Requirement{repo.ChangeSetFact},
+	Requires: []checks.Requirement{changeset.Fact},
 	Run:      runUpstreamRecipe,
 }
 
 func runUpstreamRecipe(ctx context.Context, pr *checks.PR) checks.Result {
-	cs, err := repo.ChangeSetFact.Of(ctx, pr)
+	cs, err := changeset.Fact.Of(ctx, pr)
 	if err != nil || cs == nil {
-		return changeSetUnavailable(err)
+		return changeset.Unavailable(err)
 	}
 	s := repo.SettingsParam.Get(pr)
 	singleNode := s != nil && s.UpstreamRecipeScope == "single-node"
@@ -46,7 +47,7 @@ func runUpstreamRecipe(ctx context.Context, pr *checks.PR) checks.Result {
 		inScope = append(inScope, c)
 	}
 	if len(inScope) == 0 {
-		if r, bad := selectionUnread(cs); bad {
+		if r, bad := cs.SelectionUnread(); bad {
 			return r
 		}
 		if multi > 0 {

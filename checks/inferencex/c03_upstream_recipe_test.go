@@ -9,6 +9,7 @@ import (
 	"github.com/verdict-bot/verdict/checks/checkstest"
 	"github.com/verdict-bot/verdict/checks/inferencex"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
 	"github.com/verdict-bot/verdict/checks/inferencex/serving"
 )
 
@@ -151,7 +152,7 @@ func TestUpstreamRecipeCheck(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			cs := &repo.ChangeSet{Affected: tc.entries, Effective: map[string][]*repo.EffectiveFile{}}
+			cs := &changeset.Model{Affected: tc.entries, Effective: map[string][]*repo.EffectiveFile{}}
 			for _, e := range tc.entries {
 				s := recipeSettings(script)
 				if tc.extra != nil {
@@ -207,7 +208,7 @@ func TestUpstreamRecipeConcurrentReads(t *testing.T) {
 	src := recipeSource()
 	sgl := recipeEntry("qwen3.5-fp8-b200-sglang", "sglang", false, false)
 	vll := recipeEntry("qwen3.5-fp8-b200-vllm", "vllm", false, false)
-	cs := &repo.ChangeSet{Affected: []*repo.ConfigEntry{sgl, vll}, Effective: map[string][]*repo.EffectiveFile{
+	cs := &changeset.Model{Affected: []*repo.ConfigEntry{sgl, vll}, Effective: map[string][]*repo.EffectiveFile{
 		sgl.Key: {{Path: "a.sh", Settings: recipeSettings("a.sh")[:1]}},
 		vll.Key: {{Path: "b.sh", Settings: []repo.Setting{specSet("b.sh", "", "flag", "--tensor-parallel-size", "4", 1)}}},
 	}}

@@ -6,6 +6,7 @@ import (
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/inferencex"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
 )
 
 // Legacy scripts take parallel sizes from the sweep (`--tp-size "$TP"`):
@@ -40,7 +41,7 @@ func TestUpstreamRecipeShellVariableSizes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			e := specEntry("qwen3.5-fp8-b200-sglang", "qwen3.5", "sglang", false, false, repo.SearchSpace{})
 			e.Scenarios[0].Search = tc.search
-			cs := &repo.ChangeSet{Affected: []*repo.ConfigEntry{e}, Effective: map[string][]*repo.EffectiveFile{
+			cs := &changeset.Model{Affected: []*repo.ConfigEntry{e}, Effective: map[string][]*repo.EffectiveFile{
 				e.Key: {{Path: script, Kind: "script", Settings: vars}},
 			}}
 			pr := specPR(t, cs, recipeSource(), repo.LegacyLayout(), "- Recipe: https://github.com/sgl-project/sglang/pull/21873 (merged)")

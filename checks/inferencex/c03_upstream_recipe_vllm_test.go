@@ -7,6 +7,7 @@ import (
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/inferencex"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
 )
 
 // A vLLM disaggregated deployment (dynamo-vllm) is covered only by a recipe
@@ -32,7 +33,7 @@ func TestUpstreamRecipeVLLMKVTransferConfig(t *testing.T) {
 			src.Upstream["vllm-project/recipes#600"] = checks.UpstreamPR{Owner: "vllm-project", Repo: "recipes", Number: 600, State: "closed", Merged: true, MergedAt: merged}
 			src.UpstreamFiles["vllm-project/recipes#600"] = []checks.ChangedFile{{Path: "Qwen/Qwen3.5.md", Patch: tc.patch}}
 			e := recipeEntry("qwen3.5-fp8-gb200-dynamo-vllm-disagg", "dynamo-vllm", true, true)
-			cs := &repo.ChangeSet{Affected: []*repo.ConfigEntry{e}, Effective: map[string][]*repo.EffectiveFile{
+			cs := &changeset.Model{Affected: []*repo.ConfigEntry{e}, Effective: map[string][]*repo.EffectiveFile{
 				e.Key: {{Path: recipe, Kind: "srt-recipe", Settings: []repo.Setting{
 					specSet(recipe, "prefill", "arg", "tensor-parallel-size", "8", 20),
 					specSet(recipe, "prefill", "arg", "kv-transfer-config", `{"kv_connector":"NixlConnector","kv_role":"kv_both"}`, 21),

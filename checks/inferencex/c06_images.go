@@ -8,6 +8,7 @@ import (
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/format/signoff"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
 )
 
 // UpstreamImages is row 6: upstream images on established hardware and
@@ -15,12 +16,12 @@ import (
 var UpstreamImages = &checks.Check{
 	Number:   6,
 	Name:     checks.Text{EN: "Upstream images", ZH: "上游镜像"},
-	Requires: []checks.Requirement{repo.ChangeSetFact},
+	Requires: []checks.Requirement{changeset.Fact},
 	Run:      runImages,
 }
 
 func runImages(ctx context.Context, pr *checks.PR) checks.Result {
-	cs, bad := changeSetFor(ctx, pr)
+	cs, bad := changeset.Of(ctx, pr)
 	if bad != nil {
 		return *bad
 	}
@@ -28,7 +29,7 @@ func runImages(ctx context.Context, pr *checks.PR) checks.Result {
 		if len(ps) == 0 {
 			ps = []repo.InputProblem{{Path: cs.Layout.ConfigsDir, Err: "master configs at H could not be read"}}
 		}
-		return unreadable(ps)
+		return changeset.Unreadable(ps)
 	}
 	touched := cs.Touched()
 	if len(touched) == 0 {

@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/format/modelsmd"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
 )
 
 // DeprecatedModels is row 7: no deprecated models or scenarios, read from
@@ -15,12 +17,12 @@ import (
 var DeprecatedModels = &checks.Check{
 	Number:   7,
 	Name:     checks.Text{EN: "Deprecated models", ZH: "已弃用模型"},
-	Requires: []checks.Requirement{repo.ChangeSetFact, repo.ReaderFact},
+	Requires: []checks.Requirement{changeset.Fact, repo.ReaderFact},
 	Run:      runDeprecated,
 }
 
 func runDeprecated(ctx context.Context, pr *checks.PR) checks.Result {
-	cs, bad := readableChangeSet(ctx, pr)
+	cs, bad := changeset.Readable(ctx, pr)
 	if bad != nil {
 		return *bad
 	}
@@ -36,7 +38,7 @@ func runDeprecated(ctx context.Context, pr *checks.PR) checks.Result {
 	if err != nil {
 		return checks.Unverified(checks.T(models+" could not be read: "+err.Error(), "无法读取 "+models+"："+checks.Code(err.Error())))
 	}
-	doc := repo.ParseModels(string(data))
+	doc := modelsmd.Parse(string(data))
 	day := pr.ReviewDate.UTC().Truncate(24 * time.Hour)
 	dayS := day.Format("2006-01-02")
 
@@ -47,7 +49,7 @@ func runDeprecated(ctx context.Context, pr *checks.PR) checks.Result {
 		ev := checks.Evidence{Label: "config", Value: e.Key + " (" + repo.Loc(e.File, e.Line) + ")"}
 		hit := false
 		for _, r := range doc.Matrix {
-			if !repo.Covers(r.Prefixes, e.ModelPrefix) || !r.Retired || (!r.RetiredOn.IsZero() && day.Before(r.RetiredOn)) {
+			if !modelsmd.Covers(r.Prefixes, e.ModelPrefix) || !r.Retired || (!r.RetiredOn.IsZero() && day.Before(r.RetiredOn)) {
 				continue
 			}
 			how, howZH := "retired", "退役"
@@ -69,7 +71,7 @@ func runDeprecated(ctx context.Context, pr *checks.PR) checks.Result {
 		for _, sc := range repo.EntryScenarios(e) {
 			for _, r := range doc.Matrix {
 				for _, d := range r.Deprecated {
-					if !d.Applies(e, sc) || (!d.Since.IsZero() && day.Before(d.Since)) {
+					if !d.Applies(e.ModelPrefix, e.Precision, e.SpecDecode, sc) || (!d.Since.IsZero() && day.Before(d.Since)) {
 						continue
 					}
 					fail.add(fmt.Sprintf("%s %s is deprecated (MODELS.md support matrix: %s)", e.ModelPrefix, d.Label(sc), strings.TrimSpace(d.Text)),
@@ -102,7 +104,7 @@ func runDeprecated(ctx context.Context, pr *checks.PR) checks.Result {
 					continue // allowed until and including its last day
 				}
 				for _, d := range n.Rules {
-					if !d.Applies(e, sc) {
+					if !d.Applies(e.ModelPrefix, e.Precision, e.SpecDecode, sc) {
 						continue
 					}
 					last := n.LastDay.Format("2006-01-02")
@@ -118,7 +120,7 @@ func runDeprecated(ctx context.Context, pr *checks.PR) checks.Result {
 			}
 		}
 		for _, p := range doc.Problems {
-			if p.Prefixes == nil || repo.Covers(p.Prefixes, e.ModelPrefix) {
+			if p.Prefixes == nil || modelsmd.Covers(p.Prefixes, e.ModelPrefix) {
 				review.add(fmt.Sprintf("MODELS.md line %d could not be parsed (%s)", p.Line, p.Msg),
 					fmt.Sprintf("无法解析 MODELS.md 第 %d 行（%s）", p.Line, checks.Code(p.Msg)),
 					checks.Evidence{Label: models, Value: fmt.Sprintf("line %d: %s", p.Line, p.Msg)})

@@ -8,6 +8,7 @@ import (
 
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
 	"github.com/verdict-bot/verdict/checks/inferencex/serving"
 )
 
@@ -16,12 +17,12 @@ import (
 var ChatTemplate = &checks.Check{
 	Number:   9,
 	Name:     checks.Text{EN: "Chat template", ZH: "聊天模板"},
-	Requires: []checks.Requirement{repo.ChangeSetFact},
+	Requires: []checks.Requirement{changeset.Fact},
 	Run:      runChatTemplate,
 }
 
 func runChatTemplate(ctx context.Context, pr *checks.PR) checks.Result {
-	cs, bad := readableChangeSet(ctx, pr)
+	cs, bad := changeset.Readable(ctx, pr)
 	if bad != nil {
 		return *bad
 	}
@@ -117,7 +118,7 @@ func judgeRecipeClient(e *repo.ConfigEntry, rs []*repo.EffectiveFile, fail, revi
 			review.add(f.Path+" could not be read ("+f.Err+")", "无法读取 "+f.Path+"（"+checks.Code(f.Err)+"）", checks.Evidence{Label: f.Path, Value: f.Err})
 		}
 	}
-	raw, chat := clientSelection(rs)
+	raw, chat := serving.ClientSelection(rs)
 	switch {
 	case raw != "" && chat == "":
 		fail.add(e.Key+" benchmarks raw completions without a chat template ("+raw+")",
@@ -136,14 +137,14 @@ func judgeRecipeClient(e *repo.ConfigEntry, rs []*repo.EffectiveFile, fail, revi
 // completions without a chat template. Files that could not be read leave
 // the client unknown.
 func judgeAgenticClient(e *repo.ConfigEntry, eff []*repo.EffectiveFile, fail, review, pass *findings) {
-	raw, chat := clientSelection(eff)
+	raw, chat := serving.ClientSelection(eff)
 	if raw != "" && chat == "" {
 		fail.add(e.Key+" replays agentic traces through raw completions without a chat template ("+raw+")",
 			e.Key+" 通过原始补全（`completions`）接口回放智能体轨迹且未使用聊天模板（"+raw+"）",
 			checks.Evidence{Label: e.Key, Value: raw})
 		return
 	}
-	if t, ev, bad := unreadEffective(eff); bad {
+	if t, ev, bad := changeset.UnreadEffective(eff); bad {
 		review.add(e.Key+": the replay client is unknown: "+t.EN, e.Key+"：回放客户端未知："+t.ZH, ev...)
 		return
 	}
@@ -155,68 +156,4 @@ func judgeAgenticClient(e *repo.ConfigEntry, eff []*repo.EffectiveFile, fail, re
 	}
 	pass.add(e.Key+" replays agentic traces through /v1/chat/completions (aiperf)", e.Key+" 通过 /v1/chat/completions（aiperf）回放智能体轨迹",
 		checks.Evidence{Label: e.Key + " replay client", Value: decided})
-}
-
-// clientSelection finds the first client setting that selects raw
-// completions and the first that selects the chat endpoint or a chat
-// template ("file:line name=value"), in the benchmark section of recipes
-// and in scripts and helpers: their flag settings and the words of their
-// commands, including flags inside command strings built in variables
-// (CMD+=" --endpoint-type chat").
-func clientSelection(files []*repo.EffectiveFile) (raw, chat string) {
-	note := func(at, name, value string, recipe bool) {
-		isRaw, isChat := clientMode(name, value, recipe)
-		if isRaw && raw == "" {
-			raw = at + " " + name + "=" + value
-		}
-		if isChat && chat == "" {
-			chat = at + " " + name
-		}
-	}
-	for _, f := range files {
-		if f == nil {
-			continue
-		}
-		for _, s := range f.Settings {
-			if (f.Kind == "recipe" && s.Role != "benchmark") || (f.Kind != "recipe" && s.Role != "") || s.Kind == "command" {
-				continue
-			}
-			note(repo.Loc(s.File, s.Line), s.Name, serving.Unquote(s.Value), f.Kind == "recipe")
-		}
-		for _, c := range f.Commands {
-			var toks []string
-			for _, w := range c.Words {
-				toks = append(toks, strings.Fields(w)...)
-			}
-			for i, t := range toks {
-				if !strings.HasPrefix(t, "--") {
-					continue
-				}
-				name, value, eq := strings.Cut(t, "=")
-				if !eq && i+1 < len(toks) && !strings.HasPrefix(toks[i+1], "-") {
-					value = toks[i+1]
-				}
-				note(repo.Loc(f.Path, c.Line), name, serving.Unquote(value), false)
-			}
-		}
-	}
-	return raw, chat
-}
-
-// clientMode reads one client setting: whether it selects raw completions
-// or the chat endpoint / a chat template. In a recipe's benchmark section
-// any chat-template key is the client's; in a script, where server and
-// client flags mix, only the client's own switches count (a server's
-// --chat-template does not apply to /v1/completions).
-func clientMode(name, value string, recipe bool) (isRaw, isChat bool) {
-	n, v := repo.SnakeName(name), strings.ToLower(strings.TrimSpace(value))
-	endpoint := strings.HasSuffix(n, "endpoint_type") || strings.HasSuffix(n, "endpoint") || strings.HasSuffix(n, "api_type")
-	template := n == "use_chat_template" || n == "apply_chat_template" || n == "dsv4" || recipe && strings.Contains(n, "chat_template")
-	switch {
-	case template && serving.Falsy(v), strings.HasSuffix(v, "/v1/completions"), endpoint && (v == "completions" || v == "completion"):
-		return true, false
-	case template, strings.HasSuffix(v, "/v1/chat/completions"), endpoint && v == "chat":
-		return false, true
-	}
-	return false, false
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/format/signoff"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
 	"github.com/verdict-bot/verdict/checks/inferencex/serving"
 )
 
@@ -18,7 +19,7 @@ import (
 var EnginePatches = &checks.Check{
 	Number:   10,
 	Name:     checks.Text{EN: "Engine patches", ZH: "引擎补丁"},
-	Requires: []checks.Requirement{repo.ChangeSetFact, repo.ReaderFact},
+	Requires: []checks.Requirement{changeset.Fact, repo.ReaderFact},
 	Run:      runEnginePatches,
 }
 
@@ -27,7 +28,7 @@ var EnginePatches = &checks.Check{
 const maxWaivers = 200
 
 func runEnginePatches(ctx context.Context, pr *checks.PR) checks.Result {
-	cs, bad := changeSetFor(ctx, pr)
+	cs, bad := changeset.Of(ctx, pr)
 	if bad != nil {
 		return *bad
 	}
@@ -95,7 +96,7 @@ func runEnginePatches(ctx context.Context, pr *checks.PR) checks.Result {
 		existingWaivers(ctx, pr, cs.Layout, existing, &review, &pass)
 	}
 	// A file that could not be read may hold the patch: never a pass.
-	if t, ev, bad := unreadEffective(cs.AllEffective()); bad {
+	if t, ev, bad := changeset.UnreadEffective(cs.AllEffective()); bad {
 		fail.add("could not be verified: "+t.EN, "无法验证："+t.ZH, ev...)
 	}
 	if r, ok := blocking(&fail, &review); ok {
@@ -118,7 +119,7 @@ func sortPatching(hs []serving.Patching) {
 
 // checkWaiver applies the three waiver requirements to patches the PR
 // introduces.
-func checkWaiver(ctx context.Context, pr *checks.PR, cs *repo.ChangeSet, hits []serving.Patching, fail, review, pass *findings) {
+func checkWaiver(ctx context.Context, pr *checks.PR, cs *changeset.Model, hits []serving.Patching, fail, review, pass *findings) {
 	wp := cs.Layout.WaiverPath(pr.Number)
 	first := hits[0]
 	more := ""

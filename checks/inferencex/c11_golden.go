@@ -11,6 +11,7 @@ import (
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/format/signoff"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
 	"github.com/verdict-bot/verdict/checks/inferencex/serving"
 )
 
@@ -58,7 +59,7 @@ func (g GoldenOutcome) Has(v float64) bool {
 }
 
 // GoldenEvaluation is Check 11's evaluation of the PR.
-var GoldenEvaluation = checks.NewFact("golden acceptance evaluation", []checks.Requirement{repo.ChangeSetFact},
+var GoldenEvaluation = checks.NewFact("golden acceptance evaluation", []checks.Requirement{changeset.Fact},
 	func(ctx context.Context, pr *checks.PR) (GoldenOutcome, error) { return evaluateGolden(ctx, pr), nil })
 
 // configOutcome is the verdict on one config (or one band of it).
@@ -71,9 +72,9 @@ type configOutcome struct {
 
 func evaluateGolden(ctx context.Context, pr *checks.PR) GoldenOutcome {
 	row := func(r checks.Result) GoldenOutcome { return GoldenOutcome{Row: r} }
-	cs, err := repo.ChangeSetFact.Of(ctx, pr)
+	cs, err := changeset.Fact.Of(ctx, pr)
 	if err != nil || cs == nil {
-		return row(changeSetUnavailable(err))
+		return row(changeset.Unavailable(err))
 	}
 	var hacks, agentic []*repo.ConfigEntry
 	for _, c := range cs.Affected {
@@ -108,7 +109,7 @@ func evaluateGolden(ctx context.Context, pr *checks.PR) GoldenOutcome {
 			fmt.Sprintf("%s 不是智能体配置，却在 %s 中设置了 %s（基准测试篡改：模拟接受长度仅用于智能体场景的推测解码）。", c.Key, s.File, s.Name)), ev...))
 	}
 	if len(agentic) == 0 {
-		if r, bad := selectionUnread(cs); bad {
+		if r, bad := cs.SelectionUnread(); bad {
 			return row(r)
 		}
 		return row(checks.NAR(checks.T("No agentic speculative-decoding changes.", "没有智能体场景的推测解码相关变更。")))
@@ -128,7 +129,7 @@ type curveRead struct {
 	err   error
 }
 
-func judgeConfig(ctx context.Context, pr *checks.PR, cs *repo.ChangeSet, c *repo.ConfigEntry, curves map[string]curveRead) configOutcome {
+func judgeConfig(ctx context.Context, pr *checks.PR, cs *changeset.Model, c *repo.ConfigEntry, curves map[string]curveRead) configOutcome {
 	files := cs.Effective[c.Key]
 	settings := serving.AllSettings(files)
 	if errs := serving.FileErrors(files); len(errs) > 0 {
@@ -193,7 +194,7 @@ func judgeConfig(ctx context.Context, pr *checks.PR, cs *repo.ChangeSet, c *repo
 }
 
 // judgeBand holds one band of a config to its golden value.
-func judgeBand(ctx context.Context, pr *checks.PR, cs *repo.ChangeSet, c *repo.ConfigEntry, b serving.Band, curves map[string]curveRead) configOutcome {
+func judgeBand(ctx context.Context, pr *checks.PR, cs *changeset.Model, c *repo.ConfigEntry, b serving.Band, curves map[string]curveRead) configOutcome {
 	files := cs.Effective[c.Key]
 	settings := serving.Throughput(b.Settings)
 	who, in := c.Key, ""
@@ -369,5 +370,5 @@ func combineGolden(outs []configOutcome) GoldenOutcome {
 }
 
 func firstOutcome(os []configOutcome) checks.Text {
-	return andMore(checks.Text{EN: os[0].en, ZH: os[0].zh}, len(os)-1)
+	return checks.Text{EN: os[0].en, ZH: os[0].zh}.AndMore(len(os) - 1)
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/inferencex"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
 )
 
 const bandRecipe = "benchmarks/multi_node/srt-slurm-recipes/qwen3.5/agentic-variants.yaml"
@@ -71,7 +72,7 @@ func bandRun(t *testing.T, layout repo.Layout, recipe string, ss ...repo.SearchS
 	}
 	e := specEntry("qwen3.5-fp8-gb200-dynamo-sglang-agentic-mtp-disagg", "qwen3.5", "dynamo-sglang", true, true, ss[0])
 	e.Scenarios[0].Search = ss
-	cs := &repo.ChangeSet{Affected: []*repo.ConfigEntry{e}, Effective: map[string][]*repo.EffectiveFile{
+	cs := &changeset.Model{Affected: []*repo.ConfigEntry{e}, Effective: map[string][]*repo.EffectiveFile{
 		e.Key: {{Path: bandRecipe, Kind: "recipe", Settings: sets}},
 	}}
 	pr := specPR(t, cs, galSource(map[string]string{"qwen3.5_mtp": qwenGolden}, layout), layout, "")

@@ -8,6 +8,7 @@ import (
 	"github.com/verdict-bot/verdict/checks/checkstest"
 	"github.com/verdict-bot/verdict/checks/inferencex"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
 )
 
 const qwenGolden = `# Source GitHub Actions run: https://github.com/example/bench/actions/runs/1
@@ -64,7 +65,7 @@ func galCaseOutcome(t *testing.T, tc galCase) (checks.Result, inferencex.GoldenO
 	if tc.layout.Name == "" {
 		tc.layout = repo.LegacyLayout()
 	}
-	cs := &repo.ChangeSet{Effective: map[string][]*repo.EffectiveFile{}}
+	cs := &changeset.Model{Effective: map[string][]*repo.EffectiveFile{}}
 	if tc.entry != nil {
 		cs.Affected = []*repo.ConfigEntry{tc.entry}
 		if tc.settings != nil {

@@ -3,13 +3,14 @@ package inferencex
 import (
 	"context"
 	"fmt"
-	"path"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/format/perfchangelog"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
 )
 
 // AppendOnly is row 12: an append-only changelog entry may only add
@@ -18,23 +19,23 @@ import (
 var AppendOnly = &checks.Check{
 	Number:   12,
 	Name:     checks.Text{EN: "Append-only", ZH: "仅追加"},
-	Requires: []checks.Requirement{repo.ChangeSetFact},
+	Requires: []checks.Requirement{changeset.Fact},
 	Run:      runAppendOnly,
 }
 
 func runAppendOnly(ctx context.Context, pr *checks.PR) checks.Result {
-	cs, err := repo.ChangeSetFact.Of(ctx, pr)
+	cs, err := changeset.Fact.Of(ctx, pr)
 	if err != nil || cs == nil {
-		return changeSetUnavailable(err)
+		return changeset.Unavailable(err)
 	}
-	var ao []repo.ChangelogEntry
+	var ao []perfchangelog.Entry
 	for _, e := range cs.ChangelogAdded {
 		if e.AppendOnly {
 			ao = append(ao, e)
 		}
 	}
 	if len(ao) == 0 {
-		if r, bad := selectionUnread(cs); bad {
+		if r, bad := cs.SelectionUnread(); bad {
 			return r
 		}
 		return checks.NAR(checks.T("No added changelog entry uses append-only: true.", "没有新增的变更日志条目使用 `append-only: true`。"))
@@ -66,7 +67,7 @@ func runAppendOnly(ctx context.Context, pr *checks.PR) checks.Result {
 			return checks.Result{}, false
 		}
 		p := ps[0]
-		return checks.Unverified(problemText(p.Path, p.Err)), true
+		return checks.Unverified(p.Text()), true
 	}
 	if r, bad := unread(cs.MasterProblems()); bad {
 		return r
@@ -82,7 +83,7 @@ func runAppendOnly(ctx context.Context, pr *checks.PR) checks.Result {
 	}
 
 	// 2. Selected configs exist at base.
-	selected := map[string]repo.ChangelogEntry{}
+	selected := map[string]perfchangelog.Entry{}
 	var keys []string
 	for _, e := range ao {
 		for _, k := range e.Matched {
@@ -185,7 +186,7 @@ func runAppendOnly(ctx context.Context, pr *checks.PR) checks.Result {
 	}
 
 	// 5. Behavioural isolation: changed shared files used by existing points.
-	if shared := sharedChanges(cs, keys); len(shared) > 0 {
+	if shared := cs.SharedChanges(keys); len(shared) > 0 {
 		for _, s := range shared {
 			ev = append(ev, checks.Evidence{Label: "changed file used by existing points", Value: s})
 		}
@@ -194,57 +195,6 @@ func runAppendOnly(ctx context.Context, pr *checks.PR) checks.Result {
 	}
 	return checks.PassR(checks.T(fmt.Sprintf("Adds %s; all %d base points unchanged; no shared files changed.", strings.Join(summary, "; "), basePoints),
 		fmt.Sprintf("%s；全部 %d 个基线点未变；没有共享文件变更。", strings.Join(summaryZH, "；"), basePoints)), ev...)
-}
-
-// sharedChanges lists changed files that existing points run through: the
-// recipes their base search spaces name and every non-recipe effective file
-// (scripts, helpers, launchers serve every point of a config), plus changed
-// benchmark files no config maps to.
-func sharedChanges(cs *repo.ChangeSet, keys []string) []string {
-	baseRecipes := map[string]bool{}
-	for _, k := range keys {
-		for _, sc := range cs.MasterBase[k].Scenarios {
-			for _, ss := range sc.Search {
-				if ss.SrtRecipe != "" {
-					baseRecipes[path.Clean(ss.SrtRecipe)] = true
-				}
-				for _, f := range ss.ConfigFiles {
-					baseRecipes[path.Clean(f)] = true
-				}
-			}
-		}
-	}
-	usedByBase := func(p string) bool {
-		for r := range baseRecipes {
-			if p == r || strings.HasSuffix(p, "/"+r) {
-				return true
-			}
-		}
-		return false
-	}
-	seen := map[string]bool{}
-	var out []string
-	add := func(p string) {
-		if !seen[p] {
-			seen[p] = true
-			out = append(out, p)
-		}
-	}
-	for _, k := range keys {
-		for _, f := range cs.Effective[k] {
-			if f == nil || !f.Changed {
-				continue
-			}
-			if f.Kind != "recipe" || usedByBase(f.Path) {
-				add(f.Path)
-			}
-		}
-	}
-	for _, p := range cs.UnmappedFiles {
-		add(p)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // validatorFailed are the check-run conclusions that mean the validator failed

@@ -10,6 +10,7 @@ import (
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/format/signoff"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
 	"github.com/verdict-bot/verdict/checks/inferencex/serving"
 )
 
@@ -18,7 +19,7 @@ import (
 var DraftPrecision = &checks.Check{
 	Number:   13,
 	Name:     checks.Text{EN: "Draft precision", ZH: "草稿模型精度"},
-	Requires: []checks.Requirement{repo.ChangeSetFact, repo.SharedUsersFact},
+	Requires: []checks.Requirement{changeset.Fact, changeset.SharedUsersFact},
 	Run:      runDraftPrecision,
 }
 
@@ -31,9 +32,9 @@ type draftFinding struct {
 }
 
 func runDraftPrecision(ctx context.Context, pr *checks.PR) checks.Result {
-	cs, err := repo.ChangeSetFact.Of(ctx, pr)
+	cs, err := changeset.Fact.Of(ctx, pr)
 	if err != nil || cs == nil {
-		return changeSetUnavailable(err)
+		return changeset.Unavailable(err)
 	}
 	var spec []*repo.ConfigEntry
 	for _, c := range cs.Affected {
@@ -47,7 +48,7 @@ func runDraftPrecision(ctx context.Context, pr *checks.PR) checks.Result {
 	if len(cs.UnmappedFiles) > 0 {
 		// A changed shared helper or launcher affects every spec-decode
 		// config that runs it, unchanged files included.
-		users, err := repo.SharedUsersFact.Of(ctx, pr)
+		users, err := changeset.SharedUsersFact.Of(ctx, pr)
 		if err != nil {
 			return checks.Unverified(checks.T("the configs that run the changed shared files could not be found: "+err.Error(),
 				"无法确定哪些配置运行了变更的共享文件："+err.Error()))
@@ -66,7 +67,7 @@ func runDraftPrecision(ctx context.Context, pr *checks.PR) checks.Result {
 		}
 	}
 	if len(spec) == 0 {
-		if r, bad := selectionUnread(cs); bad {
+		if r, bad := cs.SelectionUnread(); bad {
 			return r
 		}
 		// Changed shared files that map to no config may still reach a
@@ -143,7 +144,7 @@ func runDraftPrecision(ctx context.Context, pr *checks.PR) checks.Result {
 // recipe could not be read, so whether they are spec-decode is unknown)
 // whose effective files could not all be read: whether they run the shared
 // file is unknown.
-func withSharedUsers(cs *repo.ChangeSet, users *repo.SharedUsers, spec []*repo.ConfigEntry) (all, added []*repo.ConfigEntry, unread, unreadZH []string) {
+func withSharedUsers(cs *changeset.Model, users *changeset.SharedUsers, spec []*repo.ConfigEntry) (all, added []*repo.ConfigEntry, unread, unreadZH []string) {
 	in := map[string]bool{}
 	for _, c := range spec {
 		in[c.Key] = true
@@ -187,7 +188,7 @@ func withSharedUsers(cs *repo.ChangeSet, users *repo.SharedUsers, spec []*repo.C
 }
 
 // sharedFilesOf are the changed shared files config key runs.
-func sharedFilesOf(users *repo.SharedUsers, key string) []string {
+func sharedFilesOf(users *changeset.SharedUsers, key string) []string {
 	var out []string
 	for p, keys := range users.Users {
 		for _, k := range keys {
@@ -201,38 +202,7 @@ func sharedFilesOf(users *repo.SharedUsers, key string) []string {
 }
 
 func firstFinding(fs []draftFinding) checks.Text {
-	return andMore(checks.Text{EN: fs[0].en, ZH: fs[0].zh}, len(fs)-1)
-}
-
-// settingSource names a setting's source the way the reason prints it: the recipe
-// role's env/args block, or the script (and line) that sets it.
-func settingSource(s repo.Setting) string {
-	if s.Role != "" {
-		block := "args"
-		if s.Kind == "env" {
-			block = "env"
-		}
-		return fmt.Sprintf("in %s roles.%s.%s", s.File, s.Role, block)
-	}
-	if s.Line > 0 {
-		return fmt.Sprintf("via %s:%d", s.File, s.Line)
-	}
-	return "via " + s.File
-}
-
-// settingSourceZH is settingSource in Chinese.
-func settingSourceZH(s repo.Setting) string {
-	if s.Role != "" {
-		block := "args"
-		if s.Kind == "env" {
-			block = "env"
-		}
-		return fmt.Sprintf("位于 %s roles.%s.%s", s.File, s.Role, block)
-	}
-	if s.Line > 0 {
-		return fmt.Sprintf("来自 %s:%d", s.File, s.Line)
-	}
-	return "来自 " + s.File
+	return checks.Text{EN: fs[0].en, ZH: fs[0].zh}.AndMore(len(fs) - 1)
 }
 
 // loweringQuantRE matches draft quantizations that lower the shipped precision.
@@ -261,16 +231,16 @@ func scanDraftSettings(c *repo.ConfigEntry, settings []repo.Setting) []draftFind
 		switch {
 		case n == "sglang-nvfp4-ckpt-fp8-nextn-moe":
 			if serving.Truthy(v) {
-				add(false, s, fmt.Sprintf("SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=%s %s (%s); remove it and verify the draft runs as shipped.", v, settingSource(s), c.Key),
-					fmt.Sprintf("SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=%s %s（%s）；请删除该设置并确认草稿模型按发布精度运行。", v, settingSourceZH(s), c.Key))
+				add(false, s, fmt.Sprintf("SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=%s %s (%s); remove it and verify the draft runs as shipped.", v, s.Where().EN, c.Key),
+					fmt.Sprintf("SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=%s %s（%s）；请删除该设置并确认草稿模型按发布精度运行。", v, s.Where().ZH, c.Key))
 			} else if lv != "" && lv != "0" && lv != "false" && lv != "off" && lv != "no" {
-				add(true, s, fmt.Sprintf("SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=%s %s (%s) has an unrecognized value.", v, settingSource(s), c.Key),
-					fmt.Sprintf("SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=%s %s（%s）取值无法识别。", v, settingSourceZH(s), c.Key))
+				add(true, s, fmt.Sprintf("SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=%s %s (%s) has an unrecognized value.", v, s.Where().EN, c.Key),
+					fmt.Sprintf("SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=%s %s（%s）取值无法识别。", v, s.Where().ZH, c.Key))
 			}
 		case n == "sglang-glm-nextn-moe-ptpc":
 			if serving.Truthy(v) {
-				add(false, s, fmt.Sprintf("SGLANG_GLM_NEXTN_MOE_PTPC=%s %s (%s) lowers the NextN draft precision; remove it.", v, settingSource(s), c.Key),
-					fmt.Sprintf("SGLANG_GLM_NEXTN_MOE_PTPC=%s %s（%s）降低了 NextN 草稿精度；请删除。", v, settingSourceZH(s), c.Key))
+				add(false, s, fmt.Sprintf("SGLANG_GLM_NEXTN_MOE_PTPC=%s %s (%s) lowers the NextN draft precision; remove it.", v, s.Where().EN, c.Key),
+					fmt.Sprintf("SGLANG_GLM_NEXTN_MOE_PTPC=%s %s（%s）降低了 NextN 草稿精度；请删除。", v, s.Where().ZH, c.Key))
 			}
 		case n == "speculative-draft-model-quantization" || n == "speculative-config.quantization" || n == "speculative-config.dtype":
 			judgeQuant(add, c, s, s.Name, lv)
@@ -308,11 +278,11 @@ func judgeQuant(add func(bool, repo.Setting, string, string), c *repo.ConfigEntr
 	switch {
 	case q == "" || q == "none" || q == "unquant" || q == "null" || q == "<nil>" || q == "auto" && strings.Contains(name, "dtype"):
 	case loweringQuantRE.MatchString(q):
-		add(false, s, fmt.Sprintf("%s %s %s lowers the draft precision (%s); serve the draft as shipped.", name, q, settingSource(s), c.Key),
-			fmt.Sprintf("%s %s %s 降低了草稿精度（%s）；请按发布精度运行草稿模型。", name, q, settingSourceZH(s), c.Key))
+		add(false, s, fmt.Sprintf("%s %s %s lowers the draft precision (%s); serve the draft as shipped.", name, q, s.Where().EN, c.Key),
+			fmt.Sprintf("%s %s %s 降低了草稿精度（%s）；请按发布精度运行草稿模型。", name, q, s.Where().ZH, c.Key))
 	default:
-		add(true, s, fmt.Sprintf("%s %s %s (%s) may change the draft precision.", name, checks.Quote(q, 40), settingSource(s), c.Key),
-			fmt.Sprintf("%s %s %s（%s）可能改变草稿精度。", name, checks.Quote(q, 40), settingSourceZH(s), c.Key))
+		add(true, s, fmt.Sprintf("%s %s %s (%s) may change the draft precision.", name, checks.Quote(q, 40), s.Where().EN, c.Key),
+			fmt.Sprintf("%s %s %s（%s）可能改变草稿精度。", name, checks.Quote(q, 40), s.Where().ZH, c.Key))
 	}
 }
 
@@ -324,12 +294,12 @@ func judgeOnlineQuant(add func(bool, repo.Setting, string, string), c *repo.Conf
 		return
 	}
 	if !q.Parsed {
-		add(true, s, fmt.Sprintf("%s sets %s %s, which could not be read to tell whether it leaves the draft unquantized.", c.Key, name, settingSource(s)),
-			fmt.Sprintf("%s 设置了 %s（%s），其内容无法读取，无法确认草稿模型未被量化。", c.Key, name, settingSourceZH(s)))
+		add(true, s, fmt.Sprintf("%s sets %s %s, which could not be read to tell whether it leaves the draft unquantized.", c.Key, name, s.Where().EN),
+			fmt.Sprintf("%s 设置了 %s（%s），其内容无法读取，无法确认草稿模型未被量化。", c.Key, name, s.Where().ZH))
 		return
 	}
-	add(true, s, fmt.Sprintf("%s sets online quantization %s %s, and no exclude entry names the draft modules (mtp, nextn, eagle, draft); verify the draft is not quantized.", c.Key, name, settingSource(s)),
-		fmt.Sprintf("%s 设置了在线量化 %s（%s），其排除列表中没有指向草稿模块（`mtp`、`nextn`、`eagle`、`draft`）的条目；请确认草稿模型未被量化。", c.Key, name, settingSourceZH(s)))
+	add(true, s, fmt.Sprintf("%s sets online quantization %s %s, and no exclude entry names the draft modules (mtp, nextn, eagle, draft); verify the draft is not quantized.", c.Key, name, s.Where().EN),
+		fmt.Sprintf("%s 设置了在线量化 %s（%s），其排除列表中没有指向草稿模块（`mtp`、`nextn`、`eagle`、`draft`）的条目；请确认草稿模型未被量化。", c.Key, name, s.Where().ZH))
 }
 
 // judgeDraftPath flags a draft checkpoint whose name carries a precision marker the
@@ -348,7 +318,7 @@ var addedKnobRE = regexp.MustCompile(`\b(SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE|SGLANG_
 
 // scanUnmapped looks for an enabled named knob in the added lines of
 // changed benchmark/runner files that no config maps to.
-func scanUnmapped(cs *repo.ChangeSet) (draftFinding, bool) {
+func scanUnmapped(cs *changeset.Model) (draftFinding, bool) {
 	for _, p := range cs.UnmappedFiles {
 		for _, l := range cs.AddedLines[p] {
 			t := strings.TrimSpace(l.Text)

@@ -7,6 +7,7 @@ import (
 	"github.com/verdict-bot/verdict/checks/format/udiff"
 	"github.com/verdict-bot/verdict/checks/inferencex"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
 )
 
 const draftEvidence = "- Draft: embedded MTP head of Org/Model-FP8, stored BF16, effective BF16 (default handling)"
@@ -102,7 +103,7 @@ func TestDraftPrecisionCheck(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			cs := &repo.ChangeSet{Affected: []*repo.ConfigEntry{tc.entry}, Effective: map[string][]*repo.EffectiveFile{tc.entry.Key: tc.files}}
+			cs := &changeset.Model{Affected: []*repo.ConfigEntry{tc.entry}, Effective: map[string][]*repo.EffectiveFile{tc.entry.Key: tc.files}}
 			pr := specPR(t, cs, nil, repo.LegacyLayout(), tc.detail)
 			specCheck(t, specRun(t, inferencex.DraftPrecision, pr), tc.status, tc.reason)
 		})
@@ -114,7 +115,7 @@ func TestDraftPrecisionCheck(t *testing.T) {
 func TestNAIsFailClosed(t *testing.T) {
 	plain := specEntry("qwen3.5-fp4-b200-sglang", "qwen3.5", "trt", false, false, repo.SearchSpace{TP: 8})
 	for _, c := range []*checks.Check{inferencex.DraftPrecision, inferencex.GoldenAcceptance, inferencex.UpstreamRecipe, inferencex.AppendOnly} {
-		cs := &repo.ChangeSet{Affected: []*repo.ConfigEntry{plain},
+		cs := &changeset.Model{Affected: []*repo.ConfigEntry{plain},
 			Problems: []repo.InputProblem{{Path: "configs/nvidia-master.yaml", Err: "yaml: line 3: mapping values are not allowed"}}}
 		pr := specPR(t, cs, nil, repo.LegacyLayout(), draftEvidence)
 		specCheck(t, specRun(t, c, pr), checks.Fail, "could not be verified: configs/nvidia-master.yaml: yaml: line 3")
@@ -138,7 +139,7 @@ func TestDraftPrecisionUnmappedSharedFile(t *testing.T) {
 		{"# export SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=1", checks.NA, "No affected configuration uses speculative decoding."},
 		{"export SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE=0", checks.NA, "No affected configuration uses speculative decoding."},
 	} {
-		cs := &repo.ChangeSet{Affected: []*repo.ConfigEntry{plain}, UnmappedFiles: []string{lib},
+		cs := &changeset.Model{Affected: []*repo.ConfigEntry{plain}, UnmappedFiles: []string{lib},
 			AddedLines: map[string][]udiff.Line{lib: {{Line: 7, Text: tc.line}}}}
 		pr := specPR(t, cs, nil, repo.LegacyLayout(), "")
 		specCheck(t, specRun(t, inferencex.DraftPrecision, pr), tc.status, tc.reason)

@@ -10,6 +10,7 @@ import (
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/format/commands"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
 	"github.com/verdict-bot/verdict/checks/inferencex/sweep"
 )
 
@@ -19,7 +20,7 @@ var ParetoCoverage = &checks.Check{
 	Number:   14,
 	Name:     checks.Text{EN: "Pareto coverage", ZH: "帕累托覆盖"},
 	Advisory: true,
-	Requires: []checks.Requirement{PassingSweep, SweepRun, repo.ChangeSetFact},
+	Requires: []checks.Requirement{PassingSweep, sweep.SearchFact, changeset.Fact},
 	Run:      runPareto,
 }
 
@@ -61,8 +62,8 @@ func runPareto(ctx context.Context, pr *checks.PR) checks.Result {
 	if min <= 0 {
 		min = repo.Defaults().ParetoMinimum
 	}
-	cs, csErr := repo.ChangeSetFact.Of(ctx, pr)
-	if csErr == nil && !affectsBenchmarks(cs) {
+	cs, csErr := changeset.Fact.Of(ctx, pr)
+	if csErr == nil && !cs.AffectsBenchmarks() {
 		return checks.NAR(checks.T("No change in this PR can affect a benchmark curve.", "此 PR 的改动不会影响任何基准测试曲线。"))
 	}
 
@@ -94,7 +95,7 @@ func runPareto(ctx context.Context, pr *checks.PR) checks.Result {
 	for _, c := range counts {
 		curves = append(curves, curveResult{Key: c.Key, Frontier: c.Frontier, Invalid: c.Invalid})
 	}
-	if csErr == nil && allAppendOnly(cs) {
+	if csErr == nil && cs.AllAppendOnly() {
 		for i := range curves {
 			curves[i].AppendOnly = true
 		}
@@ -129,7 +130,7 @@ func runPareto(ctx context.Context, pr *checks.PR) checks.Result {
 	} else if ps := cs.MasterProblems(); len(ps) > 0 {
 		// Entries of an unparseable master config are missing from the
 		// affected set, so a curve without points would go unnoticed.
-		u := problemText(ps[0].Path, ps[0].Err)
+		u := ps[0].Text()
 		problems = append(problems, checks.T("affected curves unverifiable: "+u.EN, "受影响曲线无法验证："+u.ZH))
 	}
 	curveEv := make([]checks.Evidence, 0, len(curves))
@@ -199,7 +200,7 @@ func coverageWarning(ctx context.Context, pr *checks.PR, sel *sweep.Selection, w
 
 // missingCurves reports affected configs with no point at all in the run:
 // their curve cannot be assessed.
-func missingCurves(cs *repo.ChangeSet, rows []sweep.BenchRow, run int64) []curveResult {
+func missingCurves(cs *changeset.Model, rows []sweep.BenchRow, run int64) []curveResult {
 	var out []curveResult
 	for _, c := range sweep.WithoutPoints(cs.Affected, rows) {
 		out = append(out, curveResult{Key: c.Key, Unverifiable: checks.T(
@@ -207,45 +208,4 @@ func missingCurves(cs *repo.ChangeSet, rows []sweep.BenchRow, run int64) []curve
 			fmt.Sprintf("运行 %d 中没有基准测试点", run))})
 	}
 	return out
-}
-
-// affectsBenchmarks reports whether the change set can move a benchmark
-// curve: an affected config, a changed file that maps to no known config, or
-// a changed benchmark, runner or non-master config file. A PR that only
-// removes master entries removes curves entirely, which needs no coverage.
-func affectsBenchmarks(cs *repo.ChangeSet) bool {
-	l := cs.Layout
-	if len(cs.Affected) > 0 || len(cs.UnmappedFiles) > 0 {
-		return true
-	}
-	under := func(p, dir string) bool { return dir != "" && strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/") }
-	for _, f := range cs.Files {
-		for _, p := range []string{f.Path, f.PreviousPath} {
-			if p == "" || repo.IsDocFile(p) {
-				continue
-			}
-			if under(p, l.BenchmarksDir) || under(p, l.RunnersDir) {
-				return true
-			}
-			if under(p, l.ConfigsDir) && !strings.HasSuffix(p, "-master.yaml") {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// allAppendOnly reports whether the PR adds changelog entries and all of
-// them are append-only, so its run measures only points new to their curves.
-// Mixed entries are Check 12's failure, not an append-only sweep.
-func allAppendOnly(cs *repo.ChangeSet) bool {
-	if len(cs.ChangelogAdded) == 0 {
-		return false
-	}
-	for _, e := range cs.ChangelogAdded {
-		if !e.AppendOnly {
-			return false
-		}
-	}
-	return true
 }

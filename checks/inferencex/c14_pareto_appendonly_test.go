@@ -6,9 +6,11 @@ import (
 
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/checkstest"
+	"github.com/verdict-bot/verdict/checks/format/perfchangelog"
 	"github.com/verdict-bot/verdict/checks/inferencex"
 	"github.com/verdict-bot/verdict/checks/inferencex/inferencextest"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
 )
 
 // RULES.md, Check 14: an append-only sweep measures only the new
@@ -18,17 +20,17 @@ import (
 // count.
 func TestParetoAppendOnlyRunIsUnverifiable(t *testing.T) {
 	art, data := ciAgenticArt(11, "bmk_agentic_qwen", ciCurve(2, "qwen3.5", "mi355x-amds", "sglang", "fp8", "mtp", "img:a", false, ciXs, ciYs)...)
-	ao := repo.ChangelogEntry{ConfigKeys: []string{"qwen3.5-fp8-mi355x-sglang-agentic-mtp"}, AppendOnly: true}
-	regular := repo.ChangelogEntry{ConfigKeys: []string{"qwen3.5-fp8-mi355x-sglang-mtp"}}
+	ao := perfchangelog.Entry{ConfigKeys: []string{"qwen3.5-fp8-mi355x-sglang-agentic-mtp"}, AppendOnly: true}
+	regular := perfchangelog.Entry{ConfigKeys: []string{"qwen3.5-fp8-mi355x-sglang-mtp"}}
 	const short = "qwen3.5/agentic-coding/mi355x_sglang/fp8/30123456789/p90: 2/5 frontier points"
 	for _, c := range []struct {
 		name    string
-		entries []repo.ChangelogEntry
+		entries []perfchangelog.Entry
 		append  bool
 	}{
-		{"append-only", []repo.ChangelogEntry{ao}, true},
-		{"mixed", []repo.ChangelogEntry{ao, regular}, false},
-		{"regular", []repo.ChangelogEntry{regular}, false},
+		{"append-only", []perfchangelog.Entry{ao}, true},
+		{"mixed", []perfchangelog.Entry{ao, regular}, false},
+		{"regular", []perfchangelog.Entry{regular}, false},
 		{"no entries", nil, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -37,7 +39,7 @@ func TestParetoAppendOnlyRunIsUnverifiable(t *testing.T) {
 			src.RunArtifacts = map[int64][]checks.Artifact{ciRun: {art}}
 			src.ArtifactData = map[int64]map[string]string{11: data}
 			pr := ciPR(src)
-			cs := &repo.ChangeSet{
+			cs := &changeset.Model{
 				Files:          []checks.ChangedFile{{Path: "configs/amd-master.yaml", Status: "modified"}},
 				Affected:       []*repo.ConfigEntry{ciQwenCfg()},
 				ChangelogAdded: c.entries,

@@ -11,6 +11,7 @@ import (
 	"github.com/verdict-bot/verdict/checks/inferencex"
 	"github.com/verdict-bot/verdict/checks/inferencex/inferencextest"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
 )
 
 // ciAgentic is one AgentX result file (one point).
@@ -55,9 +56,9 @@ func (f ciParetoFixture) run(t *testing.T) (checks.Result, *checkstest.Source) {
 	if files == nil {
 		files = []checks.ChangedFile{{Path: "configs/amd-master.yaml", Status: "modified"}}
 	}
-	cs := &repo.ChangeSet{Files: files, Affected: f.affected, UnmappedFiles: f.unmapped}
+	cs := &changeset.Model{Files: files, Affected: f.affected, UnmappedFiles: f.unmapped}
 	if f.csErr != nil {
-		checkstest.FactError(repo.ChangeSetFact, f.csErr)(pr)
+		checkstest.FactError(changeset.Fact, f.csErr)(pr)
 	} else {
 		inferencextest.WithChangeSet(cs)(pr)
 	}
@@ -318,7 +319,7 @@ func TestParetoAndEvalsDeterministic(t *testing.T) {
 		qwen := ciQwenCfg()
 		qwen.Image, dsv.Image = ciImgA, "img:b"
 		pr := ciPR(src)
-		cs := &repo.ChangeSet{Files: []checks.ChangedFile{{Path: "configs/amd-master.yaml"}}, Affected: []*repo.ConfigEntry{qwen, dsv}}
+		cs := &changeset.Model{Files: []checks.ChangedFile{{Path: "configs/amd-master.yaml"}}, Affected: []*repo.ConfigEntry{qwen, dsv}}
 		inferencextest.WithChangeSet(cs)(pr)
 		rows := checkstest.Run(t, pr, inferencex.PassingSweep, inferencex.Evals, inferencex.ParetoCoverage)
 		return rows[2], rows[14]

@@ -9,6 +9,7 @@ import (
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/format/claims"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
 )
 
 // Description is row 15 (advisory): the PR description's technical claims
@@ -18,7 +19,7 @@ var Description = &checks.Check{
 	Number:   15,
 	Name:     checks.Text{EN: "PR description", ZH: "PR 描述"},
 	Advisory: true,
-	Requires: []checks.Requirement{repo.ChangeSetFact, GoldenAcceptance, GoldenEvaluation},
+	Requires: []checks.Requirement{changeset.Fact, GoldenAcceptance, GoldenEvaluation},
 	Run:      runDescription,
 }
 
@@ -29,7 +30,7 @@ type claimFinding struct {
 }
 
 func runDescription(ctx context.Context, pr *checks.PR) checks.Result {
-	cs, err := repo.ChangeSetFact.Of(ctx, pr)
+	cs, err := changeset.Fact.Of(ctx, pr)
 	if err != nil || cs == nil {
 		return checks.WarnR(checks.T("PR description could not be verified: change set unavailable: "+errText(err),
 			"无法验证 PR 描述：变更集不可用："+checks.Code(errText(err))))
@@ -90,7 +91,7 @@ func runDescription(ctx context.Context, pr *checks.PR) checks.Result {
 			if cl.Old {
 				continue
 			}
-			targets := claimTargets(cs, cl.Keys)
+			targets := cs.Targets(cl.Keys)
 			if len(targets) == 0 {
 				unver = append(unver, claimFinding{en: "image " + cl.Token + " (" + noCfg + ")", zh: "镜像 " + cl.Token + "（" + noCfgZH + "）"})
 				continue
@@ -118,7 +119,7 @@ func runDescription(ctx context.Context, pr *checks.PR) checks.Result {
 			if cl.Old {
 				continue
 			}
-			targets := claimTargets(cs, cl.Keys)
+			targets := cs.Targets(cl.Keys)
 			if len(targets) == 0 {
 				unver = append(unver, claimFinding{en: q + " (" + noCfg + ")", zh: q + "（" + noCfgZH + "）"})
 				continue
@@ -226,7 +227,7 @@ func runDescription(ctx context.Context, pr *checks.PR) checks.Result {
 	}
 	switch {
 	case len(contra) > 0:
-		return checks.WarnR(andMore(checks.Text{EN: contra[0].en, ZH: contra[0].zh}, len(contra)-1), ev...)
+		return checks.WarnR(checks.Text{EN: contra[0].en, ZH: contra[0].zh}.AndMore(len(contra)-1), ev...)
 	case len(unver) > 0:
 		en := make([]string, len(unver))
 		zh := make([]string, len(unver))
@@ -266,26 +267,6 @@ var claimKindZH = map[string]string{
 	"AL":           "接受长度",
 }
 
-// claimTargets are the configs a claim is about: the keys named on its line
-// that exist at head, else every affected config.
-func claimTargets(cs *repo.ChangeSet, keys []string) []*repo.ConfigEntry {
-	var out []*repo.ConfigEntry
-	for _, k := range keys {
-		if c := cs.MasterHead[k]; c != nil {
-			out = append(out, c)
-		}
-	}
-	if len(out) > 0 {
-		return out
-	}
-	for _, c := range cs.Affected {
-		if c != nil {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
 // bestImage picks the target whose image repository matches the claim,
 // else the first.
 func bestImage(targets []*repo.ConfigEntry, img string) *repo.ConfigEntry {
@@ -313,4 +294,12 @@ func listFew(items []string) string {
 		return strings.Join(items, "; ")
 	}
 	return strings.Join(items[:3], "; ") + fmt.Sprintf("; +%d more", len(items)-3)
+}
+
+// errText prints an error for a reason, "unknown error" for nil.
+func errText(err error) string {
+	if err == nil {
+		return "unknown error"
+	}
+	return err.Error()
 }

@@ -9,13 +9,14 @@ import (
 	"github.com/verdict-bot/verdict/checks/checkstest"
 	"github.com/verdict-bot/verdict/checks/inferencex"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
 )
 
-func descChangeSet() *repo.ChangeSet {
+func descChangeSet() *changeset.Model {
 	sg := specEntry("qwen3.5-fp8-b200-sglang", "qwen3.5", "sglang", false, false, repo.SearchSpace{TP: 8, Conc: []int{4, 8, 16, 32, 64}})
 	sg.Image = "lmsysorg/sglang:v0.5.20-cu130"
 	other := specEntry("dsr1-fp8-b200-sglang", "dsr1", "sglang", false, false, repo.SearchSpace{TP: 8, Conc: []int{4}})
-	return &repo.ChangeSet{
+	return &changeset.Model{
 		Affected:    []*repo.ConfigEntry{sg},
 		ChangedKeys: []string{sg.Key},
 		MasterHead:  map[string]*repo.ConfigEntry{sg.Key: sg, other.Key: other},
@@ -123,7 +124,7 @@ func TestDescriptionGoldenAL(t *testing.T) {
 		{"Uses AL 3.50 from our own measurement", checks.Warn, `Body says "AL 3.50" but golden qwen3.5_mtp thinking_on[3] is 3.39`},
 		{"Old AL 3.50 replaced by AL 3.39", checks.Pass, "All 1 description claims"},
 	} {
-		cs := &repo.ChangeSet{Affected: []*repo.ConfigEntry{e}, MasterHead: map[string]*repo.ConfigEntry{e.Key: e},
+		cs := &changeset.Model{Affected: []*repo.ConfigEntry{e}, MasterHead: map[string]*repo.ConfigEntry{e.Key: e},
 			Effective: map[string][]*repo.EffectiveFile{e.Key: {{Path: rec, Kind: "recipe", Settings: []repo.Setting{
 				specSet(rec, "agg", "arg", "speculative-algorithm", "EAGLE", 1),
 				specSet(rec, "agg", "arg", "speculative-num-steps", "3", 2),
@@ -153,7 +154,7 @@ func TestDescriptionDisaggTP(t *testing.T) {
 		"decode":    map[string]any{"num-worker": 1, "tp": 8, "ep": 1},
 	})}
 	e := specEntry("dsv4-fp8-h200-dynamo-sglang-agentic-disagg-mtp", "dsv4", "dynamo-sglang", true, true, ss)
-	cs := &repo.ChangeSet{
+	cs := &changeset.Model{
 		Affected:   []*repo.ConfigEntry{e},
 		AddedKeys:  []string{e.Key},
 		MasterHead: map[string]*repo.ConfigEntry{e.Key: e},

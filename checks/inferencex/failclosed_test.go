@@ -7,9 +7,11 @@ import (
 
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/checkstest"
+	"github.com/verdict-bot/verdict/checks/format/perfchangelog"
 	"github.com/verdict-bot/verdict/checks/inferencex"
 	"github.com/verdict-bot/verdict/checks/inferencex/inferencextest"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
 )
 
 // The fail-closed audit (RULES.md, "Fail-closed policy"): for every row, a
@@ -252,7 +254,7 @@ func fcCases() []fcCase {
 				const script = "benchmarks/single_node/qwen3.5_fp8_b200_sglang.sh"
 				e := recipeEntry("qwen3.5-fp8-b200-sglang", "sglang", false, false)
 				e.Model = "Qwen/Qwen3.5-397B-A17B-FP8"
-				cs := &repo.ChangeSet{Affected: []*repo.ConfigEntry{e}, Effective: map[string][]*repo.EffectiveFile{
+				cs := &changeset.Model{Affected: []*repo.ConfigEntry{e}, Effective: map[string][]*repo.EffectiveFile{
 					e.Key: {{Path: script, Kind: "script", Settings: recipeSettings(script)}}}}
 				src := recipeSource()
 				if broken && inject != nil {
@@ -308,8 +310,8 @@ func fcCases() []fcCase {
 				const img = "vllm/vllm-openai:v0.12.0"
 				tp8 := map[string]any{"tp": 8, "ep": 1, "conc-list": []any{4, 8}}
 				tp8new := map[string]any{"tp": 8, "ep": 1, "conc-list": []any{4, 8, 16}}
-				cs := &repo.ChangeSet{
-					ChangelogAdded: []repo.ChangelogEntry{{ConfigKeys: []string{key}, AppendOnly: true, Line: 120, Matched: []string{key}}},
+				cs := &changeset.Model{
+					ChangelogAdded: []perfchangelog.Entry{{ConfigKeys: []string{key}, AppendOnly: true, Line: 120, Matched: []string{key}}},
 					MasterBase:     map[string]*repo.ConfigEntry{key: aoEntry(key, img, aoElem{tp8, []int{4, 8}})},
 					MasterHead:     map[string]*repo.ConfigEntry{key: aoEntry(key, img, aoElem{tp8new, []int{4, 8, 16}})},
 					ChangedKeys:    []string{key},

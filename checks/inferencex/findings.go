@@ -1,7 +1,6 @@
 package inferencex
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/verdict-bot/verdict/checks"
@@ -63,15 +62,6 @@ func sentenceZH(s string) string {
 		return s
 	}
 	return s + "。"
-}
-
-// andMore is the first of several findings, counting the others.
-func andMore(first checks.Text, others int) checks.Text {
-	if others > 0 {
-		first.EN += fmt.Sprintf(" (+%d more)", others)
-		first.ZH += fmt.Sprintf("（另有 %d 项）", others)
-	}
-	return first
 }
 
 func countNoun(n int, one, many string) string {

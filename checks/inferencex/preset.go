@@ -10,7 +10,7 @@ import (
 	"sort"
 
 	"github.com/verdict-bot/verdict/checks"
-	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
 )
 
 // rows are the preset's rows in order.
@@ -57,7 +57,7 @@ func Name(n int) checks.Text {
 // judged affected, for reporting once the rows have run. It never builds the
 // model: false when no row did, or when it could not be built.
 func AffectedConfigs(pr *checks.PR) ([]string, bool) {
-	cs, ok := repo.ChangeSetFact.Peek(pr)
+	cs, ok := changeset.Fact.Peek(pr)
 	if !ok || cs == nil {
 		return nil, false
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/verdict-bot/verdict/checks/inferencex"
 	"github.com/verdict-bot/verdict/checks/inferencex/inferencextest"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
 )
 
 // unreadableDetail makes the whole sign-off a body the Markdown reader
@@ -25,7 +26,7 @@ func TestUnreadableSignOffFailsClosed(t *testing.T) {
 	t.Run("Check 3", func(t *testing.T) {
 		const script = "benchmarks/single_node/qwen3.5_fp8_b200_sglang.sh"
 		e := recipeEntry("qwen3.5-fp8-b200-sglang", "sglang", false, false)
-		cs := &repo.ChangeSet{Affected: []*repo.ConfigEntry{e}, Effective: map[string][]*repo.EffectiveFile{
+		cs := &changeset.Model{Affected: []*repo.ConfigEntry{e}, Effective: map[string][]*repo.EffectiveFile{
 			e.Key: {{Path: script, Kind: "script", Settings: recipeSettings(script)}}}}
 		pr := specPR(t, cs, recipeSource(), repo.LegacyLayout(), unreadableDetail)
 		inferencextest.Expect(t, specRun(t, inferencex.UpstreamRecipe, pr), checks.Fail, unreadableReason)
@@ -43,7 +44,7 @@ func TestUnreadableSignOffFailsClosed(t *testing.T) {
 	t.Run("Check 13", func(t *testing.T) {
 		const rec = "benchmarks/single_node/srt-slurm-recipes/qwen3.5/sglang/b200-fp4-mtp/agentic.yaml"
 		spec := specEntry("qwen3.5-fp4-b200-sglang-agentic-mtp", "qwen3.5", "sglang", true, true, repo.SearchSpace{TP: 8})
-		cs := &repo.ChangeSet{Affected: []*repo.ConfigEntry{spec}, Effective: map[string][]*repo.EffectiveFile{
+		cs := &changeset.Model{Affected: []*repo.ConfigEntry{spec}, Effective: map[string][]*repo.EffectiveFile{
 			spec.Key: {{Path: rec, Kind: "recipe", Settings: []repo.Setting{specSet(rec, "decode", "arg", "speculative-algorithm", "EAGLE", 3)}}}}}
 		pr := specPR(t, cs, nil, repo.LegacyLayout(), unreadableDetail)
 		inferencextest.Expect(t, specRun(t, inferencex.DraftPrecision, pr), checks.Fail, unreadableReason)

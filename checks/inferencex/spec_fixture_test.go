@@ -8,6 +8,7 @@ import (
 	"github.com/verdict-bot/verdict/checks/checkstest"
 	"github.com/verdict-bot/verdict/checks/inferencex/inferencextest"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
 )
 
 // Shared fixtures for the tests of Checks 3, 11, 12, 13 and 15. They build
@@ -21,7 +22,7 @@ const (
 
 // specPR builds a PR whose change set is cs and whose sign-off carries detail
 // in its Additional detail section.
-func specPR(t *testing.T, cs *repo.ChangeSet, src *checkstest.Source, layout repo.Layout, detail string) *checks.PR {
+func specPR(t *testing.T, cs *changeset.Model, src *checkstest.Source, layout repo.Layout, detail string) *checks.PR {
 	t.Helper()
 	if src == nil {
 		src = &checkstest.Source{}

@@ -16,6 +16,7 @@ import (
 	"github.com/verdict-bot/verdict/checks/checkstest"
 	"github.com/verdict-bot/verdict/checks/format/signoff"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
 )
 
 // The fixture's commits.
@@ -138,14 +139,14 @@ func SignedOff(detail string) checkstest.Option {
 // WithChangeSet injects a hand-built change set, so a check is tested on its
 // own rule. A change set without a layout gets the PR's, which must be set
 // before (NewPR and Preset do).
-func WithChangeSet(cs *repo.ChangeSet) checkstest.Option {
+func WithChangeSet(cs *changeset.Model) checkstest.Option {
 	return func(pr *checks.PR) {
 		if cs.Layout == (repo.Layout{}) {
 			if l, err := repo.LayoutFact.Of(context.Background(), pr); err == nil {
 				cs.Layout = l
 			}
 		}
-		repo.ChangeSetFact.Provide(pr, cs, nil)
+		changeset.Fact.Provide(pr, cs, nil)
 	}
 }
 

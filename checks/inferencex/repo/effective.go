@@ -1,344 +1,79 @@
 package repo
 
 import (
-	"errors"
 	"fmt"
 	"path"
 	"regexp"
-	"sort"
 	"strings"
 
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/format/shell"
 )
 
-// affected computes Affected, UnmappedFiles and Effective.
-func (b *builder) affected() {
-	cs := b.cs
-	if cs.MasterHead == nil {
-		return
-	}
-	keys := map[string]bool{}
-	for _, k := range cs.Touched() {
-		keys[k] = true
-	}
-	for _, k := range cs.Selected {
-		keys[k] = true
-	}
-
-	// Map changed benchmark/runner files to the configs whose effective
-	// recipe or script they are.
-	var runtimeChanged []checks.ChangedFile
-	for _, f := range cs.Files {
-		if b.isRuntimeFile(f.Path) {
-			runtimeChanged = append(runtimeChanged, f)
-		}
-	}
-	if len(runtimeChanged) > 0 {
-		rev := map[string][]string{}
-		for k, e := range cs.MasterHead {
-			for _, p := range b.primaryFiles(e) {
-				rev[p] = append(rev[p], k)
-			}
-		}
-		for _, f := range runtimeChanged {
-			ks := append([]string(nil), rev[f.Path]...)
-			if f.PreviousPath != "" {
-				ks = append(ks, rev[f.PreviousPath]...)
-			}
-			if len(ks) == 0 {
-				cs.UnmappedFiles = append(cs.UnmappedFiles, f.Path)
-			}
-			for _, k := range ks {
-				keys[k] = true
-			}
-		}
-		sort.Strings(cs.UnmappedFiles)
-	}
-
-	for _, k := range sortedKeys(keys) {
-		e, ok := cs.MasterHead[k]
-		if !ok {
-			continue
-		}
-		c := *e // copied: recipe-based classification must not touch the shared map
-		cs.Affected = append(cs.Affected, &c)
-	}
-	b.effective()
+// EffectiveFile is one file that defines how a config runs, parsed at H.
+type EffectiveFile struct {
+	Path    string
+	Kind    string // "recipe", "script", "helper", "launcher"
+	Changed bool   // changed by this PR
+	// Settings are environment variables, engine args and flags the file
+	// sets at runtime (comments excluded), with role and line.
+	Settings []Setting
+	// Commands are the simple commands of a script, continuations joined.
+	Commands []Command
+	// Script is the parsed script (nil for recipes and unreadable files),
+	// for questions the flat views do not answer: what a variable holds at
+	// a command, the directory it runs in, the files it sources.
+	Script *shell.Script
+	// Lines is the file's text split into lines (capped), for scans that
+	// report a file and line.
+	Lines []string
+	// Err is set when the file could not be read or parsed.
+	Err string
 }
 
-// isRuntimeFile reports whether p is a benchmark or runner file
-// (documentation next to them is not).
-func (b *builder) isRuntimeFile(p string) bool {
-	l := b.layout
-	if IsDocFile(p) {
-		return false
-	}
-	return strings.HasPrefix(p, strings.TrimSuffix(l.BenchmarksDir, "/")+"/") ||
-		strings.HasPrefix(p, strings.TrimSuffix(l.RunnersDir, "/")+"/")
+// Setting is one runtime setting found in an effective file.
+type Setting struct {
+	Name  string
+	Value string
+	File  string
+	Line  int
+	Role  string // agg, prefill, decode, benchmark, frontend or "" for scripts
+	Kind  string // env, arg, flag
+	// Variant is the recipe variant block the setting belongs to
+	// ("override_<name>", "zip_override_<name>[i]"); "" for the base
+	// recipe and for scripts.
+	Variant string
+	// Null is set for a YAML null value, which in a variant block deletes
+	// the key the base sets.
+	Null bool
+	// Run is RunEvalOnly for a script setting that only the eval-only run
+	// makes (the EVAL_ONLY=true branch), RunThroughput for one only the
+	// throughput run makes, "" for both.
+	Run string
 }
 
-// primaryFiles are the recipe and script paths a config names or follows by
-// convention (helpers and launchers are not mapped back to configs).
-func (b *builder) primaryFiles(e *ConfigEntry) []string {
-	var out []string
-	out = append(out, b.recipePaths(e)...)
-	if s := b.scriptPath(e); s != "" {
-		out = append(out, s)
+// Where names where the setting is set, as reasons print it: the recipe
+// role's env or args block, or the script (and line) that sets it.
+func (s Setting) Where() checks.Text {
+	if s.Role != "" {
+		block := "args"
+		if s.Kind == "env" {
+			block = "env"
+		}
+		return checks.T(fmt.Sprintf("in %s roles.%s.%s", s.File, s.Role, block), fmt.Sprintf("位于 %s roles.%s.%s", s.File, s.Role, block))
 	}
-	return out
+	if s.Line > 0 {
+		return checks.T(fmt.Sprintf("via %s:%d", s.File, s.Line), fmt.Sprintf("来自 %s:%d", s.File, s.Line))
+	}
+	return checks.T("via "+s.File, "来自 "+s.File)
 }
 
-func (b *builder) recipePaths(e *ConfigEntry) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, sc := range e.Scenarios {
-		for _, ss := range sc.Search {
-			// A selector suffix (recipe.yaml:zip_override_x[0]) names the
-			// recipe's jobs, not another file: the file is the recipe, and
-			// the bands of Check 11 select the variant from the selector.
-			for _, r := range RecipeRefs(b.layout, ss) {
-				if r.Path != "" && !seen[r.Path] {
-					seen[r.Path] = true
-					out = append(out, r.Path)
-				}
-			}
-		}
-	}
-	return out
-}
-
-// resolveConfigFile maps a CONFIG_FILE= value to the repository's own copy
-// of the srt-slurm recipes.
-func resolveConfigFile(l Layout, v string) string {
-	v = strings.TrimSpace(v)
-	if rest, ok := strings.CutPrefix(v, "recipes/"); ok {
-		return path.Join(l.BenchmarksDir, "multi_node", "srt-slurm-recipes", rest)
-	}
-	if strings.HasPrefix(v, "/") {
-		return ""
-	}
-	return path.Clean(path.Join(l.Root, v))
-}
-
-// scriptDirs are the single-node script directories by convention.
-func (b *builder) scriptDirs() []string {
-	sn := path.Join(b.layout.BenchmarksDir, "single_node")
-	return []string{path.Join(sn, "agentic"), path.Join(sn, "fixed_seq_len"), sn}
-}
-
-// scriptNames lists the existing file names of the single-node script
-// directories at H (each directory listed once per verification).
-func (b *builder) scriptNames() map[string]bool {
-	if b.scripts != nil {
-		return b.scripts
-	}
-	b.scripts = map[string]bool{}
-	b.listDirs(true)
-	for _, d := range b.scriptDirs() {
-		es, err := b.reader.List(b.ctx, b.head, d)
-		if err != nil {
-			continue
-		}
-		for _, e := range es {
-			if e.Type != "dir" {
-				b.scripts[path.Join(d, e.Name)] = true
-			}
-		}
-	}
-	return b.scripts
-}
-
-// scriptPath resolves a single-node config's benchmark script by the naming
-// convention benchmarks/single_node/[agentic/|fixed_seq_len/]
-// <prefix>_<precision>_<hwbase>[_<framework>][_mtp].sh, preferring the most
-// specific existing name.
-func (b *builder) scriptPath(e *ConfigEntry) string {
-	if e.MultiNode || e.ModelPrefix == "" || e.Precision == "" || e.SKU == "" {
-		return ""
-	}
-	names := b.scriptNames()
-	if len(names) == 0 {
-		return ""
-	}
-	specs := []string{""}
-	if e.SpecDecode {
-		specs = []string{"_mtp", ""}
-		for _, sc := range e.Scenarios {
-			for _, ss := range sc.Search {
-				if d := strings.ToLower(ss.SpecDecoding); d != "" && d != "none" && d != "mtp" {
-					specs = []string{"_" + d, "_mtp", ""}
-				}
-			}
-		}
-	}
-	dirs := b.scriptDirs()
-	if e.Agentic {
-		dirs = []string{dirs[0], dirs[2]}
-	} else {
-		dirs = []string{dirs[1], dirs[2]}
-	}
-	stem := e.ModelPrefix + "_" + e.Precision + "_" + e.SKU
-	for _, sp := range specs {
-		for _, fw := range []string{"_" + e.Framework, ""} {
-			for _, d := range dirs {
-				p := path.Join(d, stem+fw+sp+".sh")
-				if names[p] {
-					return p
-				}
-			}
-		}
-	}
-	return ""
-}
-
-// launchers are the runner launch scripts for a config's runner.
-func (b *builder) launchers(e *ConfigEntry) []string {
-	es, err := b.reader.List(b.ctx, b.head, b.layout.RunnersDir)
-	if err != nil {
-		return nil
-	}
-	r := strings.TrimPrefix(strings.ToLower(e.Runner), "cluster:")
-	var out []string
-	for _, x := range es {
-		n := strings.TrimSuffix(x.Name, ".sh")
-		if x.Type == "dir" || n == x.Name {
-			continue
-		}
-		if n == "launch_"+r || n == "launch_"+e.SKU || strings.HasPrefix(n, "launch_"+e.SKU+"-") {
-			out = append(out, x.Path)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-// listDirs lists, all at once, the directories scripts (withScripts) and
-// launchers are looked up in, so that the lookups find them read rather
-// than reading them one after another. The runners directory goes along
-// with the script directories: the affected configs' launchers follow.
-func (b *builder) listDirs(withScripts bool) {
-	dirs := []string{b.layout.RunnersDir}
-	if withScripts {
-		dirs = append(dirs, b.scriptDirs()...)
-	}
-	forEach(maxReads, len(dirs), func(i int) { b.reader.List(b.ctx, b.head, dirs[i]) })
-}
-
-type effRef struct {
-	path, kind string
-}
-
-// effective reads and parses the effective files of every affected config:
-// recipes, script, launchers, then the helpers they source or run (two
-// levels deep), each file once.
-func (b *builder) effective() {
-	cs := b.cs
-	if len(cs.Affected) > 0 {
-		single := false
-		for _, e := range cs.Affected {
-			single = single || !e.MultiNode
-		}
-		b.listDirs(single)
-	}
-	perKey := map[string][]effRef{}
-	var want []effRef
-	for _, e := range cs.Affected {
-		var refs []effRef
-		for _, p := range b.recipePaths(e) {
-			refs = append(refs, effRef{p, "recipe"})
-		}
-		if s := b.scriptPath(e); s != "" {
-			refs = append(refs, effRef{s, "script"})
-		}
-		for _, p := range b.launchers(e) {
-			refs = append(refs, effRef{p, "launcher"})
-		}
-		perKey[e.Key] = refs
-		want = append(want, refs...)
-	}
-	b.load(want)
-	for depth := 0; depth < 2; depth++ {
-		var more []effRef
-		for k, refs := range perKey {
-			for _, r := range refs {
-				for _, h := range b.helpers(b.parsed[r.path]) {
-					if !containsRef(refs, h) {
-						perKey[k] = append(perKey[k], effRef{h, "helper"})
-						more = append(more, effRef{h, "helper"})
-					}
-				}
-			}
-		}
-		if len(more) == 0 {
-			break
-		}
-		b.load(more)
-	}
-	var extra []effRef
-	for _, f := range cs.Files {
-		if _, done := b.parsed[f.Path]; !done && f.Status != "removed" && b.isRuntimeFile(f.Path) {
-			extra = append(extra, effRef{f.Path, "changed"})
-		}
-	}
-	b.load(extra)
-	for _, r := range extra {
-		cs.Extra = append(cs.Extra, b.parsed[r.path])
-	}
-	for _, e := range cs.Affected {
-		for _, r := range perKey[e.Key] {
-			ef := b.parsed[r.path]
-			cs.Effective[e.Key] = append(cs.Effective[e.Key], ef)
-			if r.kind == "recipe" && ef.Err == "" && recipeIsSpecDecode(ef) {
-				e.SpecDecode = true
-			}
-		}
-	}
-}
-
-func containsRef(rs []effRef, p string) bool {
-	for _, r := range rs {
-		if r.path == p {
-			return true
-		}
-	}
-	return false
-}
-
-// load reads and parses the files not parsed yet, concurrently.
-func (b *builder) load(refs []effRef) {
-	var todo []effRef
-	for _, r := range refs {
-		if _, ok := b.parsed[r.path]; !ok {
-			b.parsed[r.path] = nil
-			todo = append(todo, r)
-		}
-	}
-	out := make([]*EffectiveFile, len(todo))
-	forEach(maxReads, len(todo), func(i int) {
-		out[i] = b.parse(todo[i])
-	})
-	for i, r := range todo {
-		b.parsed[r.path] = out[i]
-		if out[i].Err != "" {
-			b.cs.problem(r.path, out[i].Err)
-		}
-	}
-}
-
-func (b *builder) parse(r effRef) *EffectiveFile {
-	ef := &EffectiveFile{Path: r.path, Kind: r.kind, Changed: b.cs.IsChanged(r.path)}
-	data, err := b.reader.Read(b.ctx, b.head, r.path)
-	if err != nil {
-		if errors.Is(err, checks.ErrNotFound) {
-			ef.Err = fmt.Sprintf("referenced %s file %s is not in the repository at %s", r.kind, r.path, checks.Short(b.head))
-		} else {
-			ef.Err = err.Error()
-		}
-		return ef
-	}
-	ef.Read(data)
-	return ef
+// Command is one shell command.
+type Command struct {
+	Line    int
+	Words   []string
+	Raw     string
+	Heredoc string
 }
 
 // Read fills the file's lines, settings and commands from its text, as the
@@ -361,6 +96,11 @@ func (ef *EffectiveFile) Read(data []byte) {
 
 var helperExt = regexp.MustCompile(`\.(sh|bash)$`)
 
+// IsShellFile reports whether p is named as a bash file (*.sh, *.bash): a
+// changed file so named is read as a script, and only such files are
+// followed as the helpers a script sources or runs.
+func IsShellFile(p string) bool { return helperExt.MatchString(p) }
+
 // ContainerWorkspace is where srt-slurm recipes find the InferenceX project
 // root inside the benchmark container (benchmark.env
 // INFMAX_CONTAINER_WORKSPACE), so `bash /infmax-workspace/benchmarks/...`
@@ -370,148 +110,17 @@ const (
 	ContainerWorkspaceVar = "INFMAX_CONTAINER_WORKSPACE"
 )
 
-// helpers resolves the repository files a script sources or runs (source
-// x.sh, . x.sh, bash x.sh, sh x.sh, wherever the command sits), and those a
-// recipe's benchmark command runs, as the parser reads their paths: from
-// the directory the command runs in, following the variables and cds before
-// it. A file in a directory the script cloned, extracted or created (git
-// clone … Mooncake; cd Mooncake && bash dependencies.sh) belongs to another
-// project and is not a helper.
-func (b *builder) helpers(ef *EffectiveFile) []string {
-	if ef == nil {
-		return nil
+// resolveConfigFile maps a CONFIG_FILE= value to the repository's own copy
+// of the srt-slurm recipes.
+func resolveConfigFile(l Layout, v string) string {
+	v = strings.TrimSpace(v)
+	if rest, ok := strings.CutPrefix(v, "recipes/"); ok {
+		return path.Join(l.BenchmarksDir, "multi_node", "srt-slurm-recipes", rest)
 	}
-	scripts := []*shell.Script{ef.Script}
-	for _, s := range ef.Settings {
-		if s.Kind == "command" && s.Name == "command" {
-			if sc, err := shell.Parse(ef.Path, []byte(s.Value)); err == nil {
-				scripts = append(scripts, sc)
-			}
-		}
-	}
-	var out []string
-	seen := map[string]bool{}
-	for _, sc := range scripts {
-		if sc == nil {
-			continue
-		}
-		for _, r := range scriptRuns(sc) {
-			if p := b.resolveHelper(ef.Path, r); p != "" && p != ef.Path && !seen[p] {
-				seen[p] = true
-				out = append(out, p)
-			}
-		}
-	}
-	return out
-}
-
-// run is one file a script sources or runs.
-type run struct {
-	arg shell.Word
-	dir shell.Dir
-	ok  bool
-}
-
-// scriptRuns lists the *.sh / *.bash files a script sources or hands to
-// bash or sh as the script to run.
-func scriptRuns(sc *shell.Script) []run {
-	var out []run
-	for _, s := range sc.Sources() {
-		out = append(out, run{s.Arg, s.Path, s.OK})
-	}
-	for _, c := range sc.ByName("bash", "sh") {
-		_, args := c.Program()
-		for i := 0; i < len(args); i++ {
-			v := args[i].Value
-			if v == "-c" || args[i].Static && strings.HasPrefix(v, "-") && strings.Contains(v, "c") && !strings.HasPrefix(v, "--") {
-				break // the operand is code, parsed with the script
-			}
-			if args[i].Static && strings.HasPrefix(v, "-") {
-				if v == "-o" || v == "-O" || v == "+o" || v == "+O" {
-					i++
-				}
-				continue
-			}
-			d, ok := sc.Path(args[i], c)
-			out = append(out, run{args[i], d, ok})
-			break
-		}
-	}
-	return out
-}
-
-// resolveHelper maps a sourced or run file to its repository path, "" when
-// it is not a repository file the script names statically.
-func (b *builder) resolveHelper(script string, r run) string {
-	t := strings.Trim(r.arg.Text, `"'`)
-	if r.dir.External() || !helperExt.MatchString(t) && !helperExt.MatchString(r.dir.Path) {
+	if strings.HasPrefix(v, "/") {
 		return ""
 	}
-	if !r.ok {
-		// A path under the container workspace the harness mounts the
-		// project at, named through its environment variable.
-		for _, ref := range []string{"${" + ContainerWorkspaceVar + "}", "$" + ContainerWorkspaceVar} {
-			if rest, ok := strings.CutPrefix(t, ref); ok && !strings.Contains(rest, "$") {
-				return b.workspaceFile(rest)
-			}
-		}
-		return ""
-	}
-	dir := path.Dir(script)
-	switch r.dir.Base {
-	case shell.DirScript:
-		return path.Clean(path.Join(dir, r.dir.Path))
-	case shell.DirAbs:
-		// The project root is mounted at a fixed container workspace.
-		if rest, ok := strings.CutPrefix(r.dir.Path, ContainerWorkspace+"/"); ok {
-			return b.workspaceFile(rest)
-		}
-		return ""
-	case shell.DirStart, shell.DirCaller:
-		// Where the script starts is not known statically; by the
-		// repository's convention a path that names a directory is relative
-		// to the project root (the workflows run from the checkout), a bare
-		// name or ./ ../ relative to the script itself.
-		if strings.HasPrefix(t, "./") || strings.HasPrefix(t, "../") || !strings.Contains(r.dir.Path, "/") {
-			return path.Clean(path.Join(dir, r.dir.Path))
-		}
-		return path.Clean(path.Join(b.layout.Root, r.dir.Path))
-	}
-	return ""
-}
-
-// workspaceFile maps a path below the container workspace to the
-// repository file it mounts: the project root first, then the repository
-// root. The mount point is a convention, so a path that is in neither is
-// not claimed as an (unreadable) helper.
-func (b *builder) workspaceFile(rest string) string {
-	rest = strings.TrimPrefix(path.Clean("/"+rest), "/")
-	cands := []string{path.Join(b.layout.Root, rest)}
-	if b.layout.Root != "" {
-		cands = append(cands, rest)
-	}
-	for _, p := range cands {
-		if _, err := b.reader.Read(b.ctx, b.head, p); err == nil || !errors.Is(err, checks.ErrNotFound) {
-			return p
-		}
-	}
-	return ""
-}
-
-// recipeIsSpecDecode applies the recipe rule of spec-decode classification:
-// any speculative_* setting makes the config spec-decode.
-func recipeIsSpecDecode(ef *EffectiveFile) bool {
-	for _, s := range ef.Settings {
-		n := SnakeName(s.Name)
-		switch {
-		case strings.HasSuffix(n, "speculative_config"), strings.HasSuffix(n, "speculative_algorithm"),
-			strings.HasSuffix(n, "num_speculative_tokens"), strings.HasPrefix(n, "speculative_"):
-			return true
-		case strings.HasSuffix(n, "speculative_config.method") && s.Value != "":
-			return true
-		}
-	}
-	return false
+	return path.Clean(path.Join(l.Root, v))
 }
 
 // SnakeName lowercases a setting name, drops leading dashes and turns '-'

@@ -54,6 +54,13 @@ var MastersFact = checks.NewFact("master configs", []checks.Requirement{ReaderFa
 		return &Masters{reader: r, layout: l, settings: s, chunks: newChunkCache(s), refs: map[string]*readEntry[masterSet]{}}, nil
 	})
 
+// Reader is the reader the configs are loaded with, which the change-set
+// model reads the rest of the repository through.
+func (ms *Masters) Reader() *Reader { return ms.reader }
+
+// Layout is the layout the configs are found with.
+func (ms *Masters) Layout() Layout { return ms.layout }
+
 // At returns every entry of the master configs at ref, classified from the
 // entry itself. Files that cannot be read or parsed are InputProblems; the
 // other files' entries are still returned. The error is set only when the
@@ -344,9 +351,9 @@ func NormalizeSKU(runner string) string {
 	return r
 }
 
-// diffKeys compares two master maps: keys only in head, keys in both whose
+// DiffKeys compares two master maps: keys only in head, keys in both whose
 // decoded values differ, keys only in base. All sorted.
-func diffKeys(base, head map[string]*ConfigEntry) (added, changed, removed []string) {
+func DiffKeys(base, head map[string]*ConfigEntry) (added, changed, removed []string) {
 	for k, h := range head {
 		b, ok := base[k]
 		switch {

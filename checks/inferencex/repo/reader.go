@@ -8,15 +8,15 @@ import (
 	"github.com/verdict-bot/verdict/checks"
 )
 
-// maxReads bounds concurrent Source reads of one verification.
-const maxReads = 8
+// MaxReads bounds concurrent Source reads of one verification.
+const MaxReads = 8
 
 // defaultMaxFileBytes is the file cap when the settings set none.
 const defaultMaxFileBytes = 8 << 20
 
 // Reader reads repository files and directories for one verification: every
 // caller asking for the same ref and path shares one Source call, at most
-// maxReads run at once, and files over the settings' MaxFileBytes are
+// MaxReads run at once, and files over the settings' MaxFileBytes are
 // refused with ErrTooLarge.
 type Reader struct {
 	src      checks.Source
@@ -47,7 +47,7 @@ var ReaderFact = checks.NewFact("repository reader", nil, func(_ context.Context
 
 // NewReader reads through src, refusing files over maxBytes.
 func NewReader(src checks.Source, maxBytes int64) *Reader {
-	return &Reader{src: src, maxBytes: maxBytes, sem: make(chan struct{}, maxReads),
+	return &Reader{src: src, maxBytes: maxBytes, sem: make(chan struct{}, MaxReads),
 		files: map[readKey]*readEntry[[]byte]{}, dirs: map[readKey]*readEntry[[]checks.DirEntry]{}}
 }
 
@@ -101,14 +101,15 @@ func (r *Reader) List(ctx context.Context, ref, dir string) ([]checks.DirEntry, 
 // ReadEach reads paths at ref concurrently (within the reader's bound) and
 // calls f with each result; f may run concurrently for different i.
 func (r *Reader) ReadEach(ctx context.Context, ref string, paths []string, f func(i int, data []byte, err error)) {
-	forEach(maxReads, len(paths), func(i int) {
+	Parallel(MaxReads, len(paths), func(i int) {
 		b, err := r.Read(ctx, ref, paths[i])
 		f(i, b, err)
 	})
 }
 
-// forEach runs f for every index with at most n running at once and waits.
-func forEach(n, count int, f func(i int)) {
+// Parallel runs f for every index with at most n running at once and
+// waits: the readers of one verification fan out their reads with it.
+func Parallel(n, count int, f func(i int)) {
 	if count == 0 {
 		return
 	}

@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/verdict-bot/verdict/checks/checkstest"
 )
@@ -174,76 +173,6 @@ zip_override_conc:
 	}
 }
 
-func TestParseModelsSample(t *testing.T) {
-	data, err := checkstest.ReadSample("MODELS.md")
-	if err != nil {
-		t.Skip("sample not available")
-	}
-	doc := ParseModels(string(data))
-	if len(doc.Problems) != 0 {
-		t.Fatalf("problems: %+v", doc.Problems)
-	}
-	if len(doc.Notices) != 2 || doc.Notices[0].LastDay != time.Date(2026, 8, 3, 0, 0, 0, 0, time.UTC) {
-		t.Fatalf("notices %+v", doc.Notices)
-	}
-	// Only the first table of the Aug 3 notice is enacted; Aug 6 is a sentence.
-	if n := doc.Notices[0].Rules; len(n) != 3 || n[2].Precision != "bf16" {
-		t.Fatalf("aug 3 rules %+v", n)
-	}
-	if n := doc.Notices[1].Rules; len(n) != 1 || n[0].Prefixes[0] != "kimik2.5" || n[0].Scenarios[0] != "Single-turn 8k1k" {
-		t.Fatalf("aug 6 rules %+v", n)
-	}
-	var retired []string
-	for _, r := range doc.Matrix {
-		if r.Retired {
-			retired = append(retired, r.Prefixes...)
-		}
-	}
-	if !reflect.DeepEqual(retired, []string{"glm5", "glm5.1", "minimaxm2.5", "kimik2.5", "gptoss", "llama70b"}) {
-		t.Fatalf("retired %q", retired)
-	}
-	var dep []string
-	for _, s := range doc.Scenarios {
-		if s.Deprecated {
-			dep = append(dep, s.Name+"@"+s.Since.Format("2006-01-02"))
-		}
-	}
-	if !reflect.DeepEqual(dep, []string{"Single-turn 1k1k@2026-07-17", "Single-turn 1k8k@2026-03-27"}) {
-		t.Fatalf("deprecated scenarios %q", dep)
-	}
-}
-
-func TestParseChangelog(t *testing.T) {
-	data, err := checkstest.ReadSample("perf-changelog.tail.yaml")
-	if err == nil {
-		es, ps, err := ParseChangelog(data)
-		if err != nil || len(es) < 5 {
-			t.Fatalf("sample: %d entries, %v, %v", len(es), ps, err)
-		}
-	}
-	es, ps, err := ParseChangelog([]byte("- config-keys: [a*]\n  description: [x]\n  pr-link: y\n  bogus: 1\n  append-only: true\n"))
-	if err != nil || len(es) != 1 || !es[0].AppendOnly || len(ps) != 1 || !strings.Contains(ps[0], "bogus: unknown key") {
-		t.Fatalf("%+v %v %v", es, ps, err)
-	}
-	if _, _, err := ParseChangelog([]byte("a: b\n")); err == nil {
-		t.Fatal("non-list accepted")
-	}
-	// The fields the repository's schema requires, and its scenario types.
-	for text, want := range map[string]string{
-		"- config-keys: [a]\n  description: [x]\n":                                        "line 1: entry has no pr-link",
-		"- config-keys: [a]\n  pr-link: y\n":                                              "line 1: entry has no description",
-		"- config-keys: [a]\n  description: []\n  pr-link: y\n":                           "line 2: description: must not be empty",
-		"- config-keys: [a]\n  description: x\n  pr-link: y\n":                            "line 2: description: wrong type",
-		"- description: [x]\n  pr-link: y\n":                                              "line 1: entry has no config-keys",
-		"- config-keys: [a]\n  description: [x]\n  pr-link: y\n  scenario-type: [8k1k]\n": `scenario-type: unknown scenario type "8k1k"`,
-	} {
-		es, ps, err := ParseChangelog([]byte(text))
-		if err != nil || len(es) != 1 || len(ps) != 1 || !strings.Contains(ps[0], want) || !reflect.DeepEqual(es[0].Problems, ps) {
-			t.Errorf("%q: problems %q, want %q", text, ps, want)
-		}
-	}
-}
-
 func TestParseWaiverSample(t *testing.T) {
 	data, err := checkstest.ReadSample("docs/waiver/2508.md")
 	if err != nil {
@@ -318,25 +247,6 @@ func FuzzRecipeReader(f *testing.F) {
 		sets, err := ParseSrtRecipe("r.yaml", data)
 		if err != nil && sets != nil {
 			t.Fatal("settings returned with an error")
-		}
-	})
-}
-
-func FuzzParseModels(f *testing.F) {
-	f.Add("## Deprecation Notice\n### Monday, August 3, 2026\n| Model | Deprecated | Remains |\n|---|---|---|\n| X (`x`) | Single-turn 8k1k | Agentic coding |\n")
-	f.Add("## Model support matrix\n| Model | Prefix | Date added | Active scenarios | Deprecated scenarios |\n|---|---|---|---|---|\n| A | `a` | 2025 | None (retired 2026-01-01) | Single-turn 1k1k (x, y), all bf16 recipes |\n")
-	f.Add("## Scenarios\n| Scenario | ISL/OSL | Status |\n|---|---|---|\n| Single-turn 1k1k | 1024 / 1024 | Deprecated since 2026-07-17 except (a) |\n")
-	f.Fuzz(func(t *testing.T, text string) {
-		doc := ParseModels(text)
-		for _, n := range doc.Notices {
-			if n.LastDay.IsZero() {
-				t.Fatal("notice without a date")
-			}
-		}
-		for _, r := range doc.Matrix {
-			if len(r.Prefixes) == 0 {
-				t.Fatal("matrix row without prefix")
-			}
 		}
 	})
 }

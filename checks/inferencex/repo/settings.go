@@ -1,10 +1,11 @@
 // Package repo is the model of an InferenceX benchmark repository as the
 // preset's checks see it: the repository's settings for Verdict, its two
-// layouts, the master configs, the perf changelog, the change-set model of a
-// pull request (what it changes and which files define how each affected
-// config runs), the srt-slurm recipes and launch scripts those files are
-// read as, MODELS.md, waivers and the checklist labels. The shared models
-// are Facts of the checks contract, computed once per verification.
+// layouts, CODEOWNERS and who owns a PR's paths, the master configs, the
+// srt-slurm recipes and launch scripts that define how a config runs (read
+// as runtime settings), MODELS.md's scenario names, waivers and the
+// checklist labels. The change-set model of a pull request
+// is built on it in package changeset. The shared models are Facts of the
+// checks contract, computed once per verification.
 package repo
 
 import (

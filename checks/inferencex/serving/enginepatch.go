@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
 )
 
 var (
@@ -231,7 +232,7 @@ type Found struct {
 // patch files themselves aside). Commands and lines that name an allowlisted
 // harness patch are skipped. parsed holds the files read as commands or
 // YAML, whose added lines are therefore not scanned again.
-func FindPatching(cs *repo.ChangeSet, allowlist []string) (hits []Found, parsed map[string]bool) {
+func FindPatching(cs *changeset.Model, allowlist []string) (hits []Found, parsed map[string]bool) {
 	parsed = map[string]bool{}
 	seen := map[string]bool{}
 	record := func(p Patching, introduced bool) {

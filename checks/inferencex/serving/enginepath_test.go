@@ -6,6 +6,7 @@ import (
 
 	"github.com/verdict-bot/verdict/checks/checkstest"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
 )
 
 // scriptPatching reads script as the change-set model does and returns the
@@ -17,7 +18,7 @@ func scriptPatching(t *testing.T, script string) string {
 	if ef.Err != "" {
 		t.Fatalf("fixture script does not parse: %s", ef.Err)
 	}
-	hits, _ := FindPatching(&repo.ChangeSet{Extra: []*repo.EffectiveFile{ef}}, nil)
+	hits, _ := FindPatching(&changeset.Model{Extra: []*repo.EffectiveFile{ef}}, nil)
 	if len(hits) == 0 {
 		return ""
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
 )
 
 // Upstream recipes (RULES.md, Check 3): which sign-off links point at a vLLM or SGLang
@@ -155,7 +156,7 @@ var localOnly = map[string]bool{
 // MajorArgs collects the major serving args the configs' effective launch
 // settings set (generation and prefill roles and role-less script flags;
 // benchmark client and frontend settings are not serving args).
-func MajorArgs(configs []*repo.ConfigEntry, cs *repo.ChangeSet) (args []MajorArg, info []string) {
+func MajorArgs(configs []*repo.ConfigEntry, cs *changeset.Model) (args []MajorArg, info []string) {
 	seen := map[string]bool{}
 	infoSeen := map[string]bool{}
 	for _, c := range configs {

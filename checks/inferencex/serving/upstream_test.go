@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
 )
 
 func TestURHas(t *testing.T) {
@@ -59,7 +60,7 @@ func FuzzParseUpstreamLink(f *testing.F) {
 // disagg recipe needs upstream text that shows its prefill/decode split.
 func TestURMajorArgsDisagg(t *testing.T) {
 	e := &repo.ConfigEntry{Key: "dsv4-fp8-h200-dynamo-sglang-agentic-disagg-mtp"}
-	cs := &repo.ChangeSet{Effective: map[string][]*repo.EffectiveFile{e.Key: {{Path: "r.yaml", Settings: []repo.Setting{
+	cs := &changeset.Model{Effective: map[string][]*repo.EffectiveFile{e.Key: {{Path: "r.yaml", Settings: []repo.Setting{
 		{Name: "disaggregation-mode", Value: "prefill", Role: "prefill", Kind: "arg"},
 		{Name: "tp-size", Value: "8", Role: "prefill", Kind: "arg"},
 		{Name: "disaggregation-mode", Value: "decode", Role: "decode", Kind: "arg"},

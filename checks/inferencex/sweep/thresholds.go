@@ -1,6 +1,8 @@
 package sweep
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -8,6 +10,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo"
 )
 
 // maxThresholdBytes bounds the thresholds file; the real one is a few KiB.
@@ -181,3 +184,32 @@ func scoreDigits(v, bar float64) string {
 
 // FormatNumber prints a bar or threshold as written: no trailing zeros.
 func FormatNumber(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// LoadThresholds reads the thresholds file of layout l on the default
+// branch (RULES.md, Check 2). A missing
+// file leaves every task on the configured fallback, as the validator's
+// --min-score does; an unreadable or malformed one cannot be trusted.
+func LoadThresholds(ctx context.Context, pr *checks.PR, l repo.Layout) (Thresholds, checks.Evidence, *checks.Result) {
+	fallback := repo.SettingsParam.Get(pr).DefaultEvalThreshold
+	if fallback <= 0 {
+		fallback = repo.Defaults().DefaultEvalThreshold
+	}
+	p := l.Thresholds
+	data, err := pr.Source.ReadFile(ctx, pr.DefaultSHA, p)
+	if errors.Is(err, checks.ErrNotFound) {
+		th, _ := ParseThresholds([]byte("{}"), fallback)
+		return th, checks.Evidence{Label: "thresholds", Value: fmt.Sprintf("%s absent at %s; fallback %s", p, checks.Short(pr.DefaultSHA), FormatNumber(fallback))}, nil
+	}
+	if err != nil {
+		r := checks.Unverified(checks.T(fmt.Sprintf("could not read %s at %s: %v", p, checks.Short(pr.DefaultSHA), err),
+			fmt.Sprintf("无法读取 %s（%s）：%s", p, checks.Short(pr.DefaultSHA), checks.Code(err.Error()))))
+		return Thresholds{}, checks.Evidence{}, &r
+	}
+	th, err := ParseThresholds(data, fallback)
+	if err != nil {
+		r := checks.Unverified(checks.T(fmt.Sprintf("%s at %s: %v", p, checks.Short(pr.DefaultSHA), err),
+			fmt.Sprintf("%s（%s）：%s", p, checks.Short(pr.DefaultSHA), checks.Code(err.Error()))))
+		return Thresholds{}, checks.Evidence{}, &r
+	}
+	return th, checks.Evidence{Label: "thresholds", Value: p + "@" + checks.Short(pr.DefaultSHA)}, nil
+}

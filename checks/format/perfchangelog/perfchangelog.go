@@ -1,4 +1,8 @@
-package repo
+// Package perfchangelog reads an InferenceX repository's perf-changelog.yaml:
+// the list of entries that select master configs for a sweep, each checked
+// against the repository's changelog schema, and compared between two
+// versions of the file as the parsed values they denote.
+package perfchangelog
 
 import (
 	"fmt"
@@ -12,11 +16,31 @@ import (
 	"github.com/verdict-bot/verdict/checks/format/yamlx"
 )
 
-// ParseChangelog parses perf-changelog.yaml: a YAML list of entries.
+// Entry is one perf-changelog entry.
+type Entry struct {
+	ConfigKeys       []string
+	Description      []string
+	PRLink           string
+	ScenarioType     []string
+	EvalsOnly        bool
+	AllEvals         bool
+	AppendOnly       bool
+	EvalMinPrefillEP int
+	Line             int
+	// Matched are the master keys its config-keys select (MatchKeys),
+	// filled in by the reader that knows the keys.
+	Matched []string
+	// Problems are the entry's schema violations.
+	Problems []string
+	// value is the canonical text of the entry's parsed YAML value.
+	value string
+}
+
+// Parse parses perf-changelog.yaml: a YAML list of entries.
 // Entries are returned even when one of them breaks a schema rule; the
 // violations come back as problems so that a check needing the changelog
 // can say what is wrong. err is set when the file is not a YAML list at all.
-func ParseChangelog(data []byte) (entries []ChangelogEntry, problems []string, err error) {
+func Parse(data []byte) (entries []Entry, problems []string, err error) {
 	root, err := yamlx.DecodeNode(data)
 	if err != nil {
 		return nil, nil, err
@@ -36,8 +60,8 @@ func ParseChangelog(data []byte) (entries []ChangelogEntry, problems []string, e
 	return entries, problems, nil
 }
 
-func changelogEntry(n *yaml.Node) (ChangelogEntry, []string) {
-	e := ChangelogEntry{Line: n.Line, value: entryValue(n)}
+func changelogEntry(n *yaml.Node) (Entry, []string) {
+	e := Entry{Line: n.Line, value: entryValue(n)}
 	if n.Kind != yaml.MappingNode {
 		return e, []string{fmt.Sprintf("line %d: entry is not a mapping", n.Line)}
 	}
@@ -102,14 +126,14 @@ func changelogEntry(n *yaml.Node) (ChangelogEntry, []string) {
 	return e, ps
 }
 
-// ChangelogDelta compares the changelog at the base with the one at H as
-// parsed entries (RULES.md, "The change-set model"). added are the entries of
+// Delta compares the changelog at the base with the one at the head as
+// parsed entries. added are the entries of
 // head that base does not hold, counted as a multiset: an entry that only
 // moved or was reformatted is not added, and an entry the PR adds anywhere in
 // the file is, however other merges ordered the file. gone are the base
 // entries head no longer holds unchanged (removed or edited). Both keep the
 // order of their file.
-func ChangelogDelta(base, head []ChangelogEntry) (added, gone []ChangelogEntry) {
+func Delta(base, head []Entry) (added, gone []Entry) {
 	pending := map[string][]int{}
 	for i, e := range base {
 		pending[e.value] = append(pending[e.value], i)
@@ -132,12 +156,12 @@ func ChangelogDelta(base, head []ChangelogEntry) (added, gone []ChangelogEntry) 
 	return added, gone
 }
 
-// MatchConfigKeys resolves an entry's config-keys as the repository's sweep
+// MatchKeys resolves an entry's config-keys as the repository's sweep
 // tool does: a key holding '*' is a pattern in which each '*' stands for any
 // run of characters and everything else is literal; any other key names one
 // master key. matched are the selected keys, sorted; unmatched are the
 // config-keys that select nothing (the tool refuses such an entry).
-func MatchConfigKeys(configKeys []string, keys []string) (matched, unmatched []string) {
+func MatchKeys(configKeys []string, keys []string) (matched, unmatched []string) {
 	have := make(map[string]bool, len(keys))
 	for _, k := range keys {
 		have[k] = true

@@ -1,4 +1,4 @@
-package repo_test
+package changeset_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/verdict-bot/verdict/checks/inferencex"
 	"github.com/verdict-bot/verdict/checks/inferencex/inferencextest"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
 )
 
 // countingSource counts ReadFile calls per ref and path.
@@ -58,7 +59,7 @@ func TestChangeSetBuild(t *testing.T) {
 			pr, src := r.PR(t)
 			cnt := &countingSource{Source: src}
 			pr.Source = cnt
-			cs, err := repo.ChangeSetFact.Of(context.Background(), pr)
+			cs, err := changeset.Fact.Of(context.Background(), pr)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -115,7 +116,7 @@ func TestChangeSetBuild(t *testing.T) {
 			}
 			// A second consumer gets the same model without new reads.
 			before := len(cnt.reads)
-			cs2, _ := repo.ChangeSetFact.Of(context.Background(), pr)
+			cs2, _ := changeset.Fact.Of(context.Background(), pr)
 			ms, _ := repo.MastersFact.Of(context.Background(), pr)
 			m, _, _ := ms.At(context.Background(), inferencextest.HeadSHA)
 			if cs2 != cs || len(m) != len(cs.MasterHead) || len(cnt.reads) != before {
@@ -133,7 +134,7 @@ func TestChangeSetBadInput(t *testing.T) {
 	r.Head["configs/nvidia-master.yaml"] = strings.Replace(r.Head["configs/nvidia-master.yaml"],
 		"CONFIG_FILE=recipes/sglang/dsv4/disagg.yaml", "CONFIG_FILE=recipes/sglang/dsv4/missing.yaml", 1)
 	pr, _ := r.PR(t)
-	cs, err := repo.ChangeSetFact.Of(context.Background(), pr)
+	cs, err := changeset.Fact.Of(context.Background(), pr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +200,7 @@ qwen3.5-fp8-mi355x-sglang-agentic-eg:
 			// spec-decode classification comes from the recipe.
 			r.Head[rp] = "backend:\n  sglang_config:\n    aggregated:\n      tp-size: 4\n      speculative-algorithm: EAGLE\n"
 			pr, _ := r.PR(t)
-			cs, err := repo.ChangeSetFact.Of(context.Background(), pr)
+			cs, err := changeset.Fact.Of(context.Background(), pr)
 			if err != nil || len(cs.Problems) != 0 {
 				t.Fatalf("%v %+v", err, cs.Problems)
 			}
@@ -233,7 +234,7 @@ func TestChangeSetRecipeBenchmarkHelper(t *testing.T) {
 			}
 			r.Head[rp] += "benchmark:\n  type: custom\n  command: bash /infmax-workspace/benchmarks/multi_node/agentic_srt.sh && bash /infmax-workspace/not/in/repo.sh\n"
 			pr, _ := r.PR(t)
-			cs, err := repo.ChangeSetFact.Of(context.Background(), pr)
+			cs, err := changeset.Fact.Of(context.Background(), pr)
 			if err != nil || len(cs.Problems) != 0 {
 				t.Fatalf("%v %+v", err, cs.Problems)
 			}
@@ -285,7 +286,7 @@ func TestChangeSetChangelogSelection(t *testing.T) {
 			r := inferencextest.NewRepo(repo.LegacyLayout())
 			r.Base["perf-changelog.yaml"], r.Head["perf-changelog.yaml"] = tc.base, tc.head
 			pr, _ := r.PR(t)
-			cs, err := repo.ChangeSetFact.Of(context.Background(), pr)
+			cs, err := changeset.Fact.Of(context.Background(), pr)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -323,7 +324,7 @@ func TestChangeSetProblemsOrder(t *testing.T) {
 	var first []repo.InputProblem
 	for run := 0; run < 20; run++ {
 		pr, _ := r.PR(t)
-		cs, err := repo.ChangeSetFact.Of(context.Background(), pr)
+		cs, err := changeset.Fact.Of(context.Background(), pr)
 		if err != nil {
 			t.Fatal(err)
 		}

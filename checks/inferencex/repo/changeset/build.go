@@ -1,4 +1,4 @@
-package repo
+package changeset
 
 import (
 	"bytes"
@@ -8,27 +8,31 @@ import (
 	pathpkg "path"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/format/perfchangelog"
 	"github.com/verdict-bot/verdict/checks/format/udiff"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo"
 )
 
 // buildChangeSet computes the change-set model once per verification.
-func buildChangeSet(ctx context.Context, pr *checks.PR, ms *Masters) (*ChangeSet, error) {
-	l, r := ms.layout, ms.reader
+func buildChangeSet(ctx context.Context, pr *checks.PR, ms *repo.Masters) (*Model, error) {
+	l, r := ms.Layout(), ms.Reader()
 	files, err := pr.Source.Files(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("listing the PR's changed files: %w", err)
 	}
-	cs := &ChangeSet{
+	cs := &Model{
 		Layout:       l,
 		Files:        files,
 		AddedLines:   map[string][]udiff.Line{},
 		RemovedLines: map[string][]udiff.Line{},
-		Effective:    map[string][]*EffectiveFile{},
+		Effective:    map[string][]*repo.EffectiveFile{},
 	}
-	b := &builder{ctx: ctx, reader: r, layout: l, head: pr.HeadSHA, cs: cs, parsed: map[string]*EffectiveFile{}}
+	cs.files = newFileCache()
+	b := newBuilder(ctx, r, l, pr.HeadSHA, cs)
 	for _, f := range files {
 		if f.PatchMissing || (f.Patch == "" && f.Additions+f.Deletions > 0) {
 			// Every line of a file the PR adds is an added line: read it at
@@ -61,9 +65,9 @@ func buildChangeSet(ctx context.Context, pr *checks.PR, ms *Masters) (*ChangeSet
 	// changed file can affect a config, the script and runner directories
 	// (used by b.affected).
 	refs := []string{pr.BaseSHA, pr.HeadSHA, pr.DefaultSHA}
-	maps := make([]map[string]*ConfigEntry, 3)
-	probs := make([][]InputProblem, 3)
-	forEach(6, 6, func(i int) {
+	maps := make([]map[string]*repo.ConfigEntry, 3)
+	probs := make([][]repo.InputProblem, 3)
+	repo.Parallel(6, 6, func(i int) {
 		if i == 5 {
 			if b.mayAffectConfigs() {
 				b.listDirs(true)
@@ -84,7 +88,7 @@ func buildChangeSet(ctx context.Context, pr *checks.PR, ms *Masters) (*ChangeSet
 			if i == 0 && errors.Is(err, checks.ErrNotFound) {
 				return // no configs directory at the base: everything at H is new
 			}
-			ip := InputProblem{Path: l.ConfigsDir, Err: err.Error()}
+			ip := repo.InputProblem{Path: l.ConfigsDir, Err: err.Error()}
 			if refs[i] != pr.HeadSHA {
 				ip.Ref = refs[i]
 			}
@@ -93,7 +97,7 @@ func buildChangeSet(ctx context.Context, pr *checks.PR, ms *Masters) (*ChangeSet
 		maps[i], probs[i] = m, ps
 	})
 	cs.MasterBase, cs.MasterHead, cs.MasterDefault = maps[0], maps[1], maps[2]
-	seen := map[InputProblem]bool{}
+	seen := map[repo.InputProblem]bool{}
 	for _, ps := range probs {
 		for _, p := range ps {
 			if !seen[p] {
@@ -105,9 +109,9 @@ func buildChangeSet(ctx context.Context, pr *checks.PR, ms *Masters) (*ChangeSet
 	if cs.MasterHead != nil {
 		base := cs.MasterBase
 		if base == nil {
-			base = map[string]*ConfigEntry{}
+			base = map[string]*repo.ConfigEntry{}
 		}
-		cs.AddedKeys, cs.ChangedKeys, cs.RemovedKeys = diffKeys(base, cs.MasterHead)
+		cs.AddedKeys, cs.ChangedKeys, cs.RemovedKeys = repo.DiffKeys(base, cs.MasterHead)
 	}
 
 	b.changelog(pr.BaseSHA)
@@ -174,14 +178,53 @@ func (b *builder) notText(f checks.ChangedFile, base string) bool {
 // builder computes one change set.
 type builder struct {
 	ctx    context.Context
-	reader *Reader
-	layout Layout
+	reader *repo.Reader
+	layout repo.Layout
 	head   string // H
-	cs     *ChangeSet
-	parsed map[string]*EffectiveFile
+	cs     *Model
+	// parsed are the files this build uses, by path, as first asked for.
+	parsed map[string]*repo.EffectiveFile
+	// files is the parse cache cs shares with SharedUsersFact.
+	files *fileCache
+}
+
+func newBuilder(ctx context.Context, r *repo.Reader, l repo.Layout, head string, cs *Model) *builder {
+	return &builder{ctx: ctx, reader: r, layout: l, head: head, cs: cs, parsed: map[string]*repo.EffectiveFile{}, files: cs.files}
+}
+
+// fileCache holds what one verification read and parsed of the files at H
+// that define how configs run: each file parsed once per kind it is read as,
+// the helpers each parsed file sources or runs, and the single-node script
+// names. The change set fills it for the affected configs; SharedUsersFact,
+// which follows every config at H, reuses it instead of reading and
+// resolving the same files again.
+type fileCache struct {
+	mu      sync.Mutex
+	parsed  map[effRef]*repo.EffectiveFile
+	helpers map[*repo.EffectiveFile][]string
 	// scripts are the file names of the single-node script directories at
-	// H, listed on first use.
+	// H, listed on first use (nil until then).
 	scripts map[string]bool
+}
+
+// cached returns m[k], computing it on a miss. The computation runs
+// unlocked: two builds asking for the same key at once may both compute it,
+// with the same result.
+func cached[K comparable, V any](mu *sync.Mutex, m map[K]V, k K, compute func() V) V {
+	mu.Lock()
+	v, ok := m[k]
+	mu.Unlock()
+	if !ok {
+		v = compute()
+		mu.Lock()
+		m[k] = v
+		mu.Unlock()
+	}
+	return v
+}
+
+func newFileCache() *fileCache {
+	return &fileCache{parsed: map[effRef]*repo.EffectiveFile{}, helpers: map[*repo.EffectiveFile][]string{}}
 }
 
 // changelog finds the changelog entries the PR adds, compared parsed with
@@ -189,7 +232,7 @@ type builder struct {
 func (b *builder) changelog(base string) {
 	cs := b.cs
 	p := b.layout.Changelog
-	read := func(ref string) ([]ChangelogEntry, bool) {
+	read := func(ref string) ([]perfchangelog.Entry, bool) {
 		data, err := b.reader.Read(b.ctx, ref, p)
 		if errors.Is(err, checks.ErrNotFound) {
 			return nil, true
@@ -198,7 +241,7 @@ func (b *builder) changelog(base string) {
 			cs.problem(p, err.Error())
 			return nil, false
 		}
-		es, _, err := ParseChangelog(data)
+		es, _, err := perfchangelog.Parse(data)
 		if err != nil {
 			cs.problem(p, fmt.Sprintf("changelog at %s does not parse: %v", checks.Short(ref), err))
 			return nil, false
@@ -210,7 +253,7 @@ func (b *builder) changelog(base string) {
 	if !okB || !okH {
 		return
 	}
-	added, gone := ChangelogDelta(atBase, atHead)
+	added, gone := perfchangelog.Delta(atBase, atHead)
 	if len(gone) > 0 {
 		lines := make([]string, len(gone))
 		for i, e := range gone {
@@ -232,7 +275,7 @@ func (b *builder) changelog(base string) {
 			cs.finding(p, ProblemChangelogSchema, "changelog at "+checks.Short(b.head)+": "+q)
 		}
 		var unmatched []string
-		e.Matched, unmatched = MatchConfigKeys(e.ConfigKeys, keys)
+		e.Matched, unmatched = perfchangelog.MatchKeys(e.ConfigKeys, keys)
 		if len(unmatched) > 0 && cs.MasterHead != nil {
 			cs.finding(p, ProblemChangelogSchema, fmt.Sprintf("changelog at %s, line %d: config-keys %s select no master config at %s",
 				checks.Short(b.head), e.Line, strings.Join(unmatched, ", "), checks.Short(b.head)))
@@ -264,7 +307,7 @@ func sortedKeys(m map[string]bool) []string {
 // parsedWhole reports whether the change-set model reads path in full at
 // both ends (master configs, the perf changelog) rather than through its
 // patch.
-func parsedWhole(l Layout, path string) bool {
+func parsedWhole(l repo.Layout, path string) bool {
 	if path == l.Changelog {
 		return true
 	}

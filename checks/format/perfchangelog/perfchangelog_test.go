@@ -1,9 +1,11 @@
-package repo
+package perfchangelog
 
 import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/verdict-bot/verdict/checks/checkstest"
 )
 
 func TestMatchConfigKeys(t *testing.T) {
@@ -27,7 +29,7 @@ func TestMatchConfigKeys(t *testing.T) {
 		{[]string{"dsr1-fp4-b200*", "missing-key", "dsr1*"}, []string{"dsr1-fp4-b200-sglang", "dsr1-fp8-h200-trt"}, []string{"missing-key"}},
 		{[]string{"*"}, keys, nil},
 	} {
-		got, un := MatchConfigKeys(tc.keys, keys)
+		got, un := MatchKeys(tc.keys, keys)
 		if !reflect.DeepEqual(got, tc.want) || !reflect.DeepEqual(un, tc.unmatched) {
 			t.Errorf("%q: got %q unmatched %q, want %q unmatched %q", tc.keys, got, un, tc.want, tc.unmatched)
 		}
@@ -60,16 +62,16 @@ func TestChangelogDelta(t *testing.T) {
 		{"unchanged", a + b, a + b, nil, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			base, _, err := ParseChangelog([]byte(tc.base))
+			base, _, err := Parse([]byte(tc.base))
 			if err != nil {
 				t.Fatal(err)
 			}
-			head, _, err := ParseChangelog([]byte(tc.head))
+			head, _, err := Parse([]byte(tc.head))
 			if err != nil {
 				t.Fatal(err)
 			}
-			added, gone := ChangelogDelta(base, head)
-			links := func(es []ChangelogEntry) []string {
+			added, gone := Delta(base, head)
+			links := func(es []Entry) []string {
 				var out []string
 				for _, e := range es {
 					out = append(out, e.PRLink)
@@ -87,9 +89,9 @@ func TestChangelogDelta(t *testing.T) {
 }
 
 func TestChangelogDeltaLines(t *testing.T) {
-	base, _, _ := ParseChangelog([]byte("- config-keys: [a]\n  description: [x]\n  pr-link: L/1\n"))
-	head, _, _ := ParseChangelog([]byte("- config-keys: [c]\n  description: [x]\n  pr-link: L/3\n- config-keys: [a]\n  description: [x]\n  pr-link: L/1\n"))
-	added, _ := ChangelogDelta(base, head)
+	base, _, _ := Parse([]byte("- config-keys: [a]\n  description: [x]\n  pr-link: L/1\n"))
+	head, _, _ := Parse([]byte("- config-keys: [c]\n  description: [x]\n  pr-link: L/3\n- config-keys: [a]\n  description: [x]\n  pr-link: L/1\n"))
+	added, _ := Delta(base, head)
 	if len(added) != 1 || added[0].Line != 1 || added[0].ConfigKeys[0] != "c" {
 		t.Fatalf("added = %+v, want the entry at H line 1", added)
 	}
@@ -97,7 +99,7 @@ func TestChangelogDeltaLines(t *testing.T) {
 
 func TestEntryValueComparesParsedValues(t *testing.T) {
 	parse := func(s string) string {
-		es, _, err := ParseChangelog([]byte(s))
+		es, _, err := Parse([]byte(s))
 		if err != nil || len(es) != 1 {
 			t.Fatalf("%q: %v", s, err)
 		}
@@ -130,18 +132,49 @@ func FuzzChangelogDelta(f *testing.F) {
 	f.Add([]byte("- {config-keys: [a], description: [x], pr-link: y}\n"), []byte("- {config-keys: [b], description: [x], pr-link: z}\n- {config-keys: [a], description: [x], pr-link: y}\n"))
 	f.Add([]byte("- &a [*a]\n"), []byte("- {a: 1, a: 2}\n"))
 	f.Fuzz(func(t *testing.T, base, head []byte) {
-		b, _, errB := ParseChangelog(base)
-		h, _, errH := ParseChangelog(head)
+		b, _, errB := Parse(base)
+		h, _, errH := Parse(head)
 		if errB != nil || errH != nil {
 			return
 		}
-		added, gone := ChangelogDelta(b, h)
+		added, gone := Delta(b, h)
 		// Every entry of H is either added or matched by one of the base's.
 		if len(h)-len(added) != len(b)-len(gone) {
 			t.Fatalf("%d head entries, %d added; %d base entries, %d gone", len(h), len(added), len(b), len(gone))
 		}
-		if a, _ := ChangelogDelta(h, h); len(a) != 0 {
+		if a, _ := Delta(h, h); len(a) != 0 {
 			t.Fatalf("a changelog adds %d entries to itself", len(a))
 		}
 	})
+}
+
+func TestParseChangelog(t *testing.T) {
+	data, err := checkstest.ReadSample("perf-changelog.tail.yaml")
+	if err == nil {
+		es, ps, err := Parse(data)
+		if err != nil || len(es) < 5 {
+			t.Fatalf("sample: %d entries, %v, %v", len(es), ps, err)
+		}
+	}
+	es, ps, err := Parse([]byte("- config-keys: [a*]\n  description: [x]\n  pr-link: y\n  bogus: 1\n  append-only: true\n"))
+	if err != nil || len(es) != 1 || !es[0].AppendOnly || len(ps) != 1 || !strings.Contains(ps[0], "bogus: unknown key") {
+		t.Fatalf("%+v %v %v", es, ps, err)
+	}
+	if _, _, err := Parse([]byte("a: b\n")); err == nil {
+		t.Fatal("non-list accepted")
+	}
+	// The fields the repository's schema requires, and its scenario types.
+	for text, want := range map[string]string{
+		"- config-keys: [a]\n  description: [x]\n":                                        "line 1: entry has no pr-link",
+		"- config-keys: [a]\n  pr-link: y\n":                                              "line 1: entry has no description",
+		"- config-keys: [a]\n  description: []\n  pr-link: y\n":                           "line 2: description: must not be empty",
+		"- config-keys: [a]\n  description: x\n  pr-link: y\n":                            "line 2: description: wrong type",
+		"- description: [x]\n  pr-link: y\n":                                              "line 1: entry has no config-keys",
+		"- config-keys: [a]\n  description: [x]\n  pr-link: y\n  scenario-type: [8k1k]\n": `scenario-type: unknown scenario type "8k1k"`,
+	} {
+		es, ps, err := Parse([]byte(text))
+		if err != nil || len(es) != 1 || len(ps) != 1 || !strings.Contains(ps[0], want) || !reflect.DeepEqual(es[0].Problems, ps) {
+			t.Errorf("%q: problems %q, want %q", text, ps, want)
+		}
+	}
 }

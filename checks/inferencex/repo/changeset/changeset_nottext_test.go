@@ -1,4 +1,4 @@
-package repo_test
+package changeset_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/verdict-bot/verdict/checks/inferencex/inferencextest"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
 )
 
 // A changed file without a patch is not text when it holds a NUL byte (an
@@ -29,7 +30,7 @@ func TestChangeSetNotText(t *testing.T) {
 			f.Patch, f.PatchMissing = "", true
 		}
 	}
-	cs, err := repo.ChangeSetFact.Of(context.Background(), pr)
+	cs, err := changeset.Fact.Of(context.Background(), pr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +62,7 @@ func TestChangeSetProblemNamesItsRef(t *testing.T) {
 	}
 	r.Head["benchmarks/benchmark_lib.sh"] += "# tweak\n"
 	pr, _ := r.PR(t)
-	cs, err := repo.ChangeSetFact.Of(context.Background(), pr)
+	cs, err := changeset.Fact.Of(context.Background(), pr)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package repo_test
+package changeset_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/verdict-bot/verdict/checks/inferencex/inferencextest"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
 )
 
 // genMaster writes a master config of about size bytes in the shape of the
@@ -58,7 +59,7 @@ func benchmarkChangeSet(b *testing.B, size int) {
 		runtime.GC()
 		c0 := processCPU(b)
 		b.StartTimer()
-		cs, err := repo.ChangeSetFact.Of(context.Background(), pr)
+		cs, err := changeset.Fact.Of(context.Background(), pr)
 		b.StopTimer()
 		cpu += processCPU(b) - c0
 		b.StartTimer()

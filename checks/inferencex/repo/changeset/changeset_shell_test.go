@@ -1,4 +1,4 @@
-package repo_test
+package changeset_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/verdict-bot/verdict/checks/inferencex/inferencextest"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
 )
 
 // TestChangeSetShellHelpers: the effective files of a config are the files
@@ -34,7 +35,7 @@ bash "$SCRIPT_DIR/gone_helper.sh"
 vllm serve "$MODEL" --tensor-parallel-size 8 &
 `
 			pr, _ := r.PR(t)
-			cs, err := repo.ChangeSetFact.Of(context.Background(), pr)
+			cs, err := changeset.Fact.Of(context.Background(), pr)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -71,7 +72,7 @@ func TestChangeSetRecipeSelector(t *testing.T) {
 			r.Head["configs/nvidia-master.yaml"] = strings.ReplaceAll(r.Base["configs/nvidia-master.yaml"],
 				`"CONFIG_FILE=recipes/sglang/dsv4/disagg.yaml"`, `"CONFIG_FILE=recipes/sglang/dsv4/disagg.yaml:zip_override_mtp[1]"`)
 			pr, _ := r.PR(t)
-			cs, err := repo.ChangeSetFact.Of(context.Background(), pr)
+			cs, err := changeset.Fact.Of(context.Background(), pr)
 			if err != nil || len(cs.Problems) != 0 {
 				t.Fatalf("%v %+v", err, cs.Problems)
 			}

@@ -1,0 +1,100 @@
+package changeset
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+)
+
+// The fail-closed answers of the rows that read the change set when an
+// input is missing (RULES.md, "Fail-closed policy"): the row says what it
+// could not read, never PASS.
+
+// Of returns the change-set model, or the row's answer when it could not
+// be built. A row calling it requires Fact.
+func Of(ctx context.Context, pr *checks.PR) (*Model, *checks.Result) {
+	cs, err := Fact.Of(ctx, pr)
+	if err != nil || cs == nil {
+		msg := "change-set model could not be built"
+		if err != nil {
+			msg = err.Error()
+		}
+		r := checks.Unverified(checks.T(msg, "无法构建变更集模型："+checks.Code(msg)))
+		return nil, &r
+	}
+	return cs, nil
+}
+
+// Readable is Of for rows that need the master configs: it also fails
+// closed when they could not be read.
+func Readable(ctx context.Context, pr *checks.PR) (*Model, *checks.Result) {
+	cs, bad := Of(ctx, pr)
+	if bad != nil {
+		return nil, bad
+	}
+	if ps := cs.MasterProblems(); len(ps) > 0 {
+		r := Unreadable(ps)
+		return nil, &r
+	}
+	return cs, nil
+}
+
+// Unavailable is the answer of the rows about speculative decoding,
+// recipes and append-only entries when the change set is missing.
+func Unavailable(err error) checks.Result {
+	msg := "unknown error"
+	if err != nil {
+		msg = err.Error()
+	}
+	return checks.Unverified(checks.T("change set unavailable: "+msg, "变更集不可用："+checks.Code(msg)))
+}
+
+// Unreadable is the answer for inputs the change-set model could not read:
+// the first named with its reason, the others counted, all in evidence.
+func Unreadable(ps []repo.InputProblem) checks.Result {
+	r := checks.Unverified(ps[0].Text().AndMore(len(ps) - 1))
+	for _, p := range ps {
+		r.Evidence = append(r.Evidence, checks.Evidence{Label: p.Path, Value: p.Err})
+	}
+	return r
+}
+
+// SelectionUnread is the answer of a row about to say N/A: when a master
+// config or the changelog could not be read, "nothing affected" is not
+// known.
+func (cs *Model) SelectionUnread() (checks.Result, bool) {
+	ps := cs.MasterAndChangelogProblems()
+	if len(ps) == 0 {
+		return checks.Result{}, false
+	}
+	return checks.Unverified(repo.InputProblem{Path: ps[0].Path, Err: checks.Quote(ps[0].Err, 160)}.Text()), true
+}
+
+// UnreadEffective names the effective files that could not be read or
+// parsed, the first with its reason and the others counted: a row that
+// reads them must not pass on what it could not see.
+func UnreadEffective(files []*repo.EffectiveFile) (checks.Text, []checks.Evidence, bool) {
+	var bad []*repo.EffectiveFile
+	seen := map[string]bool{}
+	for _, f := range files {
+		if f != nil && f.Err != "" && !seen[f.Path] {
+			seen[f.Path] = true
+			bad = append(bad, f)
+		}
+	}
+	if len(bad) == 0 {
+		return checks.Text{}, nil, false
+	}
+	sort.Slice(bad, func(i, j int) bool { return bad[i].Path < bad[j].Path })
+	var ev []checks.Evidence
+	for _, f := range bad {
+		ev = append(ev, checks.Evidence{Label: f.Path, Value: f.Err})
+	}
+	why := checks.Quote(strings.TrimPrefix(strings.TrimPrefix(bad[0].Err, "parsing recipe "+bad[0].Path+": "), bad[0].Path+": "), 160)
+	t := checks.Text{EN: fmt.Sprintf("%s could not be read (%s)", bad[0].Path, why), ZH: fmt.Sprintf("无法读取 %s（%s）", bad[0].Path, checks.Code(why))}
+	return t.AndMore(len(bad) - 1), ev, true
+}
