@@ -47,9 +47,10 @@ type sqliteConn interface {
 // so inTx needs no lock.
 type gatedConn struct {
 	driver.Conn
-	gate   *gate
-	urgent bool
-	inTx   bool
+	gate    *gate
+	urgent  bool
+	inTx    bool
+	holding bool // the gate, for a transaction or a statement's rows
 	// stmts keeps the statements run by text (River's, mostly) prepared:
 	// neither database/sql nor the driver does, and parsing River's
 	// multi-row insert cost more than running it.
@@ -102,10 +103,31 @@ func (c *gatedConn) Close() error {
 		cs.st.Close()
 	}
 	c.stmts = nil
-	return c.Conn.Close()
+	err := c.Conn.Close()
+	// Closing ends whatever transaction or statement held the gate.
+	c.inTx = false
+	c.release()
+	return err
 }
 
 func (c *gatedConn) inner() sqliteConn { return c.Conn.(sqliteConn) }
+
+func (c *gatedConn) acquire(ctx context.Context) error {
+	if err := c.gate.lock(ctx, c.urgent); err != nil {
+		return err
+	}
+	c.holding = true
+	return nil
+}
+
+// release gives the gate back if the connection holds it; a second call
+// (rows closed after their connection) does nothing.
+func (c *gatedConn) release() {
+	if c.holding {
+		c.holding = false
+		c.gate.unlock()
+	}
+}
 
 // enter takes the gate for a statement unless the connection's transaction
 // holds it; the returned func gives it back.
@@ -113,10 +135,10 @@ func (c *gatedConn) enter(ctx context.Context) (func(), error) {
 	if c.inTx {
 		return func() {}, nil
 	}
-	if err := c.gate.lock(ctx, c.urgent); err != nil {
+	if err := c.acquire(ctx); err != nil {
 		return nil, err
 	}
-	return c.gate.unlock, nil
+	return c.release, nil
 }
 
 func (c *gatedConn) Begin() (driver.Tx, error) {
@@ -124,12 +146,12 @@ func (c *gatedConn) Begin() (driver.Tx, error) {
 }
 
 func (c *gatedConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
-	if err := c.gate.lock(ctx, c.urgent); err != nil {
+	if err := c.acquire(ctx); err != nil {
 		return nil, err
 	}
 	tx, err := c.inner().BeginTx(ctx, opts)
 	if err != nil {
-		c.gate.unlock()
+		c.release()
 		return nil, err
 	}
 	c.inTx = true
@@ -196,7 +218,7 @@ func (t *gatedTx) Rollback() error { return t.end(t.tx.Rollback) }
 func (t *gatedTx) end(f func() error) error {
 	err := f()
 	t.c.inTx = false
-	t.c.gate.unlock()
+	t.c.release()
 	return err
 }
 
