@@ -18,6 +18,8 @@ import (
 
 	"github.com/verdict-bot/verdict/app/ghclient"
 	"github.com/verdict-bot/verdict/app/githubtest"
+	"github.com/verdict-bot/verdict/app/githubtest/fixture"
+	"github.com/verdict-bot/verdict/app/githubtest/webflow"
 	"github.com/verdict-bot/verdict/app/store"
 )
 
@@ -77,14 +79,14 @@ type site struct {
 
 func newSite(t *testing.T, withOAuth bool) *site {
 	t.Helper()
-	fx := githubtest.NewFixture("verdict")
+	fx := fixture.New("verdict")
 	fx.Tree("t").Put("a.txt", "a\n")
 	for _, name := range []string{"acme/bench", "acme/secret"} {
 		r := fx.Repo(name)
 		r.Private = name == "acme/secret"
 		r.Commit("c", "t")
 		r.Branch("main", "c")
-		r.Collaborators = map[string]githubtest.Permission{"reader": {Permission: "read", RoleName: "read"}}
+		r.Collaborators = map[string]fixture.Permission{"reader": {Permission: "read", RoleName: "read"}}
 	}
 	gh := githubtest.New(t, fx)
 	inst, err := ghclient.NewToken(gh.BaseURL(), gh.InstallationToken())
@@ -98,7 +100,7 @@ func newSite(t *testing.T, withOAuth bool) *site {
 	o := Options{History: hist, Visibility: fakeVisibility{inst}, PublicURL: srv.URL, WebURL: gh.URL,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	if withOAuth {
-		gh.SetOAuthApp(githubtest.OAuthApp{ClientID: "Iv1.verdict", ClientSecret: "oauth-secret", CallbackURL: srv.URL + "/auth/callback"})
+		gh.OAuth().SetApp(webflow.OAuthApp{ClientID: "Iv1.verdict", ClientSecret: "oauth-secret", CallbackURL: srv.URL + "/auth/callback"})
 		o.OAuth = &OAuth{ClientID: "Iv1.verdict", ClientSecret: "oauth-secret", WebURL: gh.URL, APIURL: gh.BaseURL()}
 	}
 	New(o).Routes(r)
@@ -174,13 +176,13 @@ func TestPrivatePageNeedsReadAccess(t *testing.T) {
 	}
 
 	// Someone without access signs in: refused, and still refused after.
-	s.gh.SetBrowserUser("stranger")
+	s.gh.OAuth().SetBrowserUser("stranger")
 	if code, body, _ := s.get(t, "/pr/acme/secret/7"); code != 403 || !strings.Contains(body, "@stranger cannot read acme/secret") || strings.Contains(body, "CODEOWNER") {
 		t.Fatalf("stranger: %d\n%s", code, body)
 	}
 
 	// A collaborator signs in and reads it; the public page needs nothing.
-	s.gh.SetBrowserUser("reader")
+	s.gh.OAuth().SetBrowserUser("reader")
 	code, body, at = s.get(t, "/pr/acme/secret/7")
 	if code != 200 || at.Path != "/pr/acme/secret/7" || !strings.Contains(body, "signed in as @reader") || !strings.Contains(body, `data-verdict="PASS"`) {
 		t.Fatalf("reader: %d at %s\n%s", code, at, body)
@@ -198,7 +200,7 @@ func TestPrivatePageNeedsReadAccess(t *testing.T) {
 			s.c.Jar.SetCookies(u, []*http.Cookie{c})
 		}
 	}
-	s.gh.SetBrowserUser("")
+	s.gh.OAuth().SetBrowserUser("")
 	if code, _, at := s.get(t, "/pr/acme/secret/7"); code != 200 || !strings.Contains(at.Path, "/login/oauth/authorize") {
 		t.Errorf("altered session cookie: %d at %s", code, at)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/verdict-bot/verdict/app/ghclient"
 	"github.com/verdict-bot/verdict/app/ghsource"
 	"github.com/verdict-bot/verdict/app/githubtest"
+	"github.com/verdict-bot/verdict/app/githubtest/fixture"
 	"github.com/verdict-bot/verdict/app/retry"
 )
 
@@ -26,22 +27,22 @@ func TestGraphQLURL(t *testing.T) {
 }
 
 func TestLastEdit(t *testing.T) {
-	fx := githubtest.NewFixture("verdict")
+	fx := fixture.New("verdict")
 	fx.Tree("base").Put("README.md", "x\n")
 	fx.Tree("head").From("base").Put("a.yaml", "a: 1\n")
 	r := fx.Repo("acme/bench")
 	r.Commit("base", "base")
 	r.Commit("head", "head")
 	r.Branch("main", "base")
-	r.Pull(&githubtest.Pull{Number: 7, Title: "t", User: "dev", Head: githubtest.Ref{Ref: "t", Commit: "head"}})
+	r.Pull(&fixture.Pull{Number: 7, Title: "t", User: "dev", Head: fixture.Ref{Ref: "t", Commit: "head"}})
 	srv := githubtest.New(t, fx)
-	plain := srv.AddComment("acme/bench", 7, githubtest.Comment{User: "owner-a", Body: "a"})
-	edited := srv.AddComment("acme/bench", 7, githubtest.Comment{User: "owner-a", Body: "a"})
+	plain := srv.AddComment("acme/bench", 7, fixture.Comment{User: "owner-a", Body: "a"})
+	edited := srv.AddComment("acme/bench", 7, fixture.Comment{User: "owner-a", Body: "a"})
 	srv.EditCommentAs(edited, "b", "writer-x")
-	mine := srv.AddComment("acme/bench", 7, githubtest.Comment{User: "owner-a", Body: "a"})
+	mine := srv.AddComment("acme/bench", 7, fixture.Comment{User: "owner-a", Body: "a"})
 	srv.EditCommentAs(mine, "b", "writer-x")
 	srv.EditComment(mine, "c")
-	gone := srv.AddComment("acme/bench", 7, githubtest.Comment{User: "owner-a", Body: "a"})
+	gone := srv.AddComment("acme/bench", 7, fixture.Comment{User: "owner-a", Body: "a"})
 	srv.EditCommentAs(gone, "b", "")
 
 	nodeID := func(id int64) string {

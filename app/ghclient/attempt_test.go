@@ -27,7 +27,7 @@ func TestStalledAttemptsRetried(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := githubtest.New(t, fixture())
+			srv := githubtest.New(t, benchFixture())
 			c := tokenClient(t, srv, srv.URL, &sleeps{}, func(o *RetryOptions) { o.AttemptTimeout = 300 * time.Millisecond })
 			srv.AddFault(tc.fault)
 			start := time.Now()
@@ -48,7 +48,7 @@ func TestStalledAttemptsRetried(t *testing.T) {
 // TestStallThatOutlastsRetriesIsATimeout: once retries are spent the error
 // says what stalled and every classifier sees a transient timeout.
 func TestStallThatOutlastsRetriesIsATimeout(t *testing.T) {
-	srv := githubtest.New(t, fixture())
+	srv := githubtest.New(t, benchFixture())
 	c := tokenClient(t, srv, srv.URL, &sleeps{}, func(o *RetryOptions) {
 		o.AttemptTimeout, o.MaxRetries = 50*time.Millisecond, 1
 	})
@@ -67,7 +67,7 @@ func TestStallThatOutlastsRetriesIsATimeout(t *testing.T) {
 // TestLargeBodiesStream: a body over BufferLimit is handed on as it arrives
 // (artifact archives), and the idle timeout still guards it.
 func TestLargeBodiesStream(t *testing.T) {
-	srv := githubtest.New(t, fixture())
+	srv := githubtest.New(t, benchFixture())
 	c := tokenClient(t, srv, srv.URL, &sleeps{}, func(o *RetryOptions) {
 		o.AttemptTimeout, o.BufferLimit, o.MaxRetries = 100*time.Millisecond, 16, -1
 	})
@@ -90,7 +90,7 @@ func TestLargeBodiesStream(t *testing.T) {
 // TestRepeatableWritesRetried: a write marked Repeatable is retried on a
 // server error; an unmarked create is not (GitHub may have done it).
 func TestRepeatableWritesRetried(t *testing.T) {
-	srv := githubtest.New(t, fixture())
+	srv := githubtest.New(t, benchFixture())
 	c := tokenClient(t, srv, srv.URL, &sleeps{}, nil)
 	sha := srv.Fixture().SHA("acme/bench", "head")
 	status := &github.RepoStatus{State: github.String("success"), Context: github.String("ctx")}

@@ -17,11 +17,12 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/verdict-bot/verdict/app/githubtest"
+	"github.com/verdict-bot/verdict/app/githubtest/fixture"
 	"github.com/verdict-bot/verdict/app/metrics"
 )
 
-func fixture() *githubtest.Fixture {
-	fx := githubtest.NewFixture("verdict")
+func benchFixture() *fixture.Fixture {
+	fx := fixture.New("verdict")
 	fx.App.InstallationID = 77
 	fx.Tree("t").Put("a.txt", "a\n")
 	fx.Tree("h").From("t").Put("a.txt", "b\n")
@@ -29,7 +30,7 @@ func fixture() *githubtest.Fixture {
 	r.Commit("base", "t")
 	r.Commit("head", "h")
 	r.Branch("main", "base")
-	r.Pull(&githubtest.Pull{Number: 5, Head: githubtest.Ref{Commit: "head"}})
+	r.Pull(&fixture.Pull{Number: 5, Head: fixture.Ref{Commit: "head"}})
 	return fx
 }
 
@@ -70,7 +71,7 @@ func tokenClient(t *testing.T, srv *githubtest.Server, base string, sl *sleeps, 
 }
 
 func TestRetryIdempotentOn5xx(t *testing.T) {
-	srv := githubtest.New(t, fixture())
+	srv := githubtest.New(t, benchFixture())
 	sl := &sleeps{}
 	c := tokenClient(t, srv, srv.URL, sl, nil)
 	srv.AddFault(githubtest.Fault{Path: `/pulls/5$`, Status: 502, Times: 2})
@@ -94,7 +95,7 @@ func TestRetryIdempotentOn5xx(t *testing.T) {
 }
 
 func TestPostNotRetriedOn5xxButOnRateLimits(t *testing.T) {
-	srv := githubtest.New(t, fixture())
+	srv := githubtest.New(t, benchFixture())
 	sl := &sleeps{}
 	c := tokenClient(t, srv, srv.URL, sl, nil)
 	ctx := context.Background()
@@ -124,7 +125,7 @@ func TestPostNotRetriedOn5xxButOnRateLimits(t *testing.T) {
 }
 
 func TestPrimaryRateLimitWaitsUntilReset(t *testing.T) {
-	srv := githubtest.New(t, fixture())
+	srv := githubtest.New(t, benchFixture())
 	sl := &sleeps{}
 	c := tokenClient(t, srv, srv.URL, sl, nil)
 	srv.AddFault(githubtest.RateLimitFault(`/pulls/5/files`, 1, 10*time.Second))
@@ -137,7 +138,7 @@ func TestPrimaryRateLimitWaitsUntilReset(t *testing.T) {
 }
 
 func TestTotalWaitIsBounded(t *testing.T) {
-	srv := githubtest.New(t, fixture())
+	srv := githubtest.New(t, benchFixture())
 	sl := &sleeps{}
 	c := tokenClient(t, srv, srv.URL, sl, func(o *RetryOptions) { o.MaxWait = 30 * time.Second })
 	srv.AddFault(githubtest.RateLimitFault(`/pulls/5/files`, 0, time.Hour))
@@ -162,7 +163,7 @@ func TestTotalWaitIsBounded(t *testing.T) {
 }
 
 func TestTimeoutAndConnectionErrorsRetried(t *testing.T) {
-	srv := githubtest.New(t, fixture())
+	srv := githubtest.New(t, benchFixture())
 	sl := &sleeps{}
 	c := tokenClient(t, srv, srv.URL, sl, func(o *RetryOptions) { o.AttemptTimeout = 50 * time.Millisecond })
 	srv.AddFault(githubtest.Fault{Path: `/pulls/5$`, Status: 200, Delay: time.Second, Times: 1})
@@ -188,7 +189,7 @@ type roundTripFunc func(*http.Request) (*http.Response, error)
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 func TestBaseURLForms(t *testing.T) {
-	srv := githubtest.New(t, fixture())
+	srv := githubtest.New(t, benchFixture())
 	for _, base := range []string{srv.URL, srv.URL + "/", srv.URL + "/api/v3", srv.URL + "/api/v3/"} {
 		c := tokenClient(t, srv, base, &sleeps{}, nil)
 		r, _, err := c.Repositories.Get(context.Background(), "acme", "bench")
@@ -210,7 +211,7 @@ func TestBaseURLForms(t *testing.T) {
 }
 
 func TestAppsInstallationClients(t *testing.T) {
-	srv := githubtest.New(t, fixture())
+	srv := githubtest.New(t, benchFixture())
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		t.Fatal(err)
@@ -270,7 +271,7 @@ func TestEndpoint(t *testing.T) {
 }
 
 func TestExhaustedBudgetWaitsInsteadOfFailingLocally(t *testing.T) {
-	srv := githubtest.New(t, fixture())
+	srv := githubtest.New(t, benchFixture())
 	sl := &sleeps{}
 	c := tokenClient(t, srv, srv.URL, sl, nil)
 	reset := time.Now().Add(5 * time.Second).Unix()

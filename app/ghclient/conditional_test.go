@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/verdict-bot/verdict/app/githubtest"
+	"github.com/verdict-bot/verdict/app/githubtest/fixture"
 	"github.com/verdict-bot/verdict/app/metrics"
 )
 
@@ -12,10 +13,10 @@ import (
 // unchanged answer comes back 304 (not counted against the rate limit) and
 // is handed on as the answer held; a changed one is read afresh.
 func TestConditionalRequests(t *testing.T) {
-	srv := githubtest.New(t, fixture())
+	srv := githubtest.New(t, benchFixture())
 	c := tokenClient(t, srv, srv.URL, &sleeps{}, nil)
 	ctx := context.Background()
-	id := srv.AddComment("acme/bench", 5, githubtest.Comment{User: "alice", Body: "first"})
+	id := srv.AddComment("acme/bench", 5, fixture.Comment{User: "alice", Body: "first"})
 	const endpoint = "/repos/:owner/:repo/issues/comments/:n"
 	before := metrics.NotModifiedCount("GET", endpoint)
 	for i, tc := range []struct {

@@ -10,7 +10,7 @@ import (
 // Every attempt under a counting context is counted, retries included;
 // requests outside it are not.
 func TestCountCalls(t *testing.T) {
-	srv := githubtest.New(t, fixture())
+	srv := githubtest.New(t, benchFixture())
 	c := tokenClient(t, srv, srv.URL, &sleeps{}, nil)
 	srv.AddFault(githubtest.Fault{Path: `/pulls/5$`, Status: 502, Times: 1})
 	ctx, calls := CountCalls(context.Background())

@@ -27,7 +27,7 @@ func clockClient(t *testing.T, srv *githubtest.Server, sl *sleeps, maxWait time.
 }
 
 func TestPrimaryLimitAs429WaitsForReset(t *testing.T) {
-	srv := githubtest.New(t, fixture())
+	srv := githubtest.New(t, benchFixture())
 	sl := &sleeps{}
 	c := clockClient(t, srv, sl, 0)
 	f := githubtest.RateLimitFault(`/pulls/5$`, 1, 0)
@@ -48,7 +48,7 @@ func TestPrimaryLimitAs429WaitsForReset(t *testing.T) {
 func TestSecondaryLimitWithoutRetryAfterWaitsAMinute(t *testing.T) {
 	for _, status := range []int{http.StatusTooManyRequests, http.StatusForbidden} {
 		t.Run(http.StatusText(status), func(t *testing.T) {
-			srv := githubtest.New(t, fixture())
+			srv := githubtest.New(t, benchFixture())
 			sl := &sleeps{}
 			c := clockClient(t, srv, sl, 0)
 			srv.AddFault(githubtest.SecondaryLimitFault(`/pulls/5$`, 2, status, -1))
@@ -68,7 +68,7 @@ func TestSecondaryLimitWithoutRetryAfterWaitsAMinute(t *testing.T) {
 }
 
 func TestSecondaryLimitHonoursRetryAfter(t *testing.T) {
-	srv := githubtest.New(t, fixture())
+	srv := githubtest.New(t, benchFixture())
 	sl := &sleeps{}
 	c := clockClient(t, srv, sl, 0)
 	srv.AddFault(githubtest.SecondaryLimitFault(`/pulls/5$`, 1, http.StatusTooManyRequests, 7))
@@ -104,7 +104,7 @@ func TestClassifyRateLimits(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := githubtest.New(t, fixture())
+			srv := githubtest.New(t, benchFixture())
 			sl := &sleeps{}
 			// A budget too small for any of these waits: the error comes back.
 			c := clockClient(t, srv, sl, time.Second)
@@ -126,7 +126,7 @@ func TestClassifyRateLimits(t *testing.T) {
 }
 
 func TestClassifyOrdinaryFailures(t *testing.T) {
-	srv := githubtest.New(t, fixture())
+	srv := githubtest.New(t, benchFixture())
 	c := clockClient(t, srv, &sleeps{}, time.Second)
 	srv.AddFault(githubtest.Fault{Path: `/pulls/5$`, Status: http.StatusForbidden, Times: 1,
 		Body: `{"message":"Resource not accessible by integration"}`})

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/verdict-bot/verdict/app/githubtest"
+	"github.com/verdict-bot/verdict/app/githubtest/fixture"
 	"github.com/verdict-bot/verdict/checks"
 )
 
@@ -66,12 +67,12 @@ func BenchmarkArtifactPeakHeap(b *testing.B) {
 	writeBigZip(b, zpath, mb<<20)
 	st, _ := os.Stat(zpath)
 
-	fx := githubtest.NewFixture("verdict")
+	fx := fixture.New("verdict")
 	r := fx.Repo(ixFull)
 	r.Commit("c", "")
 	r.Branch("main", "c")
-	r.Pull(&githubtest.Pull{Number: 3412, Head: githubtest.Ref{Commit: "c"}, Files: []*githubtest.File{{Filename: "x"}}})
-	r.Run(&githubtest.WorkflowRun{ID: 1, HeadCommit: "c", Artifacts: []*githubtest.Artifact{{ID: 10, Name: "bmk_agentic_big", Zip: zpath}}})
+	r.Pull(&fixture.Pull{Number: 3412, Head: fixture.Ref{Commit: "c"}, Files: []*fixture.File{{Filename: "x"}}})
+	r.Run(&fixture.WorkflowRun{ID: 1, HeadCommit: "c", Artifacts: []*fixture.Artifact{{ID: 10, Name: "bmk_agentic_big", Zip: zpath}}})
 	s := githubtest.New(b, fx)
 	a := checks.Artifact{ID: 10, Name: "bmk_agentic_big", SizeBytes: st.Size()}
 	ctx := context.Background()
@@ -126,12 +127,12 @@ func BenchmarkArtifactPeakHeap(b *testing.B) {
 // pages) against the fake GitHub with 30 ms per call: the first page says
 // how many there are, and the other 19 are read together.
 func BenchmarkFilesOfLargePR(b *testing.B) {
-	fx := githubtest.NewFixture("verdict")
+	fx := fixture.New("verdict")
 	fx.Tree("t").Put("README.md", "r\n")
 	r := fx.Repo(ixFull)
 	r.Commit("c", "t")
 	r.Branch("main", "c")
-	r.Pull(&githubtest.Pull{Number: 3412, Head: githubtest.Ref{Commit: "c"}, Files: manyFiles(2000)})
+	r.Pull(&fixture.Pull{Number: 3412, Head: fixture.Ref{Commit: "c"}, Files: manyFiles(2000)})
 	s := githubtest.New(b, fx)
 	s.SetLatency(30 * time.Millisecond)
 	for b.Loop() {

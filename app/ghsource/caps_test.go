@@ -8,11 +8,12 @@ import (
 	"testing"
 
 	"github.com/verdict-bot/verdict/app/githubtest"
+	"github.com/verdict-bot/verdict/app/githubtest/fixture"
 	"github.com/verdict-bot/verdict/checks"
 )
 
 func TestListDirPastTheContentsCap(t *testing.T) {
-	fx := githubtest.NewFixture("verdict")
+	fx := fixture.New("verdict")
 	tr := fx.Tree("t").Put("README.md", "r\n").Put("golden/sub/x.json", "{}\n")
 	for i := range 1203 {
 		tr.Put(fmt.Sprintf("golden/curve-%04d.json", i), "{}\n")
@@ -69,10 +70,10 @@ func TestListDirPastTheContentsCap(t *testing.T) {
 	}
 }
 
-func manyFiles(n int) []*githubtest.File {
-	files := make([]*githubtest.File, n)
+func manyFiles(n int) []*fixture.File {
+	files := make([]*fixture.File, n)
 	for i := range files {
-		files[i] = &githubtest.File{Filename: fmt.Sprintf("docs/f%04d.md", i), Status: "added", Patch: "@@ -0,0 +1 @@\n+x"}
+		files[i] = &fixture.File{Filename: fmt.Sprintf("docs/f%04d.md", i), Status: "added", Patch: "@@ -0,0 +1 @@\n+x"}
 	}
 	return files
 }
@@ -80,12 +81,12 @@ func manyFiles(n int) []*githubtest.File {
 func TestFilesOverGitHubsListingCap(t *testing.T) {
 	for _, n := range []int{3000, 3004} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			fx := githubtest.NewFixture("verdict")
+			fx := fixture.New("verdict")
 			fx.Tree("t").Put("a", "a\n")
 			r := fx.Repo(ixFull)
 			r.Commit("c", "t")
 			r.Branch("main", "c")
-			r.Pull(&githubtest.Pull{Number: 3412, Head: githubtest.Ref{Commit: "c"}, Files: manyFiles(n)})
+			r.Pull(&fixture.Pull{Number: 3412, Head: fixture.Ref{Commit: "c"}, Files: manyFiles(n)})
 			s := githubtest.New(t, fx)
 			src := newSource(t, s, Options{})
 			files, err := src.Files(context.Background())
@@ -114,7 +115,7 @@ func TestFilesOverGitHubsListingCap(t *testing.T) {
 }
 
 func TestCheckRunsListsTheLatestAttempt(t *testing.T) {
-	fx := githubtest.NewFixture("verdict")
+	fx := fixture.New("verdict")
 	fx.Tree("t").Put("a", "a\n")
 	r := fx.Repo(ixFull)
 	sha := r.Commit("c", "t")
@@ -122,9 +123,9 @@ func TestCheckRunsListsTheLatestAttempt(t *testing.T) {
 	// Attempt 1 of the job failed; "re-run failed jobs" gave it a green run
 	// in the same workflow run. Another workflow run has a job of the same name.
 	r.AddCheckRuns("c",
-		&githubtest.CheckRun{ID: 10, Name: "bench c4", Conclusion: "failure", Run: 1, Job: 101},
-		&githubtest.CheckRun{ID: 11, Name: "bench c4", Conclusion: "success", Run: 1, Job: 102},
-		&githubtest.CheckRun{ID: 12, Name: "bench c4", Conclusion: "failure", Run: 2, Job: 201})
+		&fixture.CheckRun{ID: 10, Name: "bench c4", Conclusion: "failure", Run: 1, Job: 101},
+		&fixture.CheckRun{ID: 11, Name: "bench c4", Conclusion: "success", Run: 1, Job: 102},
+		&fixture.CheckRun{ID: 12, Name: "bench c4", Conclusion: "failure", Run: 2, Job: 201})
 	s := githubtest.New(t, fx)
 	runs, err := newSource(t, s, Options{}).CheckRuns(context.Background(), sha)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/verdict-bot/verdict/app/ghclient"
 	"github.com/verdict-bot/verdict/app/githubtest"
+	"github.com/verdict-bot/verdict/app/githubtest/fixture"
 	"github.com/verdict-bot/verdict/app/retry"
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
@@ -27,9 +28,9 @@ const (
 	ixFull  = ixOwner + "/" + ixRepo
 )
 
-func sample(t testing.TB) (*githubtest.Server, *githubtest.Fixture) {
+func sample(t testing.TB) (*githubtest.Server, *fixture.Fixture) {
 	t.Helper()
-	fx, err := githubtest.LoadFixture("../../testdata/fixtures/sample-e2e-agentic")
+	fx, err := fixture.Load("../../testdata/fixtures/sample-e2e-agentic")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +170,7 @@ func TestSourceReadsSample(t *testing.T) {
 }
 
 func TestPaginationAndTruncatedCommits(t *testing.T) {
-	fx := githubtest.NewFixture("verdict")
+	fx := fixture.New("verdict")
 	r := fx.Repo(ixFull)
 	r.Commit("base", "")
 	r.Branch("main", "base")
@@ -178,15 +179,15 @@ func TestPaginationAndTruncatedCommits(t *testing.T) {
 		commits = append(commits, fmt.Sprintf("c%03d", i))
 		r.Commit(commits[i], "")
 	}
-	var files []*githubtest.File
+	var files []*fixture.File
 	for i := 0; i < 230; i++ {
-		files = append(files, &githubtest.File{Filename: fmt.Sprintf("dir/f%03d.txt", i), Patch: "@@ -0,0 +1 @@\n+x"})
+		files = append(files, &fixture.File{Filename: fmt.Sprintf("dir/f%03d.txt", i), Patch: "@@ -0,0 +1 @@\n+x"})
 	}
-	files = append(files, &githubtest.File{Filename: "bin.png", Status: "added", NoPatch: true},
-		&githubtest.File{Filename: "moved.txt", PreviousFilename: "old.txt"})
-	p := r.Pull(&githubtest.Pull{Number: 3412, Head: githubtest.Ref{Commit: "c259"}, Commits: commits, Files: files})
+	files = append(files, &fixture.File{Filename: "bin.png", Status: "added", NoPatch: true},
+		&fixture.File{Filename: "moved.txt", PreviousFilename: "old.txt"})
+	p := r.Pull(&fixture.Pull{Number: 3412, Head: fixture.Ref{Commit: "c259"}, Commits: commits, Files: files})
 	for i := 0; i < 150; i++ {
-		p.Comments = append(p.Comments, &githubtest.Comment{User: "u", Body: fmt.Sprint(i)})
+		p.Comments = append(p.Comments, &fixture.Comment{User: "u", Body: fmt.Sprint(i)})
 	}
 	s := githubtest.New(t, fx)
 	src := newSource(t, s, Options{})
@@ -202,7 +203,7 @@ func TestPaginationAndTruncatedCommits(t *testing.T) {
 		t.Errorf("file pages = %d, want 3", n)
 	}
 	cl, err := src.Commits(ctx)
-	if err != nil || len(cl.Commits) != 250 || !cl.Truncated || cl.Commits[0].SHA != githubtest.CommitSHA(ixFull, "c000") {
+	if err != nil || len(cl.Commits) != 250 || !cl.Truncated || cl.Commits[0].SHA != fixture.CommitSHA(ixFull, "c000") {
 		t.Errorf("commits = %d truncated=%v, %v", len(cl.Commits), cl.Truncated, err)
 	}
 	cs, err := src.Comments(ctx)
@@ -370,7 +371,7 @@ func TestExpiredArtifacts(t *testing.T) {
 }
 
 func TestReadFileLimits(t *testing.T) {
-	fx := githubtest.NewFixture("verdict")
+	fx := fixture.New("verdict")
 	big := strings.Repeat("0123456789abcdef", 1<<17) // 2 MiB: 403 too_large unless asked for raw
 	fx.Tree("t").Put("big.txt", big).Put("small.txt", "ok\n")
 	r := fx.Repo(ixFull)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/verdict-bot/verdict/app/ghclient"
 	"github.com/verdict-bot/verdict/app/githubtest"
+	"github.com/verdict-bot/verdict/app/githubtest/fixture"
 	"github.com/verdict-bot/verdict/app/retry"
 	"github.com/verdict-bot/verdict/checks"
 )
@@ -68,25 +69,25 @@ func TestTransientFailuresNeverLookAbsent(t *testing.T) {
 	reads := []struct {
 		name string
 		path string
-		read func(ctx context.Context, src *Source, fx *githubtest.Fixture) error
+		read func(ctx context.Context, src *Source, fx *fixture.Fixture) error
 	}{
-		{"file", `/contents/`, func(ctx context.Context, src *Source, fx *githubtest.Fixture) error {
+		{"file", `/contents/`, func(ctx context.Context, src *Source, fx *fixture.Fixture) error {
 			_, err := src.ReadFile(ctx, fx.SHA(ixFull, "main"), ".github/CODEOWNERS")
 			return err
 		}},
-		{"files", `/pulls/3412/files$`, func(ctx context.Context, src *Source, _ *githubtest.Fixture) error {
+		{"files", `/pulls/3412/files$`, func(ctx context.Context, src *Source, _ *fixture.Fixture) error {
 			_, err := src.Files(ctx)
 			return err
 		}},
-		{"permission", `/permission$`, func(ctx context.Context, src *Source, _ *githubtest.Fixture) error {
+		{"permission", `/permission$`, func(ctx context.Context, src *Source, _ *fixture.Fixture) error {
 			_, err := src.Permission(ctx, "maintainer-a")
 			return err
 		}},
-		{"team", `/memberships/`, func(ctx context.Context, src *Source, _ *githubtest.Fixture) error {
+		{"team", `/memberships/`, func(ctx context.Context, src *Source, _ *fixture.Fixture) error {
 			_, err := src.TeamMember(ctx, "SemiAnalysisAI", "core", "maintainer-a")
 			return err
 		}},
-		{"upstream", `/sglang/pulls/21873$`, func(ctx context.Context, src *Source, _ *githubtest.Fixture) error {
+		{"upstream", `/sglang/pulls/21873$`, func(ctx context.Context, src *Source, _ *fixture.Fixture) error {
 			_, err := src.UpstreamPR(ctx, "sgl-project", "sglang", 21873)
 			return err
 		}},
@@ -117,7 +118,7 @@ func TestTransientFailuresNeverLookAbsent(t *testing.T) {
 	}
 }
 
-func readArtifact(ctx context.Context, src *Source, _ *githubtest.Fixture) error {
+func readArtifact(ctx context.Context, src *Source, _ *fixture.Fixture) error {
 	arts, err := src.Artifacts(ctx, 30123456789)
 	if err != nil || len(arts) == 0 {
 		return fmt.Errorf("listing artifacts: %v", err)

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/verdict-bot/verdict/app/githubtest"
+	"github.com/verdict-bot/verdict/app/githubtest/fixture"
 	"github.com/verdict-bot/verdict/checks"
 )
 
@@ -110,12 +111,12 @@ func TestReadZipReadsOnlyWanted(t *testing.T) {
 }
 
 func TestHostileArtifactThroughServer(t *testing.T) {
-	fx := githubtest.NewFixture("verdict")
+	fx := fixture.New("verdict")
 	r := fx.Repo(ixFull)
 	r.Commit("c", "")
 	r.Branch("main", "c")
-	r.Pull(&githubtest.Pull{Number: 3412, Head: githubtest.Ref{Commit: "c"}, Files: []*githubtest.File{{Filename: "x"}}})
-	r.Run(&githubtest.WorkflowRun{ID: 1, HeadCommit: "c", Artifacts: []*githubtest.Artifact{
+	r.Pull(&fixture.Pull{Number: 3412, Head: fixture.Ref{Commit: "c"}, Files: []*fixture.File{{Filename: "x"}}})
+	r.Run(&fixture.WorkflowRun{ID: 1, HeadCommit: "c", Artifacts: []*fixture.Artifact{
 		{ID: 10, Name: "evil", RawZip: makeZip(t, entry{"../../x", []byte("x")})},
 		{ID: 11, Name: "bomb", RawZip: makeZip(t, entry{"agg.json", make([]byte, 2<<20)})},
 	}})

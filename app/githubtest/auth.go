@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/verdict-bot/verdict/app/githubtest/ghjson"
 )
 
 func init() {
@@ -51,7 +53,7 @@ func (s *Server) authenticate(r *http.Request) (identity, bool) {
 	if login, ok := s.fx.Tokens[tok]; ok {
 		return identity{login: login}, true
 	}
-	if login, ok := s.oauthLogin(tok); ok {
+	if login, ok := s.oauth.Login(tok); ok {
 		return identity{login: login}, true
 	}
 	return identity{}, false
@@ -81,7 +83,7 @@ func requireApp(w http.ResponseWriter, r *http.Request) bool {
 	if identityOf(r).app {
 		return true
 	}
-	writeJSON(w, http.StatusForbidden, map[string]string{"message": "You must authenticate via a GitHub App.",
+	ghjson.Write(w, http.StatusForbidden, map[string]string{"message": "You must authenticate via a GitHub App.",
 		"documentation_url": "https://docs.github.com/rest/checks/runs#create-a-check-run"})
 	return false
 }
@@ -90,13 +92,13 @@ func (s *Server) getAuthenticatedUser(w http.ResponseWriter, r *http.Request, p 
 	id := identityOf(r)
 	switch {
 	case id.login == "" && !id.app:
-		writeError(w, http.StatusUnauthorized, "Requires authentication")
+		ghjson.Error(w, http.StatusUnauthorized, "Requires authentication")
 		return
 	case id.app:
-		writeError(w, http.StatusForbidden, "Resource not accessible by integration")
+		ghjson.Error(w, http.StatusForbidden, "Resource not accessible by integration")
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	writeJSON(w, http.StatusOK, s.privateUserJSON(id.login))
+	ghjson.Write(w, http.StatusOK, s.site.PrivateUser(id.login))
 }

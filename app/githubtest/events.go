@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/verdict-bot/verdict/app/githubtest/fixture"
+	"github.com/verdict-bot/verdict/app/githubtest/ghjson"
 )
 
 // Webhook deliveries as GitHub sends them, built from the server's own
@@ -35,28 +38,14 @@ type EventReview struct {
 
 // User is GitHub's user object for login (typ "User", "Bot" or
 // "Organization"; "" guesses from the login).
-func (s *Server) User(login, typ string) map[string]any { return s.userJSON(login, typ) }
+func (s *Server) User(login, typ string) map[string]any { return s.site.User(login, typ) }
 
-func (s *Server) eventBase(rs *repoState, action, sender, senderType string) map[string]any {
-	id := s.fx.App.InstallationID
-	return map[string]any{"action": action, "repository": s.repoJSON(rs.r.FullName, rs.r.DefaultBranch, rs.r.Private),
-		"sender": s.userJSON(sender, senderType), "installation": map[string]any{"id": id, "node_id": nodeID("I", id)}}
-}
-
-func (s *Server) eventPull(repo string, number int) (*repoState, *Pull) {
+func (s *Server) eventPull(repo string, number int) (*repoState, *fixture.Pull) {
 	rs := s.repos[strings.ToLower(repo)]
 	if rs == nil || rs.pulls[number] == nil {
 		panic(fmt.Sprintf("githubtest: no pull request %s#%d", repo, number))
 	}
 	return rs, rs.pulls[number]
-}
-
-func noReactions(url string) map[string]any {
-	out := map[string]any{"url": url, "total_count": 0}
-	for c := range reactionContents {
-		out[c] = 0
-	}
-	return out
 }
 
 // IssueCommentEvent is an issue_comment delivery for a comment on the pull
@@ -75,15 +64,15 @@ func (s *Server) IssueCommentEvent(action, repo string, number int, c EventComme
 		c.Association = "NONE"
 	}
 	issue := s.issueJSON(rs, pr)
-	issue["reactions"] = noReactions(issue["url"].(string) + "/reactions")
+	issue["reactions"] = ghjson.NoReactions(issue["url"].(string) + "/reactions")
 	api := fmt.Sprintf("%s/repos/%s/issues/comments/%d", s.URL, rs.r.FullName, c.ID)
-	ev := s.eventBase(rs, action, sender, senderType)
+	ev := s.site.Event(rs.r, action, sender, senderType)
 	ev["issue"] = issue
-	ev["comment"] = map[string]any{"id": c.ID, "node_id": nodeID("IC", c.ID), "url": api, "body": c.Body,
+	ev["comment"] = map[string]any{"id": c.ID, "node_id": ghjson.NodeID("IC", c.ID), "url": api, "body": c.Body,
 		"html_url":  fmt.Sprintf("https://github.com/%s/pull/%d#issuecomment-%d", rs.r.FullName, number, c.ID),
-		"issue_url": issue["url"], "user": s.userJSON(c.User, c.UserType), "author_association": c.Association,
-		"created_at": iso(c.CreatedAt), "updated_at": iso(c.UpdatedAt), "performed_via_github_app": nil,
-		"reactions": noReactions(api + "/reactions")}
+		"issue_url": issue["url"], "user": s.site.User(c.User, c.UserType), "author_association": c.Association,
+		"created_at": ghjson.ISO(c.CreatedAt), "updated_at": ghjson.ISO(c.UpdatedAt), "performed_via_github_app": nil,
+		"reactions": ghjson.NoReactions(api + "/reactions")}
 	if action == "edited" {
 		ev["changes"] = map[string]any{"body": map[string]any{"from": c.PreviousBody}}
 	}
@@ -96,7 +85,7 @@ func (s *Server) PullRequestEvent(action, repo string, number int, sender string
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rs, pr := s.eventPull(repo, number)
-	ev := s.eventBase(rs, action, sender, "")
+	ev := s.site.Event(rs.r, action, sender, "")
 	ev["number"] = number
 	ev["pull_request"] = s.pullJSON(rs, pr)
 	return ev
@@ -117,9 +106,9 @@ func (s *Server) PullRequestReviewEvent(action, repo string, number int, rv Even
 	if rv.SubmittedAt.IsZero() {
 		rv.SubmittedAt = s.clock
 	}
-	ev := s.eventBase(rs, action, sender, "")
+	ev := s.site.Event(rs.r, action, sender, "")
 	ev["pull_request"] = s.pullJSON(rs, pr)
-	review := s.reviewJSON(rs, pr, &Review{ID: rv.ID, User: rv.User, Body: rv.Body, State: rv.State, Association: rv.Association,
+	review := s.site.Review(rs.r, pr, &fixture.Review{ID: rv.ID, User: rv.User, Body: rv.Body, State: rv.State, Association: rv.Association,
 		Commit: pr.Head.Commit, SubmittedAt: rv.SubmittedAt})
 	ev["review"] = review
 	if action == "edited" {

@@ -8,6 +8,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/verdict-bot/verdict/app/githubtest/fixture"
+	"github.com/verdict-bot/verdict/app/githubtest/ghjson"
 )
 
 // The GraphQL endpoint answers the one query Verdict sends: a comment's or
@@ -22,18 +25,12 @@ func init() {
 	handle("POST", "/api/graphql", (*Server).graphql)
 }
 
-// Edit is one edit of a comment or review: who made it and when.
-type Edit struct {
-	Editor string    `yaml:"editor"`
-	At     time.Time `yaml:"at"`
-}
-
 func graphqlError(w http.ResponseWriter, typ, msg string) {
 	e := map[string]any{"message": msg}
 	if typ != "" {
 		e["type"] = typ
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"data": nil, "errors": []any{e}})
+	ghjson.Write(w, http.StatusOK, map[string]any{"data": nil, "errors": []any{e}})
 }
 
 func (s *Server) graphql(w http.ResponseWriter, r *http.Request, _ params) {
@@ -42,7 +39,7 @@ func (s *Server) graphql(w http.ResponseWriter, r *http.Request, _ params) {
 		Variables map[string]any `json:"variables"`
 	}
 	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
-		writeJSON(w, http.StatusBadRequest, map[string]any{"message": "Problems parsing JSON"})
+		ghjson.Write(w, http.StatusBadRequest, map[string]any{"message": "Problems parsing JSON"})
 		return
 	}
 	if !strings.Contains(in.Query, "node(id: $id)") || !strings.Contains(in.Query, "userContentEdits") {
@@ -54,7 +51,7 @@ func (s *Server) graphql(w http.ResponseWriter, r *http.Request, _ params) {
 	defer s.mu.Unlock()
 	author, created, edits, ok := s.editsOf(id)
 	if !ok {
-		writeJSON(w, http.StatusOK, map[string]any{"data": map[string]any{"node": nil},
+		ghjson.Write(w, http.StatusOK, map[string]any{"data": map[string]any{"node": nil},
 			"errors": []any{map[string]any{"type": "NOT_FOUND", "path": []string{"node"},
 				"message": "Could not resolve to a node with the global id of '" + id + "'."}}})
 		return
@@ -63,17 +60,17 @@ func (s *Server) graphql(w http.ResponseWriter, r *http.Request, _ params) {
 	if len(edits) > 0 {
 		// Newest first, ending with the original version, as GitHub lists
 		// them once a comment has been edited.
-		all := append([]Edit{{Editor: author, At: created}}, edits...)
+		all := append([]fixture.Edit{{Editor: author, At: created}}, edits...)
 		sort.SliceStable(all, func(i, j int) bool { return all[i].At.After(all[j].At) })
 		nodes := []any{}
 		for _, e := range all {
-			nodes = append(nodes, map[string]any{"editor": actorJSON(e.Editor), "editedAt": iso(e.At)})
+			nodes = append(nodes, map[string]any{"editor": actorJSON(e.Editor), "editedAt": ghjson.ISO(e.At)})
 		}
-		node["lastEditedAt"] = iso(all[0].At)
+		node["lastEditedAt"] = ghjson.ISO(all[0].At)
 		node["editor"] = actorJSON(all[0].Editor)
 		node["userContentEdits"] = map[string]any{"nodes": nodes}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"data": map[string]any{"node": node}})
+	ghjson.Write(w, http.StatusOK, map[string]any{"data": map[string]any{"node": node}})
 }
 
 func actorJSON(login string) any {
@@ -85,7 +82,7 @@ func actorJSON(login string) any {
 
 // editsOf finds the object a node ID names and its edits. A comment whose
 // fixture shows an update but records no edits was edited by its author.
-func (s *Server) editsOf(id string) (author string, created time.Time, edits []Edit, ok bool) {
+func (s *Server) editsOf(id string) (author string, created time.Time, edits []fixture.Edit, ok bool) {
 	raw, err := base64.RawStdEncoding.DecodeString(id)
 	if err != nil || len(raw) < 2 || raw[0] != '0' {
 		return "", time.Time{}, nil, false
@@ -95,9 +92,9 @@ func (s *Server) editsOf(id string) (author string, created time.Time, edits []E
 	if err != nil {
 		return "", time.Time{}, nil, false
 	}
-	byAuthor := func(author string, created, updated time.Time, edits []Edit) []Edit {
+	byAuthor := func(author string, created, updated time.Time, edits []fixture.Edit) []fixture.Edit {
 		if len(edits) == 0 && updated.After(created) {
-			return []Edit{{Editor: author, At: updated}}
+			return []fixture.Edit{{Editor: author, At: updated}}
 		}
 		return edits
 	}
@@ -119,7 +116,7 @@ func (s *Server) editsOf(id string) (author string, created time.Time, edits []E
 	return "", time.Time{}, nil, false
 }
 
-func (s *Server) findReview(id int64) *Review {
+func (s *Server) findReview(id int64) *fixture.Review {
 	for _, rs := range s.repos {
 		for _, p := range rs.pulls {
 			for _, rv := range p.Reviews {

@@ -5,6 +5,9 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/verdict-bot/verdict/app/githubtest/fixture"
+	"github.com/verdict-bot/verdict/app/githubtest/ghjson"
 )
 
 // A PR's life after its first verdict: pushes, and the check-run and
@@ -17,14 +20,14 @@ func (s *Server) Push(repo string, number int, name string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rs, pr := s.eventPull(repo, number)
-	head := rs.r.commit(pr.Head.Commit)
+	head := rs.r.FindCommit(pr.Head.Commit)
 	if head == nil {
 		panic(fmt.Sprintf("githubtest: Push: PR %s#%d has no head commit", repo, number))
 	}
-	if rs.r.commit(name) != nil {
+	if rs.r.FindCommit(name) != nil {
 		panic(fmt.Sprintf("githubtest: Push: commit %q exists", name))
 	}
-	c := &Commit{Name: name, SHA: CommitSHA(rs.r.FullName, name), Tree: head.Tree, Message: "push " + name,
+	c := &fixture.Commit{Name: name, SHA: fixture.CommitSHA(rs.r.FullName, name), Tree: head.Tree, Message: "push " + name,
 		Author: head.Author, Date: s.tick()}
 	rs.r.Commits = append(rs.r.Commits, c)
 	pr.Commits = append(pr.Commits, c.SHA)
@@ -40,7 +43,7 @@ func (s *Server) PullRequestSynchronizeEvent(repo string, number int, before, se
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rs, pr := s.eventPull(repo, number)
-	ev["before"], ev["after"] = s.resolveSHA(rs, before), s.resolveSHA(rs, pr.Head.Commit)
+	ev["before"], ev["after"] = rs.r.ResolveSHA(before), rs.r.ResolveSHA(pr.Head.Commit)
 	return ev
 }
 
@@ -56,12 +59,12 @@ func (s *Server) checkPulls(rs *repoState, sha string) []any {
 	slices.Sort(numbers)
 	for _, n := range numbers {
 		pr := rs.pulls[n]
-		if pr.State == "closed" || s.resolveSHA(rs, pr.Head.Commit) != sha || (pr.Head.Repo != "" && !equalFold(pr.Head.Repo, rs.r.FullName)) {
+		if pr.State == "closed" || rs.r.ResolveSHA(pr.Head.Commit) != sha || (pr.Head.Repo != "" && !strings.EqualFold(pr.Head.Repo, rs.r.FullName)) {
 			continue
 		}
 		side := func(ref, commit string) map[string]any {
-			return map[string]any{"ref": ref, "sha": s.resolveSHA(rs, commit),
-				"repo": map[string]any{"id": userID(rs.r.FullName), "url": s.URL + "/repos/" + rs.r.FullName, "name": strings.SplitN(rs.r.FullName, "/", 2)[1]}}
+			return map[string]any{"ref": ref, "sha": rs.r.ResolveSHA(commit),
+				"repo": map[string]any{"id": ghjson.ID(rs.r.FullName), "url": s.URL + "/repos/" + rs.r.FullName, "name": strings.SplitN(rs.r.FullName, "/", 2)[1]}}
 		}
 		id := int64(1800000000 + pr.Number)
 		out = append(out, map[string]any{"id": id, "number": pr.Number,
@@ -84,13 +87,13 @@ func (s *Server) CheckRunEvent(action, repo string, id int64, sender string) map
 	if cr == nil {
 		panic(fmt.Sprintf("githubtest: CheckRunEvent: no check run %d", id))
 	}
-	run := s.checkRunOut(rs, cr)
+	run := s.site.CheckRun(rs.r, cr)
 	run["pull_requests"] = s.checkPulls(rs, cr.GetHeadSHA())
 	if run["details_url"] == nil {
 		// GitHub's default: the App's homepage.
 		run["details_url"] = run["app"].(map[string]any)["external_url"]
 	}
-	ev := s.eventBase(rs, action, sender, "")
+	ev := s.site.Event(rs.r, action, sender, "")
 	ev["check_run"] = run
 	return ev
 }
@@ -103,10 +106,10 @@ func (s *Server) CheckSuiteEvent(action, repo, sha, sender string) map[string]an
 	if rs == nil {
 		panic("githubtest: CheckSuiteEvent: no repo " + repo)
 	}
-	sha = s.resolveSHA(rs, sha)
-	id := userID(s.fx.App.Slug + "/" + sha)
+	sha = rs.r.ResolveSHA(sha)
+	id := ghjson.ID(s.fx.App.Slug + "/" + sha)
 	api := fmt.Sprintf("%s/repos/%s/check-suites/%d", s.URL, rs.r.FullName, id)
-	c := rs.r.commit(sha)
+	c := rs.r.FindCommit(sha)
 	var msg, author, tree string
 	at := s.clock
 	if c != nil {
@@ -124,12 +127,12 @@ func (s *Server) CheckSuiteEvent(action, repo, sha, sender string) map[string]an
 	if len(pulls) > 0 {
 		branch = pulls[0].(map[string]any)["head"].(map[string]any)["ref"]
 	}
-	ev := s.eventBase(rs, action, sender, "")
-	ev["check_suite"] = map[string]any{"id": id, "node_id": nodeID("CS", id), "head_branch": branch, "head_sha": sha,
+	ev := s.site.Event(rs.r, action, sender, "")
+	ev["check_suite"] = map[string]any{"id": id, "node_id": ghjson.NodeID("CS", id), "head_branch": branch, "head_sha": sha,
 		"status": "completed", "conclusion": "success", "url": api, "before": nil, "after": nil, "pull_requests": pulls,
-		"app": s.appJSON(), "created_at": iso(at), "updated_at": iso(s.clock), "latest_check_runs_count": 1,
+		"app": s.site.App(), "created_at": ghjson.ISO(at), "updated_at": ghjson.ISO(s.clock), "latest_check_runs_count": 1,
 		"check_runs_url": api + "/check-runs", "rerequestable": true, "runs_rerequestable": true,
-		"head_commit": map[string]any{"id": sha, "tree_id": tree, "message": msg, "timestamp": iso(at), "author": git, "committer": git}}
+		"head_commit": map[string]any{"id": sha, "tree_id": tree, "message": msg, "timestamp": ghjson.ISO(at), "author": git, "committer": git}}
 	return ev
 }
 
@@ -146,7 +149,7 @@ func (s *Server) listCommitPulls(w http.ResponseWriter, r *http.Request, p param
 	if rs == nil {
 		return
 	}
-	sha := s.resolveSHA(rs, p["sha"])
+	sha := rs.r.ResolveSHA(p["sha"])
 	var numbers []int
 	for n := range rs.pulls {
 		numbers = append(numbers, n)
@@ -156,7 +159,7 @@ func (s *Server) listCommitPulls(w http.ResponseWriter, r *http.Request, p param
 	for _, n := range numbers {
 		pr := rs.pulls[n]
 		for _, c := range append([]string{pr.Head.Commit}, pr.Commits...) {
-			if s.resolveSHA(rs, c) == sha {
+			if rs.r.ResolveSHA(c) == sha {
 				pj := s.pullJSON(rs, pr)
 				// The simple PR's labels carry a description string.
 				for _, l := range pj["labels"].([]map[string]any) {
@@ -169,5 +172,5 @@ func (s *Server) listCommitPulls(w http.ResponseWriter, r *http.Request, p param
 			}
 		}
 	}
-	writeJSON(w, http.StatusOK, paginate(w, r, out))
+	ghjson.Write(w, http.StatusOK, paginate(w, r, out))
 }

@@ -3,7 +3,11 @@ package githubtest
 import (
 	"fmt"
 	"net/http"
+	"sort"
 	"strings"
+
+	"github.com/verdict-bot/verdict/app/githubtest/fixture"
+	"github.com/verdict-bot/verdict/app/githubtest/ghjson"
 )
 
 // GitHub lists at most 250 commits (/pulls/{n}/commits) and 3,000 files
@@ -26,14 +30,14 @@ func init() {
 	handle("GET", "/repos/{owner}/{repo}/_raw/{sha}/{path...}", (*Server).getRaw)
 }
 
-func (s *Server) pull(w http.ResponseWriter, p params) (*repoState, *Pull) {
+func (s *Server) pull(w http.ResponseWriter, p params) (*repoState, *fixture.Pull) {
 	rs := s.repo(w, p)
 	if rs == nil {
 		return nil, nil
 	}
 	pr := rs.pulls[p.int("number")]
 	if pr == nil {
-		writeError(w, http.StatusNotFound, "Not Found")
+		ghjson.Error(w, http.StatusNotFound, "Not Found")
 		return nil, nil
 	}
 	return rs, pr
@@ -53,7 +57,7 @@ func (s *Server) getPull(w http.ResponseWriter, r *http.Request, p params) {
 		fmt.Fprint(w, diffText(pr.Files))
 		return
 	}
-	writeJSON(w, http.StatusOK, s.pullJSON(rs, pr))
+	ghjson.Write(w, http.StatusOK, s.pullJSON(rs, pr))
 }
 
 func (s *Server) getIssue(w http.ResponseWriter, r *http.Request, p params) {
@@ -63,7 +67,7 @@ func (s *Server) getIssue(w http.ResponseWriter, r *http.Request, p params) {
 	if pr == nil {
 		return
 	}
-	writeJSON(w, http.StatusOK, s.issueJSON(rs, pr))
+	ghjson.Write(w, http.StatusOK, s.issueJSON(rs, pr))
 }
 
 func (s *Server) listPullFiles(w http.ResponseWriter, r *http.Request, p params) {
@@ -75,9 +79,9 @@ func (s *Server) listPullFiles(w http.ResponseWriter, r *http.Request, p params)
 	}
 	out := []map[string]any{}
 	for _, f := range pr.Files {
-		out = append(out, s.fileJSON(rs, pr, f))
+		out = append(out, s.site.File(rs.r, pr, f))
 	}
-	writeJSON(w, http.StatusOK, paginate(w, r, out[:min(len(out), prFileCap)]))
+	ghjson.Write(w, http.StatusOK, paginate(w, r, out[:min(len(out), prFileCap)]))
 }
 
 func (s *Server) listPullCommits(w http.ResponseWriter, r *http.Request, p params) {
@@ -90,7 +94,7 @@ func (s *Server) listPullCommits(w http.ResponseWriter, r *http.Request, p param
 	out := []map[string]any{}
 	for _, ref := range pr.Commits {
 		sha, msg, date, author := ref, "commit "+ref, s.fx.Now, pr.User
-		if c := rs.r.commit(ref); c != nil {
+		if c := rs.r.FindCommit(ref); c != nil {
 			sha, msg, date = c.SHA, c.Message, c.Date
 			if c.Author != "" {
 				author = c.Author
@@ -102,7 +106,7 @@ func (s *Server) listPullCommits(w http.ResponseWriter, r *http.Request, p param
 	if len(out) > prCommitCap {
 		out = out[:prCommitCap]
 	}
-	writeJSON(w, http.StatusOK, paginate(w, r, out))
+	ghjson.Write(w, http.StatusOK, paginate(w, r, out))
 }
 
 func (s *Server) listReviews(w http.ResponseWriter, r *http.Request, p params) {
@@ -114,9 +118,9 @@ func (s *Server) listReviews(w http.ResponseWriter, r *http.Request, p params) {
 	}
 	out := []map[string]any{}
 	for _, rv := range pr.Reviews {
-		out = append(out, s.reviewJSON(rs, pr, rv))
+		out = append(out, s.site.Review(rs.r, pr, rv))
 	}
-	writeJSON(w, http.StatusOK, paginate(w, r, out))
+	ghjson.Write(w, http.StatusOK, paginate(w, r, out))
 }
 
 func (s *Server) getReview(w http.ResponseWriter, r *http.Request, p params) {
@@ -128,11 +132,11 @@ func (s *Server) getReview(w http.ResponseWriter, r *http.Request, p params) {
 	}
 	for _, rv := range pr.Reviews {
 		if rv.ID == p.int64("id") {
-			writeJSON(w, http.StatusOK, s.reviewJSON(rs, pr, rv))
+			ghjson.Write(w, http.StatusOK, s.site.Review(rs.r, pr, rv))
 			return
 		}
 	}
-	writeError(w, http.StatusNotFound, "Not Found")
+	ghjson.Error(w, http.StatusNotFound, "Not Found")
 }
 
 func (s *Server) getReviewComment(w http.ResponseWriter, r *http.Request, p params) {
@@ -144,10 +148,10 @@ func (s *Server) getReviewComment(w http.ResponseWriter, r *http.Request, p para
 	}
 	ref := s.reviewCs[p.int64("id")]
 	if ref == nil || ref.repo != rs {
-		writeError(w, http.StatusNotFound, "Not Found")
+		ghjson.Error(w, http.StatusNotFound, "Not Found")
 		return
 	}
-	writeJSON(w, http.StatusOK, s.reviewCommentJSON(rs, ref.pull, ref.c))
+	ghjson.Write(w, http.StatusOK, s.site.ReviewComment(rs.r, ref.pull, ref.c))
 }
 
 // listReviewComments is GET /pulls/{n}/comments: the PR's inline review
@@ -161,9 +165,9 @@ func (s *Server) listReviewComments(w http.ResponseWriter, r *http.Request, p pa
 	}
 	out := []map[string]any{}
 	for _, c := range pr.ReviewComments {
-		out = append(out, s.reviewCommentJSON(rs, pr, c))
+		out = append(out, s.site.ReviewComment(rs.r, pr, c))
 	}
-	writeJSON(w, http.StatusOK, paginate(w, r, out))
+	ghjson.Write(w, http.StatusOK, paginate(w, r, out))
 }
 
 func (s *Server) getRaw(w http.ResponseWriter, r *http.Request, p params) {
@@ -173,12 +177,41 @@ func (s *Server) getRaw(w http.ResponseWriter, r *http.Request, p params) {
 	if rs == nil {
 		return
 	}
-	files, _, ok := s.treeAt(rs, p["sha"])
+	files, _, ok := s.fx.Files(rs.r, p["sha"])
 	data, found := files[p["path"]]
 	if !ok || !found {
-		writeError(w, http.StatusNotFound, "Not Found")
+		ghjson.Error(w, http.StatusNotFound, "Not Found")
 		return
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Write(data)
+}
+
+// diffText renders the whole PR diff for Accept: application/vnd.github.diff.
+func diffText(files []*fixture.File) string {
+	var sb strings.Builder
+	fs := append([]*fixture.File(nil), files...)
+	sort.Slice(fs, func(i, j int) bool { return fs[i].Filename < fs[j].Filename })
+	for _, f := range fs {
+		old := f.Filename
+		if f.PreviousFilename != "" {
+			old = f.PreviousFilename
+		}
+		fmt.Fprintf(&sb, "diff --git a/%s b/%s\n", old, f.Filename)
+		a, b := "a/"+old, "b/"+f.Filename
+		switch f.Status {
+		case "added":
+			sb.WriteString("new file mode 100644\n")
+			a = "/dev/null"
+		case "removed":
+			sb.WriteString("deleted file mode 100644\n")
+			b = "/dev/null"
+		}
+		if f.NoPatch || f.Patch == "" {
+			fmt.Fprintf(&sb, "Binary files %s and %s differ\n", a, b)
+			continue
+		}
+		fmt.Fprintf(&sb, "--- %s\n+++ %s\n%s\n", a, b, f.Patch)
+	}
+	return sb.String()
 }

@@ -1,15 +1,18 @@
 package githubtest
 
 import (
-	"crypto/sha1"
 	"encoding/base64"
-	"encoding/hex"
 	"fmt"
+	"maps"
 	"net/http"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/verdict-bot/verdict/app/githubtest/fixture"
+	"github.com/verdict-bot/verdict/app/githubtest/ghjson"
 )
 
 // GitHub's contents API inlines base64 content up to 1 MB. From 1 MB to
@@ -38,16 +41,16 @@ func init() {
 }
 
 func (s *Server) getApp(w http.ResponseWriter, r *http.Request, p params) {
-	writeJSON(w, http.StatusOK, s.appJSON())
+	ghjson.Write(w, http.StatusOK, s.site.App())
 }
 
 func (s *Server) createToken(w http.ResponseWriter, r *http.Request, p params) {
 	if !strings.HasPrefix(r.Header.Get("Authorization"), "Bearer ") {
-		writeError(w, http.StatusUnauthorized, "A JSON web token could not be decoded")
+		ghjson.Error(w, http.StatusUnauthorized, "A JSON web token could not be decoded")
 		return
 	}
 	if p.int64("id") != s.fx.App.InstallationID {
-		writeError(w, http.StatusNotFound, "Not Found")
+		ghjson.Error(w, http.StatusNotFound, "Not Found")
 		return
 	}
 	s.mu.Lock()
@@ -55,7 +58,7 @@ func (s *Server) createToken(w http.ResponseWriter, r *http.Request, p params) {
 	n := s.tokens
 	s.mu.Unlock()
 	// ghinstallation compares expiry with the wall clock, not the fixture clock.
-	writeJSON(w, http.StatusCreated, map[string]any{
+	ghjson.Write(w, http.StatusCreated, map[string]any{
 		"token":      fmt.Sprintf("ghs_fake_%d_%d", s.fx.App.InstallationID, n),
 		"expires_at": time.Now().Add(time.Hour).UTC().Format(time.RFC3339),
 		"permissions": map[string]string{"contents": "read", "pull_requests": "write", "issues": "write",
@@ -73,11 +76,11 @@ func (s *Server) getRepo(w http.ResponseWriter, r *http.Request, p params) {
 	// A private repository exists only for those who may read it.
 	if id := identityOf(r); rs.r.Private && !id.app {
 		if _, ok := rs.r.Collaborators[id.login]; id.login == "" || !ok {
-			writeError(w, http.StatusNotFound, "Not Found")
+			ghjson.Error(w, http.StatusNotFound, "Not Found")
 			return
 		}
 	}
-	writeJSON(w, http.StatusOK, s.fullRepoJSON(rs))
+	ghjson.Write(w, http.StatusOK, s.site.FullRepo(rs.r))
 }
 
 func (s *Server) getRepoInstallation(w http.ResponseWriter, r *http.Request, p params) {
@@ -86,7 +89,7 @@ func (s *Server) getRepoInstallation(w http.ResponseWriter, r *http.Request, p p
 	if s.repo(w, p) == nil {
 		return
 	}
-	writeJSON(w, http.StatusOK, s.installationJSON())
+	ghjson.Write(w, http.StatusOK, s.site.Installation())
 }
 
 func (s *Server) getBranch(w http.ResponseWriter, r *http.Request, p params) {
@@ -98,31 +101,15 @@ func (s *Server) getBranch(w http.ResponseWriter, r *http.Request, p params) {
 	}
 	ref, ok := rs.r.Branches[p["branch"]]
 	if !ok {
-		writeError(w, http.StatusNotFound, "Branch not found")
+		ghjson.Error(w, http.StatusNotFound, "Branch not found")
 		return
 	}
-	c := rs.r.commit(ref)
+	c := rs.r.FindCommit(ref)
 	api := fmt.Sprintf("%s/repos/%s/branches/%s", s.URL, rs.r.FullName, p["branch"])
 	protected := p["branch"] == rs.r.DefaultBranch
-	writeJSON(w, http.StatusOK, map[string]any{"name": p["branch"], "commit": s.commitJSON(rs, c.SHA, c.Message, c.Date, c.Author),
+	ghjson.Write(w, http.StatusOK, map[string]any{"name": p["branch"], "commit": s.commitJSON(rs, c.SHA, c.Message, c.Date, c.Author),
 		"_links":    map[string]any{"self": api, "html": fmt.Sprintf("https://github.com/%s/tree/%s", rs.r.FullName, p["branch"])},
 		"protected": protected, "protection": map[string]any{"enabled": protected}, "protection_url": api + "/protection"})
-}
-
-// treeAt resolves ref ("" = default branch) to a commit's tree. ok is false
-// when the ref names no commit.
-func (s *Server) treeAt(rs *repoState, ref string) (files map[string][]byte, c *Commit, ok bool) {
-	if ref == "" {
-		ref = rs.r.DefaultBranch
-	}
-	c = rs.r.commit(ref)
-	if c == nil {
-		return nil, nil, false
-	}
-	if c.Tree == "" {
-		return map[string][]byte{}, c, true
-	}
-	return s.fx.Trees[c.Tree].resolved, c, true
 }
 
 func (s *Server) getCodeownersErrors(w http.ResponseWriter, r *http.Request, p params) {
@@ -133,9 +120,9 @@ func (s *Server) getCodeownersErrors(w http.ResponseWriter, r *http.Request, p p
 		return
 	}
 	ref := r.URL.Query().Get("ref")
-	files, c, ok := s.treeAt(rs, ref)
+	files, c, ok := s.fx.Files(rs.r, ref)
 	if !ok {
-		writeError(w, http.StatusNotFound, "No commit found for the ref "+ref)
+		ghjson.Error(w, http.StatusNotFound, "No commit found for the ref "+ref)
 		return
 	}
 	found := false
@@ -146,12 +133,12 @@ func (s *Server) getCodeownersErrors(w http.ResponseWriter, r *http.Request, p p
 		}
 	}
 	if !found {
-		writeError(w, http.StatusNotFound, "Not Found")
+		ghjson.Error(w, http.StatusNotFound, "Not Found")
 		return
 	}
 	out := []map[string]any{}
-	for _, key := range sortedKeys(rs.r.CodeownersErrors) {
-		if rs.r.commit(key) != c {
+	for _, key := range slices.Sorted(maps.Keys(rs.r.CodeownersErrors)) {
+		if rs.r.FindCommit(key) != c {
 			continue
 		}
 		for _, e := range rs.r.CodeownersErrors[key] {
@@ -159,14 +146,7 @@ func (s *Server) getCodeownersErrors(w http.ResponseWriter, r *http.Request, p p
 				"message": e.Message, "path": e.Path})
 		}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"errors": out})
-}
-
-func blobSHA(data []byte) string {
-	h := sha1.New()
-	fmt.Fprintf(h, "blob %d\x00", len(data))
-	h.Write(data)
-	return hex.EncodeToString(h.Sum(nil))
+	ghjson.Write(w, http.StatusOK, map[string]any{"errors": out})
 }
 
 func wrap60(s string) string {
@@ -189,9 +169,9 @@ func (s *Server) getContents(w http.ResponseWriter, r *http.Request, p params) {
 		return
 	}
 	ref := r.URL.Query().Get("ref")
-	files, c, ok := s.treeAt(rs, ref)
+	files, c, ok := s.fx.Files(rs.r, ref)
 	if !ok {
-		writeError(w, http.StatusNotFound, "No commit found for the ref "+ref)
+		ghjson.Error(w, http.StatusNotFound, "No commit found for the ref "+ref)
 		return
 	}
 	fp := strings.Trim(p["path"], "/")
@@ -226,14 +206,14 @@ func (s *Server) getContents(w http.ResponseWriter, r *http.Request, p params) {
 			writeTooLarge(w, "This API returns blobs up to 1 MB in size. The requested blob is too large to fetch via the API, but you can use the Git Data API to request blobs up to 100 MB in size.")
 			return
 		}
-		rc := entry("file", fp, blobSHA(data), len(data))
+		rc := entry("file", fp, fixture.BlobSHA(data), len(data))
 		rc["download_url"] = fmt.Sprintf("%s/repos/%s/_raw/%s/%s", s.URL, rs.r.FullName, c.SHA, fp)
 		if len(data) <= contentsInlineMax {
 			rc["encoding"], rc["content"] = "base64", wrap60(base64.StdEncoding.EncodeToString(data))
 		} else {
 			rc["encoding"], rc["content"] = "none", ""
 		}
-		writeJSON(w, http.StatusOK, rc)
+		ghjson.Write(w, http.StatusOK, rc)
 		return
 	}
 	// A directory: list its immediate children.
@@ -255,23 +235,23 @@ func (s *Server) getContents(w http.ResponseWriter, r *http.Request, p params) {
 			}
 			continue
 		}
-		e := entry("file", child, blobSHA(data), len(data))
+		e := entry("file", child, fixture.BlobSHA(data), len(data))
 		e["download_url"] = fmt.Sprintf("%s/repos/%s/_raw/%s/%s", s.URL, rs.r.FullName, c.SHA, child)
 		entries[name] = e
 	}
 	if len(entries) == 0 {
-		writeError(w, http.StatusNotFound, "Not Found")
+		ghjson.Error(w, http.StatusNotFound, "Not Found")
 		return
 	}
 	out := make([]map[string]any, 0, len(entries))
-	for _, k := range sortedKeys(entries) {
+	for _, k := range slices.Sorted(maps.Keys(entries)) {
 		out = append(out, entries[k])
 	}
-	writeJSON(w, http.StatusOK, out[:min(len(out), contentsDirMax)])
+	ghjson.Write(w, http.StatusOK, out[:min(len(out), contentsDirMax)])
 }
 
 func writeTooLarge(w http.ResponseWriter, msg string) {
-	writeJSON(w, http.StatusForbidden, map[string]any{"message": msg,
+	ghjson.Write(w, http.StatusForbidden, map[string]any{"message": msg,
 		"errors":            []map[string]string{{"resource": "Blob", "field": "data", "code": "too_large"}},
 		"documentation_url": "https://docs.github.com/rest/repos/contents#get-repository-content"})
 }
@@ -287,16 +267,16 @@ func (s *Server) getPermission(w http.ResponseWriter, r *http.Request, p params)
 	for l, perm := range rs.r.Collaborators {
 		if strings.EqualFold(l, login) {
 			// role_name is real GitHub output that go-github v62 does not model.
-			u := s.userJSON(l, "")
+			u := s.site.User(l, "")
 			u["role_name"] = perm.RoleName
 			u["permissions"] = map[string]bool{"admin": perm.Permission == "admin", "maintain": perm.RoleName == "maintain" || perm.Permission == "admin",
 				"push": perm.Permission == "admin" || perm.Permission == "write", "triage": perm.Permission != "read" && perm.Permission != "none",
 				"pull": perm.Permission != "none"}
-			writeJSON(w, http.StatusOK, map[string]any{"permission": perm.Permission, "role_name": perm.RoleName, "user": u})
+			ghjson.Write(w, http.StatusOK, map[string]any{"permission": perm.Permission, "role_name": perm.RoleName, "user": u})
 			return
 		}
 	}
-	writeError(w, http.StatusNotFound, login+" is not a user")
+	ghjson.Error(w, http.StatusNotFound, login+" is not a user")
 }
 
 func (s *Server) getTeam(w http.ResponseWriter, r *http.Request, p params) {
@@ -307,13 +287,13 @@ func (s *Server) getTeam(w http.ResponseWriter, r *http.Request, p params) {
 			continue
 		}
 		if t.Forbidden {
-			writeError(w, http.StatusForbidden, "Resource not accessible by integration")
+			ghjson.Error(w, http.StatusForbidden, "Resource not accessible by integration")
 			return
 		}
-		writeJSON(w, http.StatusOK, s.teamJSON(t))
+		ghjson.Write(w, http.StatusOK, s.site.Team(t))
 		return
 	}
-	writeError(w, http.StatusNotFound, "Not Found")
+	ghjson.Error(w, http.StatusNotFound, "Not Found")
 }
 
 func (s *Server) getMembership(w http.ResponseWriter, r *http.Request, p params) {
@@ -324,18 +304,16 @@ func (s *Server) getMembership(w http.ResponseWriter, r *http.Request, p params)
 			continue
 		}
 		if t.Forbidden {
-			writeError(w, http.StatusForbidden, "Resource not accessible by integration")
+			ghjson.Error(w, http.StatusForbidden, "Resource not accessible by integration")
 			return
 		}
 		for l, st := range t.Members {
 			if strings.EqualFold(l, p["login"]) {
-				writeJSON(w, http.StatusOK, map[string]any{"state": st, "role": "member",
+				ghjson.Write(w, http.StatusOK, map[string]any{"state": st, "role": "member",
 					"url": fmt.Sprintf("%s/orgs/%s/teams/%s/memberships/%s", s.URL, t.Org, t.Slug, l)})
 				return
 			}
 		}
 	}
-	writeError(w, http.StatusNotFound, "Not Found")
+	ghjson.Error(w, http.StatusNotFound, "Not Found")
 }
-
-func equalFold(a, b string) bool { return strings.EqualFold(a, b) }

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/google/go-github/v62/github"
+
+	"github.com/verdict-bot/verdict/app/githubtest/ghjson"
 )
 
 // --- request plumbing ---
@@ -173,26 +175,26 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, rt *route, ps pa
 	s.rateHeaders(w)
 	id, ok := s.authenticate(r)
 	if !ok {
-		writeError(w, http.StatusUnauthorized, "Bad credentials")
+		ghjson.Error(w, http.StatusUnauthorized, "Bad credentials")
 		return
 	}
 	r = withIdentity(r, id)
 	if id.login == "" && !id.app && r.Method != http.MethodGet && r.Method != http.MethodHead && rt != nil && !anonymousWrite(p) {
-		writeError(w, http.StatusUnauthorized, "Requires authentication")
+		ghjson.Error(w, http.StatusUnauthorized, "Requires authentication")
 		return
 	}
 	if rt == nil {
 		if allowed {
-			writeError(w, http.StatusMethodNotAllowed, "Method Not Allowed")
+			ghjson.Error(w, http.StatusMethodNotAllowed, "Method Not Allowed")
 			return
 		}
-		writeError(w, http.StatusNotFound, "Not Found")
+		ghjson.Error(w, http.StatusNotFound, "Not Found")
 		return
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		body, err := io.ReadAll(io.LimitReader(r.Body, 8<<20))
 		if err != nil {
-			writeError(w, http.StatusBadRequest, "unreadable body")
+			ghjson.Error(w, http.StatusBadRequest, "unreadable body")
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
@@ -303,33 +305,6 @@ func (r *statusRecorder) Write(b []byte) (int, error) {
 	return r.ResponseWriter.Write(b)
 }
 
-func (s *Server) matchFault(r *http.Request, p string) *Fault {
-	auth := r.Header.Get("Authorization")
-	for _, f := range s.faults {
-		if f.Times > 0 && f.used >= f.Times {
-			continue
-		}
-		if f.Method != "" && f.Method != r.Method {
-			continue
-		}
-		if f.re != nil && !f.re.MatchString(p) {
-			continue
-		}
-		switch {
-		case f.Auth == "":
-		case f.Auth == "none":
-			if auth != "" {
-				continue
-			}
-		case !strings.Contains(auth, f.Auth):
-			continue
-		}
-		f.used++
-		return f
-	}
-	return nil
-}
-
 func (s *Server) rateHeaders(w http.ResponseWriter) {
 	s.mu.Lock()
 	used := s.total - s.notModified
@@ -341,21 +316,6 @@ func (s *Server) rateHeaders(w http.ResponseWriter) {
 	h.Set("X-RateLimit-Reset", strconv.FormatInt(time.Now().Add(time.Hour).Unix(), 10))
 	h.Set("X-RateLimit-Resource", "core")
 	h.Set("X-GitHub-Api-Version-Selected", "2022-11-28")
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		writeError(w, http.StatusInternalServerError, err.Error())
-		return
-	}
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(status)
-	w.Write(b)
-}
-
-func writeError(w http.ResponseWriter, status int, msg string) {
-	writeJSON(w, status, map[string]string{"message": msg, "documentation_url": "https://docs.github.com/rest"})
 }
 
 // paginate slices items by per_page/page and sets GitHub's Link header.
@@ -396,14 +356,14 @@ func paginate[T any](w http.ResponseWriter, r *http.Request, items []T) []T {
 func (s *Server) repo(w http.ResponseWriter, p params) *repoState {
 	rs := s.repos[strings.ToLower(p["owner"]+"/"+p["repo"])]
 	if rs == nil {
-		writeError(w, http.StatusNotFound, "Not Found")
+		ghjson.Error(w, http.StatusNotFound, "Not Found")
 	}
 	return rs
 }
 
 func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
 	if err := json.NewDecoder(r.Body).Decode(v); err != nil {
-		writeError(w, http.StatusBadRequest, "Problems parsing JSON")
+		ghjson.Error(w, http.StatusBadRequest, "Problems parsing JSON")
 		return false
 	}
 	return true
@@ -423,15 +383,7 @@ func ghUser(login, typ string) *github.User {
 			typ = "Bot"
 		}
 	}
-	return &github.User{Login: github.String(login), Type: github.String(typ), ID: github.Int64(userID(login))}
-}
-
-func userID(login string) int64 {
-	var h int64 = 7
-	for _, c := range strings.ToLower(login) {
-		h = (h*31 + int64(c)) % 100000000
-	}
-	return h + 1
+	return &github.User{Login: github.String(login), Type: github.String(typ), ID: github.Int64(ghjson.ID(login))}
 }
 
 func sortByID[T any](items []T, id func(T) int64) {

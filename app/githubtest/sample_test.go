@@ -4,16 +4,16 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-github/v62/github"
+
+	"github.com/verdict-bot/verdict/app/githubtest/fixture"
 )
 
 func TestSampleFixture(t *testing.T) {
-	fx, err := LoadFixture("../../testdata/fixtures/sample-e2e-agentic")
+	fx, err := fixture.Load("../../testdata/fixtures/sample-e2e-agentic")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,25 +60,5 @@ func TestSampleFixture(t *testing.T) {
 	b, _ := io.ReadAll(resp.Body)
 	if !strings.Contains(string(b), "sglang-rocm:v0.5.21") {
 		t.Errorf("page body: %s", b)
-	}
-}
-
-func TestLoadFixtureErrors(t *testing.T) {
-	dir := t.TempDir()
-	write := func(body string) {
-		os.WriteFile(filepath.Join(dir, "fixture.yaml"), []byte(body), 0o644)
-	}
-	write("repos:\n  - name: a/b\n    colaborators: {}\n")
-	if _, err := LoadFixture(dir); err == nil || !strings.Contains(err.Error(), "colaborators") {
-		t.Errorf("unknown key: %v", err)
-	}
-	write("repos:\n  - name: a/b\n    commits: [{name: x, tree: t}]\n    branches: {main: x}\n")
-	if _, err := LoadFixture(dir); err == nil || !strings.Contains(err.Error(), `tree "t" does not exist`) {
-		t.Errorf("missing tree: %v", err)
-	}
-	os.MkdirAll(filepath.Join(dir, "trees", "t"), 0o755)
-	os.WriteFile(filepath.Join(dir, "trees", "t", "f.txt"), []byte("x"), 0o644)
-	if _, err := LoadFixture(dir); err != nil {
-		t.Errorf("tree from disk: %v", err)
 	}
 }

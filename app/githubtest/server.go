@@ -1,22 +1,31 @@
 // Package githubtest is a fake GitHub REST API for tests. It serves a
-// Fixture with the JSON shapes real GitHub uses, so the production client
-// code (go-github, ghinstallation, the retrying transport, the GitHub-backed
-// Source) runs unmodified against it. It records every write, counts calls
-// per endpoint, can delay every request and inject faults, and keeps the
-// state that writes change (comments, reactions, statuses, check runs).
+// fixture (package fixture) with the JSON shapes real GitHub uses (package
+// ghjson), so the production client code (go-github, ghinstallation, the
+// retrying transport, the GitHub-backed Source) runs unmodified against it.
+// It records every write, counts calls per endpoint, can delay every
+// request and inject faults, and keeps the state that writes change
+// (comments, reactions, statuses, check runs). The App's webhook (package
+// hookshot) and the github.com pages of the OAuth and manifest flows
+// (package webflow) are parts of it that keep their own state.
 package githubtest
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/google/go-github/v62/github"
+
+	"github.com/verdict-bot/verdict/app/githubtest/fixture"
+	"github.com/verdict-bot/verdict/app/githubtest/ghjson"
+	"github.com/verdict-bot/verdict/app/githubtest/hookshot"
+	"github.com/verdict-bot/verdict/app/githubtest/webflow"
 )
 
 // Server is a running fake GitHub.
@@ -25,8 +34,9 @@ type Server struct {
 	// sent to URL/ or to the GHES-style URL/api/v3/.
 	URL string
 
-	fx  *Fixture
-	srv *httptest.Server
+	fx   *fixture.Fixture
+	srv  *httptest.Server
+	site ghjson.Site // the JSON objects of this server
 
 	mu        sync.Mutex
 	clock     time.Time
@@ -50,7 +60,9 @@ type Server struct {
 	trace       []Traced
 	tokens      int
 	pages       map[string]int
-	hooks       hookLog // the App's webhook and its deliveries (hooks.go)
+	hooks       *hookshot.Hook
+	oauth       *webflow.OAuth
+	manifests   *webflow.Manifests
 
 	// gitTrees are the git tree objects of every fixture tree, by SHA;
 	// rootTrees maps a fixture tree's name to its root tree's SHA.
@@ -61,68 +73,29 @@ type Server struct {
 	zips  map[int64][]byte
 }
 
-// Write is one recorded mutation request.
-type Write struct {
-	Method string
-	// Path is the request path without the GHES /api/v3 prefix or query.
-	Path   string
-	Query  string
-	Body   []byte
-	Status int
-}
-
-// Fault makes matching requests fail.
-type Fault struct {
-	// Method matches the HTTP method; "" matches any.
-	Method string
-	// Path is a regular expression searched in the request path (without
-	// the /api/v3 prefix), e.g. `/pulls/1/files$`. "" matches any.
-	Path string
-	// Auth filters by the Authorization header: "" any, "none" only
-	// requests without one, otherwise a substring it must contain.
-	Auth string
-	// Status is the response status; Header and Body are sent with it.
-	// The body defaults to a GitHub-style {"message": ...}.
-	Status int
-	Header map[string]string
-	Body   string
-	// Times is how many matching requests fail; 0 means every one.
-	Times int
-	// Delay stalls the matching request before answering (for timeouts).
-	// With Status 0 the request is then answered normally: a slow GitHub.
-	Delay time.Duration
-	// StallBody sends the real answer's status, headers and first half of
-	// its body, then stalls this long before the rest: a connection that
-	// stops moving mid-response.
-	StallBody time.Duration
-
-	re   *regexp.Regexp
-	used int
-}
-
 type repoState struct {
-	r         *Repo
-	pulls     map[int]*Pull
+	r         *fixture.Repo
+	pulls     map[int]*fixture.Pull
 	issueCs   map[int][]*commentState // by issue number, in creation order
 	checkRuns map[string][]*github.CheckRun
 	statuses  map[string][]*github.RepoStatus
-	runs      map[int64]*WorkflowRun
-	artifacts map[int64]*Artifact
-	artRun    map[int64]*WorkflowRun
+	runs      map[int64]*fixture.WorkflowRun
+	artifacts map[int64]*fixture.Artifact
+	artRun    map[int64]*fixture.WorkflowRun
 }
 
 type commentState struct {
 	repo      *repoState
 	issue     int
-	c         Comment
-	reactions []Reaction
+	c         fixture.Comment
+	reactions []fixture.Reaction
 	deleted   bool
 }
 
 type reviewCommentRef struct {
 	repo *repoState
-	pull *Pull
-	c    *ReviewComment
+	pull *fixture.Pull
+	c    *fixture.ReviewComment
 }
 
 // TB is the part of testing.TB that New uses. It is declared here so that
@@ -137,7 +110,7 @@ type TB interface {
 // New starts a fake GitHub serving fx (nil for an empty fixture) and stops it
 // when the test ends. Fixtures built in code are validated here; the test
 // fails on an invalid one.
-func New(t TB, fx *Fixture) *Server {
+func New(t TB, fx *fixture.Fixture) *Server {
 	t.Helper()
 	s, err := Start(fx)
 	if err != nil {
@@ -148,11 +121,11 @@ func New(t TB, fx *Fixture) *Server {
 }
 
 // Start is New without a test (benchmarks, commands). Call Close.
-func Start(fx *Fixture) (*Server, error) {
+func Start(fx *fixture.Fixture) (*Server, error) {
 	if fx == nil {
-		fx = NewFixture("verdict")
+		fx = fixture.New("verdict")
 	}
-	if err := fx.normalize(); err != nil {
+	if err := fx.Normalize(); err != nil {
 		return nil, fmt.Errorf("invalid fixture: %w", err)
 	}
 	s := &Server{
@@ -167,6 +140,9 @@ func Start(fx *Fixture) (*Server, error) {
 		pages:     map[string]int{},
 		injected:  map[string]int{},
 		zips:      map[int64][]byte{},
+		hooks:     hookshot.New(fx.App.ID),
+		oauth:     webflow.NewOAuth(),
+		manifests: webflow.NewManifests(),
 		gitTrees:  map[string]*gitTree{},
 		rootTrees: map[string]string{},
 		nextID: map[string]int64{
@@ -178,6 +154,7 @@ func Start(fx *Fixture) (*Server, error) {
 	}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	s.URL = s.srv.URL
+	s.site = ghjson.NewSite(s.URL, fx)
 	return s, nil
 }
 
@@ -185,7 +162,7 @@ func Start(fx *Fixture) (*Server, error) {
 func (s *Server) Close() { s.srv.Close() }
 
 // Fixture returns the (normalized) fixture being served.
-func (s *Server) Fixture() *Fixture { return s.fx }
+func (s *Server) Fixture() *fixture.Fixture { return s.fx }
 
 // BaseURL is the REST base for clients, with trailing slash.
 func (s *Server) BaseURL() string { return s.URL + "/" }
@@ -201,15 +178,15 @@ func (s *Server) Client() *github.Client {
 
 func (s *Server) buildState() error {
 	for name, t := range s.fx.Trees {
-		s.rootTrees[name] = addGitTrees(t.resolved, s.gitTrees)
+		s.rootTrees[name] = addGitTrees(t.Resolved(), s.gitTrees)
 	}
 	// A commit without a tree has the empty tree.
 	s.rootTrees[""] = addGitTrees(nil, s.gitTrees)
 	for _, r := range s.fx.Repos {
 		rs := &repoState{
-			r: r, pulls: map[int]*Pull{}, issueCs: map[int][]*commentState{},
+			r: r, pulls: map[int]*fixture.Pull{}, issueCs: map[int][]*commentState{},
 			checkRuns: map[string][]*github.CheckRun{}, statuses: map[string][]*github.RepoStatus{},
-			runs: map[int64]*WorkflowRun{}, artifacts: map[int64]*Artifact{}, artRun: map[int64]*WorkflowRun{},
+			runs: map[int64]*fixture.WorkflowRun{}, artifacts: map[int64]*fixture.Artifact{}, artRun: map[int64]*fixture.WorkflowRun{},
 		}
 		s.repos[strings.ToLower(r.FullName)] = rs
 		for _, p := range r.Pulls {
@@ -232,8 +209,8 @@ func (s *Server) buildState() error {
 				s.reviewCs[rc.ID] = &reviewCommentRef{repo: rs, pull: p, c: rc}
 			}
 		}
-		for _, ref := range sortedKeys(r.CheckRuns) {
-			sha := s.resolveSHA(rs, ref)
+		for _, ref := range slices.Sorted(maps.Keys(r.CheckRuns)) {
+			sha := rs.r.ResolveSHA(ref)
 			for _, cr := range r.CheckRuns[ref] {
 				rs.checkRuns[sha] = append(rs.checkRuns[sha], s.checkRunJSON(rs, sha, cr))
 			}
@@ -250,13 +227,6 @@ func (s *Server) buildState() error {
 		}
 	}
 	return nil
-}
-
-func (s *Server) resolveSHA(rs *repoState, ref string) string {
-	if c := rs.r.commit(ref); c != nil {
-		return c.SHA
-	}
-	return ref
 }
 
 // tick advances the clock for a mutation and returns the new time.

@@ -13,13 +13,15 @@ import (
 	"time"
 
 	"github.com/google/go-github/v62/github"
+
+	"github.com/verdict-bot/verdict/app/githubtest/fixture"
 )
 
 const repo = "acme/bench"
 
-func codeFixture(t *testing.T) *Fixture {
+func codeFixture(t *testing.T) *fixture.Fixture {
 	t.Helper()
-	fx := NewFixture("verdict")
+	fx := fixture.New("verdict")
 	fx.Tree("base").Put("README.md", "hello\n").Put("configs/a.yaml", "a: 1\nb: 2\nc: 3\n").Put("docs/x.md", "x\n")
 	fx.Tree("head").From("base").Put("configs/a.yaml", "a: 1\nb: 20\nc: 3\n").Put("new.txt", "new\n")
 	fx.Trees["head"].Delete = []string{"docs"}
@@ -28,11 +30,11 @@ func codeFixture(t *testing.T) *Fixture {
 	r.Commit("head", "head")
 	r.Branch("main", "base")
 	r.Collaborator("alice", "admin", "admin")
-	pr := r.Pull(&Pull{Number: 7, Title: "Tune", Head: Ref{Ref: "tune", Commit: "head"}, Labels: []string{"sweep-enabled"}})
-	pr.Comments = []*Comment{{User: "bob", Association: "MEMBER", Body: "/use 123"}}
-	r.AddCheckRuns("head", &CheckRun{Name: "agentic / p1 | x", Run: 55, Job: 66})
-	run := r.Run(&WorkflowRun{ID: 55, HeadCommit: "head", HeadBranch: "tune"})
-	run.Artifacts = []*Artifact{
+	pr := r.Pull(&fixture.Pull{Number: 7, Title: "Tune", Head: fixture.Ref{Ref: "tune", Commit: "head"}, Labels: []string{"sweep-enabled"}})
+	pr.Comments = []*fixture.Comment{{User: "bob", Association: "MEMBER", Body: "/use 123"}}
+	r.AddCheckRuns("head", &fixture.CheckRun{Name: "agentic / p1 | x", Run: 55, Job: 66})
+	run := r.Run(&fixture.WorkflowRun{ID: 55, HeadCommit: "head", HeadBranch: "tune"})
+	run.Artifacts = []*fixture.Artifact{
 		{ID: 900, Name: "eval_results_all", Files: map[string]string{"agg_eval_all.json": `[{"task":"gsm8k"}]`}},
 		{ID: 901, Name: "old", Expired: true, Files: map[string]string{"x": "y"}},
 	}
@@ -63,7 +65,7 @@ func TestGeneratedFilesAndContents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pr.GetChangedFiles() != 3 || pr.GetHead().GetSHA() != CommitSHA(repo, "head") || pr.GetBase().GetRef() != "main" {
+	if pr.GetChangedFiles() != 3 || pr.GetHead().GetSHA() != fixture.CommitSHA(repo, "head") || pr.GetBase().GetRef() != "main" {
 		t.Errorf("pr = %+v", pr)
 	}
 	fc, _, _, err := c.Repositories.GetContents(ctx, "acme", "bench", "configs/a.yaml", &github.RepositoryContentGetOptions{Ref: pr.GetHead().GetSHA()})
@@ -101,7 +103,7 @@ func TestGeneratedFilesAndContents(t *testing.T) {
 }
 
 func TestPaginationAndCommitCap(t *testing.T) {
-	fx := NewFixture("verdict")
+	fx := fixture.New("verdict")
 	r := fx.Repo(repo)
 	r.Commit("b", "")
 	r.Branch("main", "b")
@@ -110,11 +112,11 @@ func TestPaginationAndCommitCap(t *testing.T) {
 		commits = append(commits, fmt.Sprintf("c%d", i))
 		r.Commit(fmt.Sprintf("c%d", i), "")
 	}
-	var files []*File
+	var files []*fixture.File
 	for i := 0; i < 75; i++ {
-		files = append(files, &File{Filename: fmt.Sprintf("f%02d", i), Patch: "@@ -0,0 +1 @@\n+x"})
+		files = append(files, &fixture.File{Filename: fmt.Sprintf("f%02d", i), Patch: "@@ -0,0 +1 @@\n+x"})
 	}
-	r.Pull(&Pull{Number: 1, Head: Ref{Commit: "c259"}, Commits: commits, Files: files})
+	r.Pull(&fixture.Pull{Number: 1, Head: fixture.Ref{Commit: "c259"}, Commits: commits, Files: files})
 	s := New(t, fx)
 	c := s.Client()
 	ctx := context.Background()
@@ -198,7 +200,7 @@ func TestMutationsAreVisible(t *testing.T) {
 	if _, resp, _ := c.Issues.EditComment(ctx, "acme", "bench", created.GetID(), &github.IssueComment{Body: github.String("x")}); resp.StatusCode != 404 {
 		t.Errorf("PATCH after delete = %d", resp.StatusCode)
 	}
-	head := CommitSHA(repo, "head")
+	head := fixture.CommitSHA(repo, "head")
 	if _, _, err := c.Repositories.CreateStatus(ctx, "acme", "bench", head, &github.RepoStatus{State: github.String("pending"), Context: github.String("ctx")}); err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +233,7 @@ func TestArtifactsAndRuns(t *testing.T) {
 	ctx := context.Background()
 	runs, _, err := c.Actions.ListWorkflowRunsByFileName(ctx, "acme", "bench", "run-sweep.yml",
 		&github.ListWorkflowRunsOptions{Event: "pull_request", Branch: "tune", Status: "completed"})
-	if err != nil || runs.GetTotalCount() != 1 || runs.WorkflowRuns[0].GetHeadSHA() != CommitSHA(repo, "head") {
+	if err != nil || runs.GetTotalCount() != 1 || runs.WorkflowRuns[0].GetHeadSHA() != fixture.CommitSHA(repo, "head") {
 		t.Fatalf("runs = %v %v", runs, err)
 	}
 	arts, _, err := c.Actions.ListWorkflowRunArtifacts(ctx, "acme", "bench", 55, nil)
@@ -324,43 +326,27 @@ func TestGHESBase(t *testing.T) {
 	}
 }
 
-func TestUnifiedDiff(t *testing.T) {
-	tests := []struct{ a, b, want string }{
-		{"", "x\n", "@@ -0,0 +1 @@\n+x"},
-		{"x\n", "", "@@ -1 +0,0 @@\n-x"},
-		{"1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n", "1\nTWO\n3\n4\n5\n6\n7\n8\n9\n10\nELEVEN\n12\n",
-			"@@ -1,5 +1,5 @@\n 1\n-2\n+TWO\n 3\n 4\n 5\n@@ -8,5 +8,5 @@\n 8\n 9\n 10\n-11\n+ELEVEN\n 12"},
-		{"a\n", "a", "@@ -1 +1 @@\n-a\n+a\n\\ No newline at end of file"},
-	}
-	for _, tt := range tests {
-		got, _, _ := unifiedDiff(tt.a, tt.b, 3)
-		if got != tt.want {
-			t.Errorf("diff(%q,%q) =\n%s\nwant\n%s", tt.a, tt.b, got, tt.want)
-		}
-	}
-}
-
 func TestFixtureValidation(t *testing.T) {
 	tests := []struct {
 		name  string
-		build func(*Fixture)
+		build func(*fixture.Fixture)
 		want  string
 	}{
-		{"missing tree", func(f *Fixture) { f.Repo(repo).Commit("x", "nope"); f.Repo(repo).Branch("main", "x") }, `tree "nope" does not exist`},
-		{"cycle", func(f *Fixture) { f.Tree("a").From("b"); f.Tree("b").From("a") }, "cycle"},
-		{"bad branch", func(f *Fixture) { f.Repo(repo).Branch("main", "ghost") }, `branch main: commit "ghost"`},
-		{"no default branch", func(f *Fixture) { f.Repo(repo).Commit("x", "") }, `default branch "main"`},
-		{"pull without head", func(f *Fixture) {
+		{"missing tree", func(f *fixture.Fixture) { f.Repo(repo).Commit("x", "nope"); f.Repo(repo).Branch("main", "x") }, `tree "nope" does not exist`},
+		{"cycle", func(f *fixture.Fixture) { f.Tree("a").From("b"); f.Tree("b").From("a") }, "cycle"},
+		{"bad branch", func(f *fixture.Fixture) { f.Repo(repo).Branch("main", "ghost") }, `branch main: commit "ghost"`},
+		{"no default branch", func(f *fixture.Fixture) { f.Repo(repo).Commit("x", "") }, `default branch "main"`},
+		{"pull without head", func(f *fixture.Fixture) {
 			r := f.Repo(repo)
 			r.Commit("x", "")
 			r.Branch("main", "x")
-			r.Pull(&Pull{Number: 1})
+			r.Pull(&fixture.Pull{Number: 1})
 		}, "pull #1: head.commit"},
-		{"bad path", func(f *Fixture) { f.Tree("a").Put("../etc/passwd", "x") }, "bad file path"},
+		{"bad path", func(f *fixture.Fixture) { f.Tree("a").Put("../etc/passwd", "x") }, "bad file path"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := NewFixture("v")
+			f := fixture.New("v")
 			tt.build(f)
 			_, err := Start(f)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {

@@ -7,10 +7,12 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/verdict-bot/verdict/app/githubtest/fixture"
 )
 
-func strictFixture() *Fixture {
-	fx := NewFixture("verdict")
+func strictFixture() *fixture.Fixture {
+	fx := fixture.New("verdict")
 	fx.Tokens = map[string]string{"ghp_alice": "alice"}
 	tr := fx.Tree("t").Put("small.txt", "ok\n").Put("big.bin", strings.Repeat("x", 2<<20))
 	for i := range 1005 {
@@ -19,7 +21,7 @@ func strictFixture() *Fixture {
 	r := fx.Repo("acme/bench")
 	sha := r.Commit("c", "t")
 	r.Branch("main", "c")
-	r.Pull(&Pull{Number: 1, Head: Ref{Commit: sha}, Files: []*File{{Filename: "small.txt", Patch: "@@ -0,0 +1 @@\n+ok"}}})
+	r.Pull(&fixture.Pull{Number: 1, Head: fixture.Ref{Commit: sha}, Files: []*fixture.File{{Filename: "small.txt", Patch: "@@ -0,0 +1 @@\n+ok"}}})
 	return fx
 }
 

@@ -7,6 +7,9 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+
+	"github.com/verdict-bot/verdict/app/githubtest/fixture"
+	"github.com/verdict-bot/verdict/app/githubtest/ghjson"
 )
 
 // gitTreeMax is GitHub's cap on the entries of one (recursive) tree answer.
@@ -46,7 +49,7 @@ func addGitTrees(files map[string][]byte, into map[string]*gitTree) string {
 	}
 	var entries []gitEntry
 	for name, data := range blobs {
-		entries = append(entries, gitEntry{name: name, mode: "100644", typ: "blob", sha: blobSHA(data), size: len(data)})
+		entries = append(entries, gitEntry{name: name, mode: "100644", typ: "blob", sha: fixture.BlobSHA(data), size: len(data)})
 	}
 	for name, sub := range dirs {
 		entries = append(entries, gitEntry{name: name, mode: "040000", typ: "tree", sha: addGitTrees(sub, into)})
@@ -101,12 +104,12 @@ func (s *Server) getGitTree(w http.ResponseWriter, r *http.Request, p params) {
 		return
 	}
 	sha := p["sha"]
-	if c := rs.r.commit(sha); c != nil {
+	if c := rs.r.FindCommit(sha); c != nil {
 		sha = s.rootTrees[c.Tree]
 	}
 	t := s.gitTrees[sha]
 	if t == nil {
-		writeError(w, http.StatusNotFound, "Not Found")
+		ghjson.Error(w, http.StatusNotFound, "Not Found")
 		return
 	}
 	var out []map[string]any
@@ -132,6 +135,6 @@ func (s *Server) getGitTree(w http.ResponseWriter, r *http.Request, p params) {
 	if out == nil {
 		out = []map[string]any{}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"sha": t.sha, "url": fmt.Sprintf("%s/repos/%s/git/trees/%s", s.URL, rs.r.FullName, t.sha),
+	ghjson.Write(w, http.StatusOK, map[string]any{"sha": t.sha, "url": fmt.Sprintf("%s/repos/%s/git/trees/%s", s.URL, rs.r.FullName, t.sha),
 		"tree": out, "truncated": truncated})
 }

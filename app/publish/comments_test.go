@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/verdict-bot/verdict/app/githubtest"
+	"github.com/verdict-bot/verdict/app/githubtest/fixture"
 	"github.com/verdict-bot/verdict/app/render"
 	"github.com/verdict-bot/verdict/checks"
 )
@@ -43,8 +44,8 @@ func TestEditTouchesOnlyItsOwnSignOff(t *testing.T) {
 	markerA := render.Marker(keyA)
 	// Spoofs: a human pasting our marker, a bot comment with the marker not
 	// at the start, and another sign-off's verdict.
-	spoofHuman := e.s.AddComment(fullName, prNum, githubtest.Comment{User: "mallory", Body: markerA + "\n## ✅✅✅ **Verdict: PASS** ✅✅✅\n"})
-	spoofInner := e.s.AddComment(fullName, prNum, githubtest.Comment{User: bot, UserType: "Bot", Body: "quoted:\n" + markerA + "\n"})
+	spoofHuman := e.s.AddComment(fullName, prNum, fixture.Comment{User: "mallory", Body: markerA + "\n## ✅✅✅ **Verdict: PASS** ✅✅✅\n"})
+	spoofInner := e.s.AddComment(fullName, prNum, fixture.Comment{User: bot, UserType: "Bot", Body: "quoted:\n" + markerA + "\n"})
 	if _, err := e.publish(keyB, e.head, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +55,7 @@ func TestEditTouchesOnlyItsOwnSignOff(t *testing.T) {
 	}
 	// A spoof posted after our verdict: taking "the last comment with the
 	// marker" without the author check would edit this one.
-	spoofLate := e.s.AddComment(fullName, prNum, githubtest.Comment{User: "mallory", Body: markerA + "\nfake\n"})
+	spoofLate := e.s.AddComment(fullName, prNum, fixture.Comment{User: "mallory", Body: markerA + "\nfake\n"})
 	before := map[int64]string{}
 	for _, c := range e.s.Comments(fullName, prNum) {
 		before[c.ID] = c.Body
@@ -96,8 +97,8 @@ func TestUpsertTakesTheLastOwnComment(t *testing.T) {
 	e := newEnv(t)
 	b := e.body(keyA, e.head, nil).Markdown()
 	m := render.Marker(keyA)
-	old := e.s.AddComment(fullName, prNum, githubtest.Comment{User: "GitHub-Actions[bot]", Body: m + "\nold\n"})
-	last := e.s.AddComment(fullName, prNum, githubtest.Comment{User: bot, Body: m + "\nolder run\n"})
+	old := e.s.AddComment(fullName, prNum, fixture.Comment{User: "GitHub-Actions[bot]", Body: m + "\nold\n"})
+	last := e.s.AddComment(fullName, prNum, fixture.Comment{User: bot, Body: m + "\nolder run\n"})
 	pub, err := e.p.Upsert(e.ctx, owner, name, prNum, m, b)
 	if err != nil {
 		t.Fatal(err)
@@ -111,9 +112,9 @@ func TestUpsertPaginates(t *testing.T) {
 	e := newEnv(t)
 	m := render.Marker(keyA)
 	for i := range 250 {
-		e.s.AddComment(fullName, prNum, githubtest.Comment{User: "someone", Body: fmt.Sprintf("comment %d", i)})
+		e.s.AddComment(fullName, prNum, fixture.Comment{User: "someone", Body: fmt.Sprintf("comment %d", i)})
 	}
-	own := e.s.AddComment(fullName, prNum, githubtest.Comment{User: bot, Body: m + "\nstale\n"})
+	own := e.s.AddComment(fullName, prNum, fixture.Comment{User: bot, Body: m + "\nstale\n"})
 	b := e.body(keyA, e.head, nil).Markdown()
 	pub, err := e.p.Upsert(e.ctx, owner, name, prNum, m, b)
 	if err != nil {
@@ -174,14 +175,14 @@ func TestPostOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 40 { // past the first page of 30: a look at one page would miss it
-		e.s.AddComment(fullName, prNum, githubtest.Comment{User: "someone", Body: fmt.Sprint(i)})
+		e.s.AddComment(fullName, prNum, fixture.Comment{User: "someone", Body: fmt.Sprint(i)})
 	}
 	first, err := e.p.PostOnce(e.ctx, owner, name, prNum, render.WelcomeMarker, body)
 	if err != nil || first.Action != Created {
 		t.Fatalf("first = %+v, %v", first, err)
 	}
 	for i := range 40 {
-		e.s.AddComment(fullName, prNum, githubtest.Comment{User: "someone", Body: fmt.Sprint(i)})
+		e.s.AddComment(fullName, prNum, fixture.Comment{User: "someone", Body: fmt.Sprint(i)})
 	}
 	second, err := e.p.PostOnce(e.ctx, owner, name, prNum, render.WelcomeMarker, body)
 	if err != nil || second.Action != Skipped || second.Wrote || second.CommentID != first.CommentID {
@@ -190,7 +191,7 @@ func TestPostOnce(t *testing.T) {
 
 	// Anyone's comment carrying the marker suppresses it.
 	e2 := newEnv(t)
-	e2.s.AddComment(fullName, prNum, githubtest.Comment{User: "human", Body: "see " + render.WelcomeMarker})
+	e2.s.AddComment(fullName, prNum, fixture.Comment{User: "human", Body: "see " + render.WelcomeMarker})
 	third, err := e2.p.PostOnce(e2.ctx, owner, name, prNum, render.WelcomeMarker, body)
 	if err != nil || third.Action != Skipped {
 		t.Fatalf("third = %+v, %v", third, err)
@@ -199,7 +200,7 @@ func TestPostOnce(t *testing.T) {
 
 func TestReplyUpsertFollowsCommandEdits(t *testing.T) {
 	e := newEnv(t)
-	cmd := e.s.AddComment(fullName, prNum, githubtest.Comment{User: "member-a", Association: "MEMBER", Body: "/use"})
+	cmd := e.s.AddComment(fullName, prNum, fixture.Comment{User: "member-a", Association: "MEMBER", Body: "/use"})
 	usage, err := render.UsageReplyMarkdown(render.UsageReply{CommentID: cmd, Actor: "member-a", Usage: render.ReuseUsage})
 	if err != nil {
 		t.Fatal(err)

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/verdict-bot/verdict/app/githubtest"
+	"github.com/verdict-bot/verdict/app/githubtest/fixture"
 	"github.com/verdict-bot/verdict/app/render"
 	"github.com/verdict-bot/verdict/app/repoconfig"
 )
@@ -25,7 +25,7 @@ func (e *env) move(head string, cfg repoconfig.Config, needs *bool) HeadMoved {
 	return res
 }
 
-func (e *env) verdictOf(key string) githubtest.Comment {
+func (e *env) verdictOf(key string) fixture.Comment {
 	e.t.Helper()
 	for _, c := range e.s.Comments(fullName, prNum) {
 		if c.User == bot && strings.HasPrefix(c.Body, render.Marker(key)+"\n") {
@@ -33,7 +33,7 @@ func (e *env) verdictOf(key string) githubtest.Comment {
 		}
 	}
 	e.t.Fatalf("no verdict comment of %s", key)
-	return githubtest.Comment{}
+	return fixture.Comment{}
 }
 
 func TestHeadMoved(t *testing.T) {
@@ -47,7 +47,7 @@ func TestHeadMoved(t *testing.T) {
 	}
 	published := e.verdictOf(keyA).Body
 	// Someone else's comment carrying the marker is not ours to mark.
-	e.s.AddComment(fullName, prNum, githubtest.Comment{User: "mallory", Body: published})
+	e.s.AddComment(fullName, prNum, fixture.Comment{User: "mallory", Body: published})
 
 	h2 := e.s.Push(fullName, prNum, "push-1")
 	res := e.move(h2, cfg, nil)

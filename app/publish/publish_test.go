@@ -12,6 +12,7 @@ import (
 	"github.com/verdict-bot/verdict/app/ghapi"
 	"github.com/verdict-bot/verdict/app/ghsource"
 	"github.com/verdict-bot/verdict/app/githubtest"
+	"github.com/verdict-bot/verdict/app/githubtest/fixture"
 	"github.com/verdict-bot/verdict/app/render"
 	"github.com/verdict-bot/verdict/app/repoconfig"
 	"github.com/verdict-bot/verdict/checks"
@@ -40,7 +41,7 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	fx := githubtest.NewFixture("verdict")
+	fx := fixture.New("verdict")
 	fx.Tree("base").Put("README.md", "x\n")
 	fx.Tree("head").From("base").Put("configs/a.yaml", "a: 1\n")
 	r := fx.Repo(fullName)
@@ -48,7 +49,7 @@ func newEnv(t *testing.T) *env {
 	head := r.Commit("head", "head")
 	newer := r.Commit("newer", "head")
 	r.Branch("main", "base")
-	r.Pull(&githubtest.Pull{Number: prNum, Title: "Tune", User: "contrib", Head: githubtest.Ref{Ref: "tune", Commit: "head"}})
+	r.Pull(&fixture.Pull{Number: prNum, Title: "Tune", User: "contrib", Head: fixture.Ref{Ref: "tune", Commit: "head"}})
 	s := githubtest.New(t, fx)
 	return &env{
 		t: t, s: s, head: head, newer: newer, ctx: context.Background(),

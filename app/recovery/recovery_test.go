@@ -13,6 +13,7 @@ import (
 
 	"github.com/verdict-bot/verdict/app/ghapi"
 	"github.com/verdict-bot/verdict/app/githubtest"
+	"github.com/verdict-bot/verdict/app/githubtest/hookshot"
 	"github.com/verdict-bot/verdict/app/recovery"
 )
 
@@ -64,14 +65,14 @@ func newEnv(t *testing.T) *env {
 }
 
 // missed delivers event while the webhook is down.
-func (e *env) missed(event, action string) githubtest.HookAttempt {
-	e.gh.SetWebhook(e.down, []byte("s"))
-	return e.gh.Deliver(event, map[string]any{"action": action, "repository": map[string]any{"id": 1, "full_name": repo}})
+func (e *env) missed(event, action string) hookshot.Attempt {
+	e.gh.Webhook().Configure(e.down, []byte("s"))
+	return e.gh.Webhook().Deliver(event, map[string]any{"action": action, "repository": map[string]any{"id": 1, "full_name": repo}})
 }
 
 func (e *env) redeliveries() map[string]int {
 	out := map[string]int{}
-	for _, a := range e.gh.HookAttempts() {
+	for _, a := range e.gh.Webhook().Attempts() {
 		if a.Redelivery {
 			out[a.GUID]++
 		}
@@ -85,8 +86,8 @@ func TestPass(t *testing.T) {
 	stored := e.missed("pull_request_review", "submitted")
 	e.log.store(stored.GUID) // answered too late, but stored
 	noise := e.missed("check_run", "completed")
-	e.gh.SetWebhook(e.up.URL, []byte("s"))
-	fine := e.gh.Deliver("issue_comment", map[string]any{"action": "edited"})
+	e.gh.Webhook().Configure(e.up.URL, []byte("s"))
+	fine := e.gh.Webhook().Deliver("issue_comment", map[string]any{"action": "edited"})
 
 	ctx := context.Background()
 	p, err := e.r.Pass(ctx)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/verdict-bot/verdict/app/ghsource"
 	"github.com/verdict-bot/verdict/app/githubtest"
+	"github.com/verdict-bot/verdict/app/githubtest/fixture"
 	"github.com/verdict-bot/verdict/app/jobs"
 	"github.com/verdict-bot/verdict/app/render"
 	"github.com/verdict-bot/verdict/app/retry"
@@ -194,10 +195,10 @@ func TestStaleEventDoesNothing(t *testing.T) {
 
 func TestOthersReactionsAndSpoofedRepliesUntouched(t *testing.T) {
 	const cmdID = 1000000777
-	e := newEnv(t, func(fx *githubtest.Fixture, p *githubtest.Pull) {
-		p.Comments = append(p.Comments, &githubtest.Comment{ID: cmdID, User: "maintainer", Association: "MEMBER",
-			Body: "/use 555", CreatedAt: githubtest.DefaultNow.Add(-2 * time.Hour),
-			Reactions: []*githubtest.Reaction{{ID: 1, User: "alice", Content: "+1"}, {ID: 2, User: bot, Content: "heart"}}})
+	e := newEnv(t, func(fx *fixture.Fixture, p *fixture.Pull) {
+		p.Comments = append(p.Comments, &fixture.Comment{ID: cmdID, User: "maintainer", Association: "MEMBER",
+			Body: "/use 555", CreatedAt: fixture.DefaultNow.Add(-2 * time.Hour),
+			Reactions: []*fixture.Reaction{{ID: 1, User: "alice", Content: "+1"}, {ID: 2, User: bot, Content: "heart"}}})
 	})
 	// A contributor pastes the reply marker into their own comment.
 	fake := e.post("mallory", "CONTRIBUTOR", render.ReplyMarker(cmdID)+"\nReuse accepted.")
@@ -316,11 +317,11 @@ func TestEvidenceFailures(t *testing.T) {
 }
 
 func TestCommentOfAnotherPRIsRefused(t *testing.T) {
-	e := newEnv(t, func(fx *githubtest.Fixture, _ *githubtest.Pull) {
-		fx.Repo(repoName).Pull(&githubtest.Pull{Number: 13, Head: githubtest.Ref{Ref: "other", Commit: "c1"},
-			Base: githubtest.Ref{Ref: "main", Commit: "base"}})
+	e := newEnv(t, func(fx *fixture.Fixture, _ *fixture.Pull) {
+		fx.Repo(repoName).Pull(&fixture.Pull{Number: 13, Head: fixture.Ref{Ref: "other", Commit: "c1"},
+			Base: fixture.Ref{Ref: "main", Commit: "base"}})
 	})
-	id := e.s.AddComment(repoName, 13, githubtest.Comment{User: "maintainer", Association: "MEMBER", Body: "/use 777"})
+	id := e.s.AddComment(repoName, 13, fixture.Comment{User: "maintainer", Association: "MEMBER", Body: "/use 777"})
 	j := e.job(id, "created")
 	j.Body = "/use 777"
 	if err := e.ack.Acknowledge(context.Background(), j); err == nil || !strings.Contains(err.Error(), "not PR #12") {

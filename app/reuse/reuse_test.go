@@ -12,6 +12,7 @@ import (
 	"github.com/verdict-bot/verdict/app/ghapi"
 	"github.com/verdict-bot/verdict/app/ghsource"
 	"github.com/verdict-bot/verdict/app/githubtest"
+	"github.com/verdict-bot/verdict/app/githubtest/fixture"
 	"github.com/verdict-bot/verdict/app/jobs"
 	"github.com/verdict-bot/verdict/app/render"
 	"github.com/verdict-bot/verdict/app/snapshot"
@@ -30,7 +31,7 @@ const (
 type env struct {
 	t   *testing.T
 	s   *githubtest.Server
-	fx  *githubtest.Fixture
+	fx  *fixture.Fixture
 	ack *Acknowledger
 	log *bytes.Buffer
 	// hook runs once when eligibility lists artifacts (mid-validation).
@@ -38,24 +39,24 @@ type env struct {
 	minute int
 }
 
-type envOpt func(fx *githubtest.Fixture, p *githubtest.Pull)
+type envOpt func(fx *fixture.Fixture, p *fixture.Pull)
 
 func withLabels(ls ...string) envOpt {
-	return func(_ *githubtest.Fixture, p *githubtest.Pull) { p.Labels = ls }
+	return func(_ *fixture.Fixture, p *fixture.Pull) { p.Labels = ls }
 }
 
-func closed() envOpt { return func(_ *githubtest.Fixture, p *githubtest.Pull) { p.State = "closed" } }
+func closed() envOpt { return func(_ *fixture.Fixture, p *fixture.Pull) { p.State = "closed" } }
 
 // withConfig puts a .github/verdict.yml on the default branch.
 func withConfig(yml string) envOpt {
-	return func(fx *githubtest.Fixture, _ *githubtest.Pull) { fx.Tree("base").Put(".github/verdict.yml", yml) }
+	return func(fx *fixture.Fixture, _ *fixture.Pull) { fx.Tree("base").Put(".github/verdict.yml", yml) }
 }
 
 const sweepPath = ".github/workflows/run-sweep.yml"
 
 func newEnv(t *testing.T, opts ...envOpt) *env {
 	t.Helper()
-	fx := githubtest.NewFixture("verdict")
+	fx := fixture.New("verdict")
 	fx.Tree("base").Put("README.md", "bench\n")
 	fx.Tree("head").From("base").Put("benchmarks/new.sh", "#!/bin/sh\n")
 	r := fx.Repo(repoName)
@@ -63,16 +64,16 @@ func newEnv(t *testing.T, opts ...envOpt) *env {
 	r.Commit("c1", "head")
 	r.Commit("c2", "head")
 	// Force-pushed away: not in the PR's commit list.
-	r.Commits = append(r.Commits, &githubtest.Commit{Name: "gone", SHA: strings.Repeat("d", 40), Tree: "head"})
+	r.Commits = append(r.Commits, &fixture.Commit{Name: "gone", SHA: strings.Repeat("d", 40), Tree: "head"})
 	r.Branch("main", "base")
-	p := r.Pull(&githubtest.Pull{Number: prNum, Head: githubtest.Ref{Ref: "feat", Commit: "c2"},
-		Base: githubtest.Ref{Ref: "main", Commit: "base"}, Commits: []string{"c1", "c2"}})
-	at := func(h int) time.Time { return githubtest.DefaultNow.Add(time.Duration(-h) * time.Hour) }
+	p := r.Pull(&fixture.Pull{Number: prNum, Head: fixture.Ref{Ref: "feat", Commit: "c2"},
+		Base: fixture.Ref{Ref: "main", Commit: "base"}, Commits: []string{"c1", "c2"}})
+	at := func(h int) time.Time { return fixture.DefaultNow.Add(time.Duration(-h) * time.Hour) }
 	run := func(id int64, event, conclusion, head string, created time.Time, arts ...string) {
-		w := &githubtest.WorkflowRun{ID: id, Name: "Run Sweep", Path: sweepPath, Event: event, Status: "completed",
+		w := &fixture.WorkflowRun{ID: id, Name: "Run Sweep", Path: sweepPath, Event: event, Status: "completed",
 			Conclusion: conclusion, HeadCommit: head, HeadBranch: "feat", CreatedAt: created, RunAttempt: 1}
 		for i, a := range arts {
-			w.Artifacts = append(w.Artifacts, &githubtest.Artifact{ID: id*10 + int64(i), Name: a, Files: map[string]string{"x.json": "{}"}})
+			w.Artifacts = append(w.Artifacts, &fixture.Artifact{ID: id*10 + int64(i), Name: a, Files: map[string]string{"x.json": "{}"}})
 		}
 		r.Run(w)
 	}
@@ -127,8 +128,8 @@ func (h hookSource) Artifacts(ctx context.Context, id int64) ([]checks.Artifact,
 // post adds a user comment; each one is a minute newer than the last.
 func (e *env) post(author, assoc, body string) int64 {
 	e.minute++
-	at := githubtest.DefaultNow.Add(-time.Hour + time.Duration(e.minute)*time.Minute)
-	return e.s.AddComment(repoName, prNum, githubtest.Comment{User: author, Association: assoc, Body: body, CreatedAt: at, UpdatedAt: at})
+	at := fixture.DefaultNow.Add(-time.Hour + time.Duration(e.minute)*time.Minute)
+	return e.s.AddComment(repoName, prNum, fixture.Comment{User: author, Association: assoc, Body: body, CreatedAt: at, UpdatedAt: at})
 }
 
 // job builds the event the router would enqueue for the comment's current
@@ -169,8 +170,8 @@ func (e *env) reactions(id int64) []string {
 }
 
 // replies returns the bot's reply bodies to a command comment.
-func (e *env) replies(id int64) []githubtest.Comment {
-	var out []githubtest.Comment
+func (e *env) replies(id int64) []fixture.Comment {
+	var out []fixture.Comment
 	for _, c := range e.s.Comments(repoName, prNum) {
 		if c.User == bot && strings.HasPrefix(c.Body, render.ReplyMarker(id)) {
 			out = append(out, c)
@@ -206,7 +207,7 @@ func (e *env) logged(s string) {
 // TestBranchNameMentionsNobody: "@org/team" is a valid branch name; echoed
 // in the /reuse-sweep-run reply it must not notify the team.
 func TestBranchNameMentionsNobody(t *testing.T) {
-	e := newEnv(t, func(_ *githubtest.Fixture, p *githubtest.Pull) { p.Head.Ref = "@acme/core" })
+	e := newEnv(t, func(_ *fixture.Fixture, p *fixture.Pull) { p.Head.Ref = "@acme/core" })
 	id := e.post("maintainer", "MEMBER", "/reuse-sweep-run")
 	e.acknowledge(id, "created")
 	e.expect(id, "-1", "on branch @\u2060acme/core has a head")

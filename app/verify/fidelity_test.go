@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/verdict-bot/verdict/app/githubtest"
+	"github.com/verdict-bot/verdict/app/githubtest/fixture"
 	"github.com/verdict-bot/verdict/app/verify"
 	"github.com/verdict-bot/verdict/checks"
 )
@@ -31,7 +32,7 @@ func TestPROverTheFileListingCapGetsAFailClosedVerdictAtOnce(t *testing.T) {
 	fx := loadSample(t)
 	pr := fx.Repos[0].Pulls[0]
 	for i := len(pr.Files); i < 3004; i++ {
-		pr.Files = append(pr.Files, &githubtest.File{Filename: fmt.Sprintf("inferencex-e2e/docs/generated/f%04d.md", i),
+		pr.Files = append(pr.Files, &fixture.File{Filename: fmt.Sprintf("inferencex-e2e/docs/generated/f%04d.md", i),
 			Status: "added", Patch: "@@ -0,0 +1 @@\n+generated"})
 	}
 	srv := githubtest.New(t, fx)
@@ -66,9 +67,9 @@ func TestFailedAttemptAndGreenRerunPassCheck1(t *testing.T) {
 	// workflow run, a new job and a newer check run) is the green one the
 	// fixture lists. GitHub lists only the re-run by default.
 	green := runs[2]
-	failed := &githubtest.CheckRun{ID: green.ID - 1000, Name: green.Name, Status: "completed", Conclusion: "failure",
+	failed := &fixture.CheckRun{ID: green.ID - 1000, Name: green.Name, Status: "completed", Conclusion: "failure",
 		Run: green.Run, Job: green.Job + 500}
-	fx.Repos[0].CheckRuns["head"] = append([]*githubtest.CheckRun{failed}, runs...)
+	fx.Repos[0].CheckRuns["head"] = append([]*fixture.CheckRun{failed}, runs...)
 	srv := githubtest.New(t, fx)
 	out, err := newTestVerifier().Verify(context.Background(), client(t, srv), sampleRequest())
 	if err != nil {
@@ -101,7 +102,7 @@ func TestLargeMasterConfigIsReadRaw(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	big, err := githubtest.LoadFixture(dir)
+	big, err := fixture.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

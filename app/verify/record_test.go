@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/verdict-bot/verdict/app/githubtest"
+	"github.com/verdict-bot/verdict/app/githubtest/fixture"
 	"github.com/verdict-bot/verdict/app/verify"
 	"github.com/verdict-bot/verdict/checks"
 )
@@ -74,9 +75,9 @@ func TestVerifyRecordsTheVerification(t *testing.T) {
 func TestVerifyRecordsBypasses(t *testing.T) {
 	srv := githubtest.New(t, loadSample(t))
 	head := srv.Fixture().SHA(sampleRepo, "head")
-	srv.AddComment(sampleRepo, samplePR, githubtest.Comment{User: "maintainer-a", Association: "MEMBER",
+	srv.AddComment(sampleRepo, samplePR, fixture.Comment{User: "maintainer-a", Association: "MEMBER",
 		Body: "/verdict bypass 14 " + head[:7] + " the frontier is covered by run 42"})
-	srv.AddComment(sampleRepo, samplePR, githubtest.Comment{User: "maintainer-b", Association: "MEMBER",
+	srv.AddComment(sampleRepo, samplePR, fixture.Comment{User: "maintainer-b", Association: "MEMBER",
 		Body: "/verdict bypass 14 0ff1ce0 another commit"})
 	var recs records
 	v := newTestVerifier()

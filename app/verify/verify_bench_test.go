@@ -11,6 +11,7 @@ import (
 	"github.com/verdict-bot/verdict/app/ghapi"
 	"github.com/verdict-bot/verdict/app/ghsource"
 	"github.com/verdict-bot/verdict/app/githubtest"
+	"github.com/verdict-bot/verdict/app/githubtest/fixture"
 )
 
 // benchLatency is the fake GitHub's delay per API call.
@@ -27,15 +28,15 @@ const benchLatency = 30 * time.Millisecond
 // over bound × latency; VERDICT_BENCH_TRACE=FILE writes both paths and the
 // timeline to FILE.<fixture>.<mode>.
 func BenchmarkVerifySample(b *testing.B) {
-	for _, fixture := range []string{"sample-e2e-agentic", "sample-legacy-agentic"} {
+	for _, name := range []string{"sample-e2e-agentic", "sample-legacy-agentic"} {
 		for _, mode := range []string{"cold", "warm"} {
-			b.Run(fixture+"/"+mode, func(b *testing.B) { benchVerify(b, fixture, mode) })
+			b.Run(name+"/"+mode, func(b *testing.B) { benchVerify(b, name, mode) })
 		}
 	}
 }
 
-func benchVerify(b *testing.B, fixture, mode string) {
-	fx, err := githubtest.LoadFixture(filepath.Join("..", "..", "testdata", "fixtures", fixture))
+func benchVerify(b *testing.B, name, mode string) {
+	fx, err := fixture.Load(filepath.Join("..", "..", "testdata", "fixtures", name))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -72,7 +73,7 @@ func benchVerify(b *testing.B, fixture, mode string) {
 	perOp := float64(b.Elapsed()) / float64(b.N)
 	b.ReportMetric(perOp/float64(time.Duration(p.Bound)*benchLatency), "wall/bound")
 	if out := os.Getenv("VERDICT_BENCH_TRACE"); out != "" {
-		writeTrace(b, out+"."+fixture+"."+mode, srv.Trace(), p)
+		writeTrace(b, out+"."+name+"."+mode, srv.Trace(), p)
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/verdict-bot/verdict/app/ghclient"
 	"github.com/verdict-bot/verdict/app/ghsource"
 	"github.com/verdict-bot/verdict/app/githubtest"
+	"github.com/verdict-bot/verdict/app/githubtest/fixture"
 	"github.com/verdict-bot/verdict/app/publish"
 	"github.com/verdict-bot/verdict/app/verify"
 	"github.com/verdict-bot/verdict/checks/inferencex"
@@ -29,9 +30,9 @@ const (
 	sampleKey  = "pullrequestreview-3900000001"
 )
 
-func loadSample(t testing.TB) *githubtest.Fixture {
+func loadSample(t testing.TB) *fixture.Fixture {
 	t.Helper()
-	fx, err := githubtest.LoadFixture(filepath.Join("..", "..", "testdata", "fixtures", "sample-e2e-agentic"))
+	fx, err := fixture.Load(filepath.Join("..", "..", "testdata", "fixtures", "sample-e2e-agentic"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +147,7 @@ func TestVerifyPublishesOnceAndReplaysQuietly(t *testing.T) {
 func TestVerifyGates(t *testing.T) {
 	tests := []struct {
 		name   string
-		mutate func(fx *githubtest.Fixture)
+		mutate func(fx *fixture.Fixture)
 		req    func(r *verify.Request)
 		// signOff is a key or URL the request names, read as verdict check
 		// reads its --signoff flag.
@@ -154,33 +155,33 @@ func TestVerifyGates(t *testing.T) {
 		status  verify.Status
 		err     string
 	}{
-		{name: "draft PR is skipped for events", mutate: func(fx *githubtest.Fixture) { fx.Repos[0].Pulls[0].Draft = true },
+		{name: "draft PR is skipped for events", mutate: func(fx *fixture.Fixture) { fx.Repos[0].Pulls[0].Draft = true },
 			req: func(r *verify.Request) { r.Explicit = false }, status: verify.Skipped},
-		{name: "draft PR is verified when explicit", mutate: func(fx *githubtest.Fixture) { fx.Repos[0].Pulls[0].Draft = true },
+		{name: "draft PR is verified when explicit", mutate: func(fx *fixture.Fixture) { fx.Repos[0].Pulls[0].Draft = true },
 			status: verify.Verified},
 		{name: "read-only actor is skipped", req: func(r *verify.Request) { r.SkipActor, r.Actor = false, "amd-dev-x" }, status: verify.Skipped},
 		{name: "bot actor is skipped", req: func(r *verify.Request) { r.SkipActor, r.Actor, r.ActorType = false, "ci[bot]", "Bot" }, status: verify.Skipped},
 		{name: "write actor passes", req: func(r *verify.Request) { r.SkipActor, r.Actor = false, "amd-owner-b" }, status: verify.Verified},
-		{name: "files owned only by core and admins need no sign-off", mutate: func(fx *githubtest.Fixture) {
-			admin := githubtest.Permission{Permission: "admin", RoleName: "admin"}
+		{name: "files owned only by core and admins need no sign-off", mutate: func(fx *fixture.Fixture) {
+			admin := fixture.Permission{Permission: "admin", RoleName: "admin"}
 			fx.Repos[0].Collaborators["amd-owner-a"], fx.Repos[0].Collaborators["amd-owner-b"] = admin, admin
 		}, status: verify.NotRequired},
 		// Not exempt, so the scope gate lets it through (NotRequired would
 		// stop it there); then the signer fails the trigger-actor rule, which
 		// every sign-off author must pass.
-		{name: "an admin-equivalent custom role does not exempt", mutate: func(fx *githubtest.Fixture) {
-			custom := githubtest.Permission{Permission: "admin", RoleName: "release-admin"}
+		{name: "an admin-equivalent custom role does not exempt", mutate: func(fx *fixture.Fixture) {
+			custom := fixture.Permission{Permission: "admin", RoleName: "release-admin"}
 			fx.Repos[0].Collaborators["amd-owner-a"], fx.Repos[0].Collaborators["amd-owner-b"] = custom, custom
 		}, signOff: "pullrequestreview-3900000001", status: verify.Skipped},
-		{name: "a sign-off by a read-only account is none", mutate: func(fx *githubtest.Fixture) {
-			fx.Repos[0].Collaborators["amd-owner-a"] = githubtest.Permission{Permission: "read", RoleName: "read"}
+		{name: "a sign-off by a read-only account is none", mutate: func(fx *fixture.Fixture) {
+			fx.Repos[0].Collaborators["amd-owner-a"] = fixture.Permission{Permission: "read", RoleName: "read"}
 		}, signOff: "pullrequestreview-3900000001", status: verify.Skipped},
-		{name: "CODEOWNERS errors at the base tip stop the scope gate", mutate: func(fx *githubtest.Fixture) {
+		{name: "CODEOWNERS errors at the base tip stop the scope gate", mutate: func(fx *fixture.Fixture) {
 			// Even when every owner is exempt: GitHub ignores the broken line,
 			// so the ownership the gate would decide on is not GitHub's.
-			admin := githubtest.Permission{Permission: "admin", RoleName: "admin"}
+			admin := fixture.Permission{Permission: "admin", RoleName: "admin"}
 			fx.Repos[0].Collaborators["amd-owner-a"], fx.Repos[0].Collaborators["amd-owner-b"] = admin, admin
-			fx.Repos[0].CodeownersErrors = map[string][]githubtest.CodeownersError{"main": {{
+			fx.Repos[0].CodeownersErrors = map[string][]fixture.CodeownersError{"main": {{
 				Line: 5, Column: 40, Kind: "Unknown owner", Path: ".github/CODEOWNERS",
 				Source:  "inferencex-e2e/configs/amd-master.yaml @amd-owner-a @amd-owner-b",
 				Message: "Unknown owner on line 5: make sure @amd-owner-b exists and has write access to the repository",

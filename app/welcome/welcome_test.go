@@ -10,6 +10,7 @@ import (
 	"github.com/verdict-bot/verdict/app/ghclient"
 	"github.com/verdict-bot/verdict/app/ghsource"
 	"github.com/verdict-bot/verdict/app/githubtest"
+	"github.com/verdict-bot/verdict/app/githubtest/fixture"
 	"github.com/verdict-bot/verdict/app/render"
 	"github.com/verdict-bot/verdict/app/welcome"
 	"github.com/verdict-bot/verdict/checks"
@@ -17,7 +18,7 @@ import (
 )
 
 func TestPostOnceOnBenchmarkPRs(t *testing.T) {
-	fx, err := githubtest.LoadFixture(filepath.Join("..", "..", "testdata", "fixtures", "sample-e2e-agentic"))
+	fx, err := fixture.Load(filepath.Join("..", "..", "testdata", "fixtures", "sample-e2e-agentic"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func TestPinnedLayoutIsHonoured(t *testing.T) {
 		{"e2e with its configs moved", "layout: e2e\npaths:\n  configs_dir: inferencex-e2e/cfg\n", false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			fx := githubtest.NewFixture("verdict")
+			fx := fixture.New("verdict")
 			base := fx.Tree("base").Put("README.md", "bench\n")
 			if tt.config != "" {
 				base.Put(".github/verdict.yml", tt.config)
@@ -93,7 +94,7 @@ func TestPinnedLayoutIsHonoured(t *testing.T) {
 			r.Commit("base", "base")
 			r.Commit("head", "head")
 			r.Branch("main", "base")
-			r.Pull(&githubtest.Pull{Number: 4, User: "contrib", Head: githubtest.Ref{Ref: "feat", Commit: "head"}})
+			r.Pull(&fixture.Pull{Number: 4, User: "contrib", Head: fixture.Ref{Ref: "feat", Commit: "head"}})
 			srv := githubtest.New(t, fx)
 			wrote, err := welcome.Poster{BotLogins: []string{"verdict[bot]"}}.Post(context.Background(),
 				ghapi.New(srv.Client(), ghsource.Options{}), "acme", "bench", 4)

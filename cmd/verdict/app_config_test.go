@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/verdict-bot/verdict/app/githubtest"
+	"github.com/verdict-bot/verdict/app/githubtest/fixture"
 )
 
 const configErrorMarker = "<!-- verdict-config-error -->"
@@ -16,11 +16,11 @@ func TestFlowInvalidRepoConfig(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end App test")
 	}
-	a := startAppWith(t, func(fx *githubtest.Fixture) {
+	a := startAppWith(t, func(fx *fixture.Fixture) {
 		fx.Tree("main").Put(".github/verdict.yml", "# rules\npareto_minimum: 5\nsign_off_phrase: As a PR reviewer\n")
 	})
-	reports := func() []githubtest.Comment {
-		var out []githubtest.Comment
+	reports := func() []fixture.Comment {
+		var out []fixture.Comment
 		for _, c := range a.gh.Comments(e2eRepo, e2ePR) {
 			if strings.HasPrefix(c.Body, configErrorMarker+"\n") {
 				out = append(out, c)

@@ -20,6 +20,7 @@ import (
 	"github.com/verdict-bot/verdict/app/config"
 	"github.com/verdict-bot/verdict/app/githubtest"
 	"github.com/verdict-bot/verdict/app/githubtest/contract"
+	"github.com/verdict-bot/verdict/app/githubtest/fixture"
 	"github.com/verdict-bot/verdict/app/webhook"
 )
 
@@ -46,16 +47,16 @@ func startApp(t *testing.T) *app { return startAppWith(t, nil) }
 
 // startAppWith is startApp on the sample fixture after mutate (if any) has
 // changed it.
-func startAppWith(t *testing.T, mutate func(*githubtest.Fixture)) *app {
+func startAppWith(t *testing.T, mutate func(*fixture.Fixture)) *app {
 	t.Helper()
 	return startAppSettings(t, mutate, nil)
 }
 
 // startAppSettings is startAppWith with more settings (environment names
 // to values; VERDICT_LISTEN picks the address).
-func startAppSettings(t *testing.T, mutate func(*githubtest.Fixture), settings map[string]string) *app {
+func startAppSettings(t *testing.T, mutate func(*fixture.Fixture), settings map[string]string) *app {
 	t.Helper()
-	fx, err := githubtest.LoadFixture(fixtureDir("sample-e2e-agentic"))
+	fx, err := fixture.Load(fixtureDir("sample-e2e-agentic"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,8 +141,8 @@ func (a *app) commentEvent(action string, id int64, body, sender, senderType str
 }
 
 // verdicts returns the bot's verdict comments, keyed by sign-off key.
-func (a *app) verdicts() map[string]githubtest.Comment {
-	out := map[string]githubtest.Comment{}
+func (a *app) verdicts() map[string]fixture.Comment {
+	out := map[string]fixture.Comment{}
 	for _, c := range a.gh.Comments(e2eRepo, e2ePR) {
 		if strings.HasSuffix(c.User, "[bot]") && strings.HasPrefix(c.Body, marker) {
 			key, _, _ := strings.Cut(strings.TrimPrefix(c.Body, marker), " ")
@@ -255,7 +256,7 @@ func TestAppEndToEnd(t *testing.T) {
 
 	// A second reviewer's sign-off gets its own verdict comment.
 	body := "As a PR reviewer and CODEOWNER, I have reviewed this and have:\n- [x] Looked\nSigned: `amd-owner-b`\n"
-	id := a.gh.AddComment(e2eRepo, e2ePR, githubtest.Comment{User: "amd-owner-b", Association: "MEMBER", Body: body})
+	id := a.gh.AddComment(e2eRepo, e2ePR, fixture.Comment{User: "amd-owner-b", Association: "MEMBER", Body: body})
 	if code := a.deliver("issue_comment", a.delivery(), a.commentEvent("created", id, body, "amd-owner-b", "User"), e2eSecret); code != http.StatusAccepted {
 		t.Fatalf("second sign-off: %d", code)
 	}
@@ -286,7 +287,7 @@ func TestAppEndToEnd(t *testing.T) {
 	// Let the edit's verification finish its status and check run first.
 	writes := a.settle()
 	botBody := marker + secondKey + " -->\nAs a PR reviewer and CODEOWNER, quoted"
-	botID := a.gh.AddComment(e2eRepo, e2ePR, githubtest.Comment{User: "verdict[bot]", UserType: "Bot", Body: botBody})
+	botID := a.gh.AddComment(e2eRepo, e2ePR, fixture.Comment{User: "verdict[bot]", UserType: "Bot", Body: botBody})
 	if code := a.deliver("issue_comment", a.delivery(), a.commentEvent("created", botID, botBody, "verdict[bot]", "Bot"), e2eSecret); code >= 300 {
 		t.Fatalf("bot comment: %d", code)
 	}
@@ -304,7 +305,7 @@ func TestAppReuseCommand(t *testing.T) {
 	}
 	a := startApp(t)
 	body := "/use 30123456789\n"
-	id := a.gh.AddComment(e2eRepo, e2ePR, githubtest.Comment{User: "amd-owner-b", Association: "MEMBER", Body: body})
+	id := a.gh.AddComment(e2eRepo, e2ePR, fixture.Comment{User: "amd-owner-b", Association: "MEMBER", Body: body})
 	var updated time.Time
 	for _, c := range a.gh.Comments(e2eRepo, e2ePR) {
 		if c.ID == id {
@@ -331,7 +332,7 @@ func TestAppReuseCommand(t *testing.T) {
 	})
 }
 
-func bodyOf(vs map[string]githubtest.Comment, key string) string {
+func bodyOf(vs map[string]fixture.Comment, key string) string {
 	for _, c := range vs {
 		if strings.HasPrefix(c.Body, marker+key+" -->") {
 			return c.Body

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/verdict-bot/verdict/app/githubtest"
+	"github.com/verdict-bot/verdict/app/githubtest/fixture"
 )
 
 // Flow tests: the real App (startApp in app_e2e_test.go) driven through
@@ -40,8 +41,8 @@ func (a *app) flowDeliver(event string, payload any) {
 }
 
 // welcomes returns the comments that carry the reminder marker first.
-func (a *app) welcomes() []githubtest.Comment {
-	var out []githubtest.Comment
+func (a *app) welcomes() []fixture.Comment {
+	var out []fixture.Comment
 	for _, c := range a.gh.Comments(e2eRepo, e2ePR) {
 		if strings.HasPrefix(c.Body, welcomeMarker) {
 			out = append(out, c)
@@ -153,9 +154,9 @@ func TestFlowWelcomeMarkerOnLaterPage(t *testing.T) {
 	}
 	a := startApp(t)
 	for i := 0; i < 105; i++ { // past the first page of 100
-		a.gh.AddComment(e2eRepo, e2ePR, githubtest.Comment{User: "amd-dev-x", Association: "CONTRIBUTOR", Body: fmt.Sprintf("ping %d", i)})
+		a.gh.AddComment(e2eRepo, e2ePR, fixture.Comment{User: "amd-dev-x", Association: "CONTRIBUTOR", Body: fmt.Sprintf("ping %d", i)})
 	}
-	a.gh.AddComment(e2eRepo, e2ePR, githubtest.Comment{User: "maintainer-a", Association: "OWNER",
+	a.gh.AddComment(e2eRepo, e2ePR, fixture.Comment{User: "maintainer-a", Association: "OWNER",
 		Body: "Reposting the reminder by hand:\n" + welcomeMarker + "\nThanks!"})
 	listPath := "/repos/" + e2eRepo + "/issues/3412/comments"
 	reads := a.gh.PathCalls("GET", listPath)
@@ -176,7 +177,7 @@ func TestFlowRecheck(t *testing.T) {
 	// A newer sign-off than the fixture's review, never delivered: only a
 	// recheck can verify it.
 	body := "As a PR reviewer and CODEOWNER, I have reviewed this and have:\n- [x] Looked\nSigned: `amd-owner-b`\n"
-	newest := a.gh.AddComment(e2eRepo, e2ePR, githubtest.Comment{User: "amd-owner-b", Association: "MEMBER", Body: body})
+	newest := a.gh.AddComment(e2eRepo, e2ePR, fixture.Comment{User: "amd-owner-b", Association: "MEMBER", Body: body})
 	newestKey := fmt.Sprintf("issuecomment-%d", newest)
 
 	// Not authorized: a CONTRIBUTOR (dropped by association) and a MEMBER
@@ -185,7 +186,7 @@ func TestFlowRecheck(t *testing.T) {
 		a.settle()
 		writes := len(a.repoWrites())
 		cmd := "/verdict recheck\n"
-		id := a.gh.AddComment(e2eRepo, e2ePR, githubtest.Comment{User: c.login, Association: c.assoc, Body: cmd})
+		id := a.gh.AddComment(e2eRepo, e2ePR, fixture.Comment{User: c.login, Association: c.assoc, Body: cmd})
 		reads := a.gh.PathCalls("GET", flowPRPath)
 		a.flowDeliver("issue_comment", a.flowCommentEvent("created", id, cmd, c.login, c.assoc))
 		readPath := flowPRPath
@@ -204,7 +205,7 @@ func TestFlowRecheck(t *testing.T) {
 
 	// A maintainer (admin, OWNER) asks: the newest sign-off is verified.
 	cmd := "/verdict recheck\n"
-	id := a.gh.AddComment(e2eRepo, e2ePR, githubtest.Comment{User: "maintainer-a", Association: "OWNER", Body: cmd})
+	id := a.gh.AddComment(e2eRepo, e2ePR, fixture.Comment{User: "maintainer-a", Association: "OWNER", Body: cmd})
 	a.flowDeliver("issue_comment", a.flowCommentEvent("created", id, cmd, "maintainer-a", "OWNER"))
 	a.waitFor("the recheck verdict", func() bool { return len(a.verdicts()) > 0 })
 	a.waitFor("the completed check run", a.completedCheckRun)
@@ -235,12 +236,12 @@ func TestFlowRecheck(t *testing.T) {
 	a.settle()
 	writes := len(a.repoWrites())
 	other := "/verdict recheck https://github.com/SemiAnalysisAI/InferenceX/pull/3413#" + reviewKey + "\n"
-	id = a.gh.AddComment(e2eRepo, e2ePR, githubtest.Comment{User: "maintainer-a", Association: "OWNER", Body: other})
+	id = a.gh.AddComment(e2eRepo, e2ePR, fixture.Comment{User: "maintainer-a", Association: "OWNER", Body: other})
 	a.flowDeliver("issue_comment", a.flowCommentEvent("created", id, other, "maintainer-a", "OWNER"))
 	time.Sleep(500 * time.Millisecond)
 	a.quiet("a recheck naming another PR", writes, 0, "")
 	cmd = "/verdict recheck https://github.com/SemiAnalysisAI/InferenceX/pull/3412#" + reviewKey + "\n"
-	id = a.gh.AddComment(e2eRepo, e2ePR, githubtest.Comment{User: "maintainer-a", Association: "OWNER", Body: cmd})
+	id = a.gh.AddComment(e2eRepo, e2ePR, fixture.Comment{User: "maintainer-a", Association: "OWNER", Body: cmd})
 	a.flowDeliver("issue_comment", a.flowCommentEvent("created", id, cmd, "maintainer-a", "OWNER"))
 	a.waitFor("the named sign-off's verdict", func() bool { _, ok := a.verdicts()[reviewKey]; return ok })
 	if n := len(a.verdicts()); n != 2 {
@@ -248,7 +249,7 @@ func TestFlowRecheck(t *testing.T) {
 	}
 }
 
-func keys(m map[string]githubtest.Comment) []string {
+func keys(m map[string]fixture.Comment) []string {
 	var out []string
 	for k := range m {
 		out = append(out, k)
@@ -267,7 +268,7 @@ func TestFlowEditByReadOnly(t *testing.T) {
 	}
 	a := startApp(t)
 	body := "As a PR reviewer and CODEOWNER, I have reviewed this and have:\n- [x] Looked\nSigned: `amd-owner-b`\n"
-	id := a.gh.AddComment(e2eRepo, e2ePR, githubtest.Comment{User: "amd-owner-b", Association: "MEMBER", Body: body})
+	id := a.gh.AddComment(e2eRepo, e2ePR, fixture.Comment{User: "amd-owner-b", Association: "MEMBER", Body: body})
 	edited := body + "- [x] Confirmed that this PR passed PR validation.\n"
 	a.gh.EditComment(id, edited)
 	a.settle()
@@ -308,7 +309,7 @@ func TestFlowDraftPR(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end App test")
 	}
-	a := startAppWith(t, func(fx *githubtest.Fixture) {
+	a := startAppWith(t, func(fx *fixture.Fixture) {
 		for _, r := range fx.Repos {
 			for _, p := range r.Pulls {
 				if p.Number == e2ePR {
@@ -329,7 +330,7 @@ func TestFlowDraftPR(t *testing.T) {
 	}
 
 	cmd := "/verdict recheck\n"
-	id := a.gh.AddComment(e2eRepo, e2ePR, githubtest.Comment{User: "maintainer-a", Association: "OWNER", Body: cmd})
+	id := a.gh.AddComment(e2eRepo, e2ePR, fixture.Comment{User: "maintainer-a", Association: "OWNER", Body: cmd})
 	a.flowDeliver("issue_comment", a.flowCommentEvent("created", id, cmd, "maintainer-a", "OWNER"))
 	a.waitFor("the recheck verdict on the draft PR", func() bool { _, ok := a.verdicts()["pullrequestreview-3900000001"]; return ok })
 }
@@ -339,7 +340,7 @@ func TestFlowWelcomeDocsOnly(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end App test")
 	}
-	a := startAppWith(t, func(fx *githubtest.Fixture) {
+	a := startAppWith(t, func(fx *fixture.Fixture) {
 		fx.Tree("docs").From("main").Put("inferencex-e2e/docs/amd/README.md", "# AMD notes\n\nUpdated.\n")
 		for _, r := range fx.Repos {
 			if r.FullName != e2eRepo {
@@ -349,7 +350,7 @@ func TestFlowWelcomeDocsOnly(t *testing.T) {
 			r.Branches["amd/qwen35-agentic-v0521"] = "docs"
 			for _, p := range r.Pulls {
 				if p.Number == e2ePR {
-					// LoadFixture precomputed the file list; regenerate it.
+					// fixture.Load precomputed the file list; regenerate it.
 					p.Head.Commit, p.Files = "docs", nil
 				}
 			}
@@ -372,7 +373,7 @@ func TestFlowImpostorMarker(t *testing.T) {
 	}
 	a := startApp(t)
 	fake := marker + "pullrequestreview-3900000001 -->\n## ✅ **Verdict: PASS** ✅\n"
-	fid := a.gh.AddComment(e2eRepo, e2ePR, githubtest.Comment{User: "amd-dev-x", Association: "CONTRIBUTOR", Body: fake})
+	fid := a.gh.AddComment(e2eRepo, e2ePR, fixture.Comment{User: "amd-dev-x", Association: "CONTRIBUTOR", Body: fake})
 	a.flowDeliver("pull_request_review", a.reviewEvent("submitted", 3900000001, "As a PR reviewer and CODEOWNER, I have reviewed this and have:", "amd-owner-a"))
 	a.waitFor("the bot's verdict", func() bool { return len(a.verdicts()) == 1 })
 	a.waitFor("the completed check run", a.completedCheckRun)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/verdict-bot/verdict/app/githubtest"
+	"github.com/verdict-bot/verdict/app/githubtest/fixture"
 )
 
 // Sign-off integrity through the App (checks/inferencex/RULES.md,
@@ -54,7 +55,7 @@ func (a *app) checkRun(key string) string {
 
 // waitVerdict waits until key's verdict comment announces want (a header)
 // and the status has settled to state.
-func (a *app) waitVerdict(key, want, state string) githubtest.Comment {
+func (a *app) waitVerdict(key, want, state string) fixture.Comment {
 	a.t.Helper()
 	a.waitFor(key+" "+want+" with status "+state, func() bool {
 		st, _, _ := a.status()
@@ -83,7 +84,7 @@ func (a *app) reviewEdit(body, before, editor string) map[string]any {
 func (a *app) recheck() {
 	a.t.Helper()
 	cmd := "/verdict recheck\n"
-	id := a.gh.AddComment(e2eRepo, e2ePR, githubtest.Comment{User: "maintainer-a", Association: "OWNER", Body: cmd})
+	id := a.gh.AddComment(e2eRepo, e2ePR, fixture.Comment{User: "maintainer-a", Association: "OWNER", Body: cmd})
 	a.flowDeliver("issue_comment", a.flowCommentEvent("created", id, cmd, "maintainer-a", "OWNER"))
 }
 
@@ -161,7 +162,7 @@ func TestIntegrityWithdrawal(t *testing.T) {
 	// A newer sign-off by the other code owner fails Check 5: the shared
 	// status follows it, the newest.
 	body := "As a PR reviewer and CODEOWNER, I have reviewed this and have:\n- [x] Looked\nSigned: `amd-owner-b`\n"
-	id := a.gh.AddComment(e2eRepo, e2ePR, githubtest.Comment{User: "amd-owner-b", Association: "MEMBER", Body: body})
+	id := a.gh.AddComment(e2eRepo, e2ePR, fixture.Comment{User: "amd-owner-b", Association: "MEMBER", Body: body})
 	key := fmt.Sprintf("issuecomment-%d", id)
 	a.flowDeliver("issue_comment", a.flowCommentEvent("created", id, body, "amd-owner-b", "MEMBER"))
 	a.waitVerdict(key, rejectedHeader, "failure")
@@ -223,10 +224,10 @@ func TestIntegrityCandidates(t *testing.T) {
 	a.waitVerdict(sampleReviewKey, passHeader, "success")
 
 	drive := "As a PR reviewer and CODEOWNER, I have reviewed this and have: nothing.\n"
-	id := a.gh.AddComment(e2eRepo, e2ePR, githubtest.Comment{User: "amd-dev-x", Association: "CONTRIBUTOR", Body: drive})
+	id := a.gh.AddComment(e2eRepo, e2ePR, fixture.Comment{User: "amd-dev-x", Association: "CONTRIBUTOR", Body: drive})
 	a.flowDeliver("issue_comment", a.flowCommentEvent("created", id, drive, "amd-dev-x", "CONTRIBUTOR"))
 	botBody := "Reminder: " + drive
-	bot := a.gh.AddComment(e2eRepo, e2ePR, githubtest.Comment{User: "helper[bot]", UserType: "Bot", Body: botBody})
+	bot := a.gh.AddComment(e2eRepo, e2ePR, fixture.Comment{User: "helper[bot]", UserType: "Bot", Body: botBody})
 	a.gh.EditCommentAs(bot, botBody+"(edited)\n", "maintainer-a")
 	ev := a.flowCommentEvent("edited", bot, botBody+"(edited)\n", "maintainer-a", "OWNER")
 	ev["comment"].(map[string]any)["user"] = a.gh.User("helper[bot]", "Bot")

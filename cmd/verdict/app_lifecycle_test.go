@@ -224,14 +224,14 @@ func TestFlowMissedWebhook(t *testing.T) {
 
 	// While Verdict is unreachable: a CI check run completes, and the
 	// sign-off is submitted.
-	a.gh.SetWebhook(dead.URL+"/webhook", []byte(e2eSecret))
+	a.gh.Webhook().Configure(dead.URL+"/webhook", []byte(e2eSecret))
 	ci, _, err := a.gh.Client().Checks.CreateCheckRun(t.Context(), "SemiAnalysisAI", "InferenceX", github.CreateCheckRunOptions{
 		Name: "lint", HeadSHA: a.head, Status: github.String("completed"), Conclusion: github.String("success")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	noise := a.gh.Deliver("check_run", a.gh.CheckRunEvent("completed", e2eRepo, ci.GetID(), "amd-dev-x"))
-	missed := a.gh.Deliver("pull_request_review", a.reviewEvent("submitted", reviewID, signOffBody, "amd-owner-a"))
+	noise := a.gh.Webhook().Deliver("check_run", a.gh.CheckRunEvent("completed", e2eRepo, ci.GetID(), "amd-dev-x"))
+	missed := a.gh.Webhook().Deliver("pull_request_review", a.reviewEvent("submitted", reviewID, signOffBody, "amd-owner-a"))
 	if missed.Status == "OK" || noise.Status == "OK" {
 		t.Fatalf("deliveries to a closed port: %+v %+v", missed, noise)
 	}
@@ -247,20 +247,20 @@ func TestFlowMissedWebhook(t *testing.T) {
 		w.WriteHeader(http.StatusGatewayTimeout)
 	}))
 	defer late.Close()
-	a.gh.SetWebhook(late.URL, []byte(e2eSecret))
-	stored := a.gh.Deliver("pull_request", a.flowPREvent("reopened"))
+	a.gh.Webhook().Configure(late.URL, []byte(e2eSecret))
+	stored := a.gh.Webhook().Deliver("pull_request", a.flowPREvent("reopened"))
 	if stored.StatusCode != http.StatusGatewayTimeout {
 		t.Fatalf("late delivery: %+v", stored)
 	}
 
 	// Verdict is reachable again: the next recovery pass redelivers.
-	a.gh.SetWebhook(a.base+"/webhook", []byte(e2eSecret))
+	a.gh.Webhook().Configure(a.base+"/webhook", []byte(e2eSecret))
 	a.waitFor("the missed sign-off's verdict", func() bool { _, ok := a.verdicts()[reviewKey]; return ok })
 	a.waitForVerdictOn(a.head)
 	time.Sleep(time.Second) // several more passes
 	a.settle()
 	redelivered := map[string]int{}
-	for _, at := range a.gh.HookAttempts() {
+	for _, at := range a.gh.Webhook().Attempts() {
 		if at.Redelivery {
 			redelivered[at.GUID]++
 			if at.Status != "OK" {

@@ -20,6 +20,7 @@ import (
 	"github.com/verdict-bot/verdict/app/ghclient"
 	"github.com/verdict-bot/verdict/app/ghsource"
 	"github.com/verdict-bot/verdict/app/githubtest"
+	"github.com/verdict-bot/verdict/app/githubtest/fixture"
 	"github.com/verdict-bot/verdict/app/publish"
 	"github.com/verdict-bot/verdict/app/render"
 	"github.com/verdict-bot/verdict/app/retry"
@@ -53,7 +54,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	format := fs.String("format", "markdown", "output format: markdown or json")
 	publishFlag := fs.Bool("publish", false, "publish the verdict comment, status and check run")
 	appSlug := fs.String("app-slug", os.Getenv("VERDICT_APP_SLUG"), "with --publish and an installation token: the App's slug, whose <slug>[bot] comments are Verdict's")
-	fixture := fs.String("fixture", "", "serve a recorded PR from this fixture directory through the in-process fake GitHub")
+	fixtureDir := fs.String("fixture", "", "serve a recorded PR from this fixture directory through the in-process fake GitHub")
 	verbose := fs.Bool("v", false, "log progress to stderr")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -91,8 +92,8 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	var srcOpts ghsource.Options
 	slug := strings.TrimSuffix(*appSlug, "[bot]")
-	if *fixture != "" {
-		fx, err := githubtest.LoadFixture(*fixture)
+	if *fixtureDir != "" {
+		fx, err := fixture.Load(*fixtureDir)
 		if err != nil {
 			return fail("loading fixture: %v", err)
 		}
@@ -261,7 +262,7 @@ func envOr(k, def string) string {
 // onlyPR names the pull request of the fixture's first repository when it
 // has exactly one, so the offline sample runs without flags. Later
 // repositories are upstream projects read for evidence.
-func onlyPR(fx *githubtest.Fixture) (string, int, bool) {
+func onlyPR(fx *fixture.Fixture) (string, int, bool) {
 	if len(fx.Repos) == 0 || len(fx.Repos[0].Pulls) != 1 {
 		return "", 0, false
 	}
@@ -299,7 +300,7 @@ func publisherOf(ctx context.Context, gh *github.Client, slug string) (publisher
 	return publisher{}, errors.New("reading the token's user: GitHub returned no login")
 }
 
-func botLogin(fx *githubtest.Fixture) string {
+func botLogin(fx *fixture.Fixture) string {
 	if fx.App.BotLogin != "" {
 		return fx.App.BotLogin
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/verdict-bot/verdict/app/githubtest"
+	"github.com/verdict-bot/verdict/app/githubtest/fixture"
 	"github.com/verdict-bot/verdict/app/store/storetest"
 )
 
@@ -28,7 +29,7 @@ func reviewPayload(gh *githubtest.Server) map[string]any {
 
 func sampleServer(t *testing.T, latency time.Duration) *githubtest.Server {
 	t.Helper()
-	fx, err := githubtest.LoadFixture(e2eSampleDir)
+	fx, err := fixture.Load(e2eSampleDir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,12 +16,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/verdict-bot/verdict/app/githubtest"
+	"github.com/verdict-bot/verdict/app/githubtest/fixture"
+	"github.com/verdict-bot/verdict/app/githubtest/webflow"
 )
 
 // publicApp starts the App with a public URL: its own address, chosen
 // before it listens so that check runs can link to it.
-func publicApp(t *testing.T, mutate func(*githubtest.Fixture), settings map[string]string) (*app, string) {
+func publicApp(t *testing.T, mutate func(*fixture.Fixture), settings map[string]string) (*app, string) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -91,7 +92,7 @@ func TestDetailsPageInBrowser(t *testing.T) {
 	// A sign-off by someone who owns none of the changed paths: REJECTED,
 	// and on top of the page.
 	const bad = "As a PR reviewer and CODEOWNER, I have reviewed this and have:\n- [x] Looked\nSigned: `maintainer-a`\n"
-	id := a.gh.AddComment(e2eRepo, e2ePR, githubtest.Comment{User: "maintainer-a", Association: "OWNER", Body: bad})
+	id := a.gh.AddComment(e2eRepo, e2ePR, fixture.Comment{User: "maintainer-a", Association: "OWNER", Body: bad})
 	if code := a.deliver("issue_comment", "d-page-2", a.flowCommentEvent("created", id, bad, "maintainer-a", "OWNER"), e2eSecret); code != 202 {
 		t.Fatalf("delivery: %d", code)
 	}
@@ -170,9 +171,9 @@ func TestDetailsPagePrivate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end App test")
 	}
-	private := func(fx *githubtest.Fixture) { fx.Repo(e2eRepo).Private = true }
+	private := func(fx *fixture.Fixture) { fx.Repo(e2eRepo).Private = true }
 	a, base := publicApp(t, private, map[string]string{"VERDICT_OAUTH_CLIENT_ID": "Iv1.e2e", "VERDICT_OAUTH_CLIENT_SECRET": "e2e-oauth"})
-	a.gh.SetOAuthApp(githubtest.OAuthApp{ClientID: "Iv1.e2e", ClientSecret: "e2e-oauth", CallbackURL: base + "/auth/callback"})
+	a.gh.OAuth().SetApp(webflow.OAuthApp{ClientID: "Iv1.e2e", ClientSecret: "e2e-oauth", CallbackURL: base + "/auth/callback"})
 	review := a.reviewEvent("submitted", 3900000001, "As a PR reviewer and CODEOWNER, I have reviewed this and have:", "amd-owner-a")
 	if code := a.deliver("pull_request_review", "d-private", review, e2eSecret); code != 202 {
 		t.Fatalf("delivery: %d", code)
@@ -189,7 +190,7 @@ func TestDetailsPagePrivate(t *testing.T) {
 	}{{"someone-else", 403, "@someone-else cannot read " + e2eRepo}, {"amd-owner-a", 200, `data-verdict="PASS"`}} {
 		jar, _ := cookiejar.New(nil)
 		browser := &http.Client{Jar: jar}
-		a.gh.SetBrowserUser(c.login)
+		a.gh.OAuth().SetBrowserUser(c.login)
 		var code int
 		var body, at string
 		a.waitFor("the page as "+c.login, func() bool {

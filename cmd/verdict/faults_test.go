@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/verdict-bot/verdict/app/githubtest"
+	"github.com/verdict-bot/verdict/app/githubtest/fixture"
 )
 
 // faultRate is the share of GitHub requests the fault tests fail.
@@ -49,7 +50,7 @@ func fixtureCases(t *testing.T) []checkCase {
 	var out []checkCase
 	for _, d := range dirs {
 		dir := filepath.Join(root, d.Name())
-		fx, err := githubtest.LoadFixture(dir)
+		fx, err := fixture.Load(dir)
 		if err != nil {
 			t.Fatalf("%s: %v", d.Name(), err)
 		}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/verdict-bot/verdict/app/githubtest"
+	"github.com/verdict-bot/verdict/app/githubtest/fixture"
 	"github.com/verdict-bot/verdict/app/store"
 )
 
@@ -42,7 +42,7 @@ func TestAppHistory(t *testing.T) {
 	}
 	a.waitFor("the first verdict", a.completedCheckRun)
 	cmd := "/verdict recheck\n"
-	id := a.gh.AddComment(e2eRepo, e2ePR, githubtest.Comment{User: "maintainer-a", Association: "OWNER", Body: cmd})
+	id := a.gh.AddComment(e2eRepo, e2ePR, fixture.Comment{User: "maintainer-a", Association: "OWNER", Body: cmd})
 	if code := a.deliver("issue_comment", "d-history-recheck", a.flowCommentEvent("created", id, cmd, "maintainer-a", "OWNER"), e2eSecret); code != 202 {
 		t.Fatalf("recheck delivery: %d", code)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/verdict-bot/verdict/app/config"
 	"github.com/verdict-bot/verdict/app/githubtest"
+	"github.com/verdict-bot/verdict/app/githubtest/fixture"
 	"github.com/verdict-bot/verdict/app/webhook"
 )
 
@@ -89,7 +90,7 @@ func (s *inProcess) deliver(event, delivery string, payload any) int {
 
 // signOffEvent is the webhook GitHub sends when the sign-off key is posted
 // on repo#pr by sender.
-func signOffEvent(fx *githubtest.Fixture, repo string, pr int, head, key, sender string) (string, map[string]any) {
+func signOffEvent(fx *fixture.Fixture, repo string, pr int, head, key, sender string) (string, map[string]any) {
 	owner, name, _ := strings.Cut(repo, "/")
 	user := map[string]any{"login": sender, "type": "User"}
 	ev := map[string]any{

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/verdict-bot/verdict/app/githubtest"
+	"github.com/verdict-bot/verdict/app/githubtest/pageproxy"
 	"github.com/verdict-bot/verdict/app/webhook"
 )
 
@@ -60,7 +61,7 @@ func verdictBinary(t *testing.T) string {
 // appEnv is what a serve process needs to run as the fixture's App.
 type appEnv struct {
 	gh     *githubtest.Server
-	pages  *githubtest.PageProxy
+	pages  *pageproxy.Proxy
 	caFile string
 	key    []byte
 	db     string
@@ -89,7 +90,7 @@ func appKey(t *testing.T) []byte {
 
 func newAppEnv(t *testing.T, gh *githubtest.Server, db string) *appEnv {
 	t.Helper()
-	pages, err := gh.StartPageProxy()
+	pages, err := pageproxy.Start(gh.PageTransport())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,13 +7,14 @@ import (
 	"testing"
 
 	"github.com/verdict-bot/verdict/app/githubtest"
+	"github.com/verdict-bot/verdict/app/githubtest/fixture"
 )
 
 const samplePAT = "ghp_maintainer_b_token"
 
 func tokenSample(t *testing.T) *githubtest.Server {
 	t.Helper()
-	fx, err := githubtest.LoadFixture(fixtureDir("sample-e2e-agentic"))
+	fx, err := fixture.Load(fixtureDir("sample-e2e-agentic"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,8 +30,8 @@ func checkAgainst(srv *githubtest.Server, token string, extra ...string) (int, s
 	return code, out.String(), errb.String()
 }
 
-func verdictComments(srv *githubtest.Server) []githubtest.Comment {
-	var out []githubtest.Comment
+func verdictComments(srv *githubtest.Server) []fixture.Comment {
+	var out []fixture.Comment
 	for _, c := range srv.Comments("SemiAnalysisAI/InferenceX", 3412) {
 		if strings.HasPrefix(c.Body, "<!-- codeowner-signoff-verify signoff=") {
 			out = append(out, c)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/verdict-bot/verdict/app/githubtest"
+	"github.com/verdict-bot/verdict/app/githubtest/fixture"
 	"github.com/verdict-bot/verdict/app/store/storetest"
 )
 
@@ -44,7 +45,7 @@ func TestReplicas(t *testing.T) {
 	offs := []signOff{{crashKey, "pull_request_review", reviewPayload(gh)}}
 	for i, login := range []string{"amd-owner-a", "amd-owner-b", "amd-owner-a"} {
 		body := fmt.Sprintf("As a PR reviewer and CODEOWNER, I have reviewed this and have:\n- [x] Looked (%d)\nSigned: `%s`\n", i, login)
-		id := gh.AddComment(e2eRepo, e2ePR, githubtest.Comment{User: login, Association: "MEMBER", Body: body})
+		id := gh.AddComment(e2eRepo, e2ePR, fixture.Comment{User: login, Association: "MEMBER", Body: body})
 		c := gh.Comments(e2eRepo, e2ePR)
 		ev := gh.IssueCommentEvent("created", e2eRepo, e2ePR, githubtest.EventComment{ID: id, Body: body, User: login,
 			Association: "MEMBER", UpdatedAt: c[len(c)-1].UpdatedAt}, login, "User")

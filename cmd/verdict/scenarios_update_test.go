@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/verdict-bot/verdict/app/githubtest"
+	"github.com/verdict-bot/verdict/app/githubtest/fixture"
 )
 
 // scenarioExpect loads dir's expect.json. A fixture without one is an
@@ -61,7 +61,7 @@ func writeDraft(dir, file string) error {
 // status and whole English reason. It drafts no opt-out from the rules
 // every row meets: a row that breaks one fails until someone decides it may.
 func draftExpect(dir string) (*expectFile, []scenarioRun, error) {
-	fx, err := githubtest.LoadFixture(dir)
+	fx, err := fixture.Load(dir)
 	if err != nil {
 		return nil, nil, err
 	}

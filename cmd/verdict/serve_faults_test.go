@@ -11,13 +11,14 @@ import (
 	"time"
 
 	"github.com/verdict-bot/verdict/app/githubtest"
+	"github.com/verdict-bot/verdict/app/githubtest/fixture"
 )
 
 // servable is a shipped case the App verifies on a sign-off event: an open
 // PR, a collaborator with write access to send the event, and a verdict.
 type servable struct {
 	checkCase
-	fx     *githubtest.Fixture
+	fx     *fixture.Fixture
 	repo   string
 	pr     int
 	head   string
@@ -33,12 +34,12 @@ func servableCases(t *testing.T, n int) []servable {
 	t.Helper()
 	var candidates []servable
 	for _, c := range fixtureCases(t) {
-		fx, err := githubtest.LoadFixture(c.args[1])
+		fx, err := fixture.Load(c.args[1])
 		if err != nil {
 			t.Fatal(err)
 		}
 		r := fx.Repos[0]
-		var pull *githubtest.Pull
+		var pull *fixture.Pull
 		for _, p := range r.Pulls {
 			if c.args[5] == itoa(p.Number) {
 				pull = p

@@ -20,6 +20,7 @@ import (
 
 	"github.com/verdict-bot/verdict/app/config"
 	"github.com/verdict-bot/verdict/app/githubtest"
+	"github.com/verdict-bot/verdict/app/githubtest/webflow"
 	"github.com/verdict-bot/verdict/deploy"
 )
 
@@ -105,11 +106,11 @@ func TestSetupManifestFlow(t *testing.T) {
 		t.Errorf("state %q is too short to be unguessable", state)
 	}
 	manifestJSON := html.UnescapeString(string(value[1]))
-	var sent githubtest.Manifest
+	var sent webflow.Manifest
 	if err := json.Unmarshal([]byte(manifestJSON), &sent); err != nil {
 		t.Fatalf("manifest is not JSON: %v\n%s", err, manifestJSON)
 	}
-	var want githubtest.Manifest
+	var want webflow.Manifest
 	var wantYAML map[string]any
 	if err := yaml.Unmarshal(deploy.AppManifest, &wantYAML); err != nil {
 		t.Fatal(err)
@@ -165,7 +166,7 @@ func TestSetupManifestFlow(t *testing.T) {
 		t.Fatalf("setup exited %d: %s", code, s.stderr.String())
 	}
 
-	apps := gh.RegisteredApps()
+	apps := gh.Manifests().Registered()
 	if len(apps) != 1 || apps[0].Org != "acme" {
 		t.Fatalf("registered apps: %+v", apps)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/verdict-bot/verdict/app/githubtest"
+	"github.com/verdict-bot/verdict/app/githubtest/fixture"
 )
 
 func descriptions(t *testing.T) string {
@@ -82,7 +83,7 @@ func TestEveryRouteExistsInEveryDescription(t *testing.T) {
 }
 
 func sampleServer(t *testing.T) *githubtest.Server {
-	fx, err := githubtest.LoadFixture("../../../testdata/fixtures/sample-e2e-agentic")
+	fx, err := fixture.Load("../../../testdata/fixtures/sample-e2e-agentic")
 	if err != nil {
 		t.Fatal(err)
 	}

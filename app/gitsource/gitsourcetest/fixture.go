@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/verdict-bot/verdict/app/githubtest"
+	"github.com/verdict-bot/verdict/app/githubtest/fixture"
 	"github.com/verdict-bot/verdict/checks/format/signoff"
 )
 
@@ -18,8 +18,8 @@ import (
 // message is the PR's title and body, as a squash merge would have it.
 type FixturePR struct {
 	Repo    *Repo
-	Fixture *githubtest.Fixture
-	Pull    *githubtest.Pull
+	Fixture *fixture.Fixture
+	Pull    *fixture.Pull
 	// Base, Head and Default are commit IDs.
 	Base, Head, Default string
 	// SignOff and Signer are the newest sign-off containing phrase ("" when
@@ -30,7 +30,7 @@ type FixturePR struct {
 // FromFixture loads the fixture in dir and rebuilds its first pull request.
 func FromFixture(t testing.TB, dir, phrase string) FixturePR {
 	t.Helper()
-	fx, err := githubtest.LoadFixture(dir)
+	fx, err := fixture.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func (r *Repo) replaceTree(files map[string][]byte) {
 	r.Write(text)
 }
 
-func newestSignOff(p *githubtest.Pull, phrase string) (body, author string) {
+func newestSignOff(p *fixture.Pull, phrase string) (body, author string) {
 	var at time.Time
 	consider := func(b, user string, when time.Time) {
 		if signoff.IsCandidate(b, phrase) && (body == "" || !when.Before(at)) {

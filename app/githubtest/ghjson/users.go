@@ -1,23 +1,23 @@
-package githubtest
+package ghjson
 
 import (
-	"encoding/base64"
 	"fmt"
 	"strings"
 )
 
-// userJSON is GitHub's simple-user object: every field it requires.
-func (s *Server) userJSON(login, typ string) map[string]any {
+// User is GitHub's simple-user object: every field it requires.
+// typ is "User", "Bot" or "Organization"; "" guesses from the login.
+func (s Site) User(login, typ string) map[string]any {
 	if typ == "" {
 		typ = "User"
 		if strings.HasSuffix(login, "[bot]") {
 			typ = "Bot"
 		}
 	}
-	id := userID(login)
+	id := ID(login)
 	api := s.URL + "/users/" + login
 	return map[string]any{
-		"login": login, "id": id, "node_id": nodeID("U", id), "type": typ, "site_admin": false,
+		"login": login, "id": id, "node_id": NodeID("U", id), "type": typ, "site_admin": false,
 		"avatar_url":  fmt.Sprintf("https://avatars.githubusercontent.com/u/%d?v=4", id),
 		"gravatar_id": "", "url": api, "html_url": "https://github.com/" + login,
 		"followers_url": api + "/followers", "following_url": api + "/following{/other_user}",
@@ -28,10 +28,10 @@ func (s *Server) userJSON(login, typ string) map[string]any {
 	}
 }
 
-// privateUserJSON is GET /user for a personal token: the private-user object.
-func (s *Server) privateUserJSON(login string) map[string]any {
-	u := s.userJSON(login, "User")
-	created := ts(s.fx.Now.AddDate(-3, 0, 0)).Format("2006-01-02T15:04:05Z")
+// PrivateUser is GET /user for a personal token: the private-user object.
+func (s Site) PrivateUser(login string) map[string]any {
+	u := s.User(login, "User")
+	created := s.fx.Now.AddDate(-3, 0, 0).Format("2006-01-02T15:04:05Z")
 	for k, v := range map[string]any{
 		"name": login, "company": nil, "blog": "", "location": nil, "email": nil, "hireable": nil, "bio": nil,
 		"public_repos": 0, "public_gists": 0, "followers": 0, "following": 0, "created_at": created, "updated_at": created,
@@ -41,9 +41,4 @@ func (s *Server) privateUserJSON(login string) map[string]any {
 		u[k] = v
 	}
 	return u
-}
-
-// nodeID makes a GraphQL-style global ID: stable, opaque, unique per kind.
-func nodeID(kind string, id int64) string {
-	return base64.RawStdEncoding.EncodeToString([]byte(fmt.Sprintf("0%s:%d", kind, id)))
 }

@@ -1,4 +1,4 @@
-package githubtest_test
+package hookshot_test
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/verdict-bot/verdict/app/githubtest"
+	"github.com/verdict-bot/verdict/app/githubtest/fixture"
 )
 
 // received is one POST the test's webhook got.
@@ -29,7 +30,7 @@ type received struct {
 // first by cursor, and a redelivery POSTs the same payload under the same
 // GUID.
 func TestHookDeliveries(t *testing.T) {
-	fx, err := githubtest.LoadFixture("../../testdata/fixtures/sample-e2e-agentic")
+	fx, err := fixture.Load("../../../testdata/fixtures/sample-e2e-agentic")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,20 +52,20 @@ func TestHookDeliveries(t *testing.T) {
 	dead := httptest.NewServer(http.NotFoundHandler())
 	deadURL := dead.URL
 	dead.Close()
-	gh.SetWebhook(deadURL+"/webhook", secret)
-	down := gh.Deliver("pull_request", gh.PullRequestEvent("opened", "SemiAnalysisAI/InferenceX", 3412, "amd-dev-x"))
+	gh.Webhook().Configure(deadURL+"/webhook", secret)
+	down := gh.Webhook().Deliver("pull_request", gh.PullRequestEvent("opened", "SemiAnalysisAI/InferenceX", 3412, "amd-dev-x"))
 	if down.Status == "OK" || down.StatusCode < 400 {
 		t.Fatalf("delivery to a closed port: %+v", down)
 	}
-	gh.SetWebhook(hook.URL+"/webhook", secret)
-	refused := gh.Deliver("pull_request", gh.PullRequestEvent("reopened", "SemiAnalysisAI/InferenceX", 3412, "amd-dev-x"))
+	gh.Webhook().Configure(hook.URL+"/webhook", secret)
+	refused := gh.Webhook().Deliver("pull_request", gh.PullRequestEvent("reopened", "SemiAnalysisAI/InferenceX", 3412, "amd-dev-x"))
 	if refused.Status != "Invalid HTTP Response: 503" || refused.StatusCode != 503 {
 		t.Fatalf("delivery answered 503: %+v", refused)
 	}
 	mu.Lock()
 	answer = http.StatusAccepted
 	mu.Unlock()
-	ok := gh.Deliver("pull_request", gh.PullRequestEvent("ready_for_review", "SemiAnalysisAI/InferenceX", 3412, "amd-dev-x"))
+	ok := gh.Webhook().Deliver("pull_request", gh.PullRequestEvent("ready_for_review", "SemiAnalysisAI/InferenceX", 3412, "amd-dev-x"))
 	if ok.Status != "OK" || ok.StatusCode != 202 || ok.GUID == down.GUID || ok.GUID == refused.GUID {
 		t.Fatalf("accepted delivery: %+v", ok)
 	}
@@ -111,7 +112,7 @@ func TestHookDeliveries(t *testing.T) {
 	if last.sig != "sha256="+hex.EncodeToString(m.Sum(nil)) {
 		t.Errorf("redelivery signature %q does not verify", last.sig)
 	}
-	log := gh.HookAttempts()
+	log := gh.Webhook().Attempts()
 	if n := len(log); n != 4 || !log[3].Redelivery || log[3].GUID != refused.GUID || log[3].Status != "OK" {
 		t.Errorf("log after redelivery: %+v", log)
 	}

@@ -1,4 +1,4 @@
-package githubtest
+package pageproxy_test
 
 import (
 	"crypto/tls"
@@ -7,16 +7,20 @@ import (
 	"net/http"
 	"net/url"
 	"testing"
+
+	"github.com/verdict-bot/verdict/app/githubtest"
+	"github.com/verdict-bot/verdict/app/githubtest/fixture"
+	"github.com/verdict-bot/verdict/app/githubtest/pageproxy"
 )
 
 // TestPageProxyServesFixturePages: a client that only knows the proxy and
 // its CA (as a child process would, through HTTPS_PROXY and SSL_CERT_FILE)
 // gets the fixture's pages over HTTPS and a 404 for anything else.
 func TestPageProxyServesFixturePages(t *testing.T) {
-	fx := NewFixture("verdict")
+	fx := fixture.New("verdict")
 	fx.Page("https://docs.example.org/recipes/qwen", 200, "<h1>Qwen</h1>")
-	s := New(t, fx)
-	p, err := s.StartPageProxy()
+	s := githubtest.New(t, fx)
+	p, err := pageproxy.Start(s.PageTransport())
 	if err != nil {
 		t.Fatal(err)
 	}

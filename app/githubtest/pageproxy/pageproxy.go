@@ -1,4 +1,9 @@
-package githubtest
+// Package pageproxy lets a separate process fetch documentation pages from
+// a test's fake instead of the internet: an HTTPS proxy that intercepts
+// CONNECT tunnels with certificates it signs itself and answers every
+// request inside them through a RoundTripper (the fake GitHub's
+// PageTransport, which serves the fixture's pages).
+package pageproxy
 
 import (
 	"bufio"
@@ -17,17 +22,16 @@ import (
 	"time"
 )
 
-// PageProxy answers a separate process's documentation page fetches from
-// the fixture, so a `verdict serve` started by a test never reaches the
-// internet: point the process's HTTPS_PROXY at URL and its SSL_CERT_FILE at
-// a file holding CAPEM. It intercepts CONNECT tunnels with certificates it
-// signs itself and serves each request through PageTransport.
-type PageProxy struct {
+// Proxy answers a separate process's page fetches through a RoundTripper,
+// so a `verdict serve` started by a test never reaches the internet: point
+// the process's HTTPS_PROXY at URL and its SSL_CERT_FILE at a file holding
+// CAPEM.
+type Proxy struct {
 	URL   string
 	CAPEM []byte
 
 	ln     net.Listener
-	srv    *Server
+	rt     http.RoundTripper
 	ca     *x509.Certificate
 	caKey  *ecdsa.PrivateKey
 	mu     sync.Mutex
@@ -37,8 +41,8 @@ type PageProxy struct {
 	wg     sync.WaitGroup
 }
 
-// StartPageProxy starts a PageProxy for s; Close stops it.
-func (s *Server) StartPageProxy() (*PageProxy, error) {
+// Start starts a Proxy that answers through rt; Close stops it.
+func Start(rt http.RoundTripper) (*Proxy, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, err
@@ -58,15 +62,15 @@ func (s *Server) StartPageProxy() (*PageProxy, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &PageProxy{URL: "http://" + ln.Addr().String(), CAPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-		ln: ln, srv: s, ca: ca, caKey: key, certs: map[string]*tls.Certificate{}, conns: map[net.Conn]bool{}, closed: make(chan struct{})}
+	p := &Proxy{URL: "http://" + ln.Addr().String(), CAPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
+		ln: ln, rt: rt, ca: ca, caKey: key, certs: map[string]*tls.Certificate{}, conns: map[net.Conn]bool{}, closed: make(chan struct{})}
 	p.wg.Add(1)
 	go p.accept()
 	return p, nil
 }
 
 // Close stops the proxy and ends its connections.
-func (p *PageProxy) Close() {
+func (p *Proxy) Close() {
 	close(p.closed)
 	p.ln.Close()
 	p.mu.Lock()
@@ -77,7 +81,7 @@ func (p *PageProxy) Close() {
 	p.wg.Wait()
 }
 
-func (p *PageProxy) accept() {
+func (p *Proxy) accept() {
 	defer p.wg.Done()
 	for {
 		c, err := p.ln.Accept()
@@ -102,7 +106,7 @@ func (p *PageProxy) accept() {
 }
 
 // tunnel reads one CONNECT, then serves HTTP over TLS inside it.
-func (p *PageProxy) tunnel(c net.Conn) {
+func (p *Proxy) tunnel(c net.Conn) {
 	br := bufio.NewReader(c)
 	req, err := http.ReadRequest(br)
 	if err != nil {
@@ -132,7 +136,7 @@ func (p *PageProxy) tunnel(c net.Conn) {
 		if h, port, err := net.SplitHostPort(req.Host); err == nil && port == "443" {
 			r.URL.Host = h
 		}
-		resp, err := p.srv.PageTransport().RoundTrip(r)
+		resp, err := p.rt.RoundTrip(r)
 		if err != nil {
 			return
 		}
@@ -141,7 +145,7 @@ func (p *PageProxy) tunnel(c net.Conn) {
 	}
 }
 
-func (p *PageProxy) cert(host string) (*tls.Certificate, error) {
+func (p *Proxy) cert(host string) (*tls.Certificate, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if c, ok := p.certs[host]; ok {

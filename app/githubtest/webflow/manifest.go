@@ -1,4 +1,4 @@
-package githubtest
+package webflow
 
 import (
 	"crypto/rand"
@@ -13,19 +13,14 @@ import (
 	"time"
 
 	"github.com/google/go-github/v62/github"
+
+	"github.com/verdict-bot/verdict/app/githubtest/ghjson"
 )
 
 // GitHub's App manifest flow, both halves: the web form a browser posts the
 // manifest to (github.com/settings/apps/new, or under an organization), which
 // answers with a redirect carrying a one-time code, and the REST conversion
 // that trades the code for the new App's credentials.
-// https://docs.github.com/apps/sharing-github-apps/registering-a-github-app-from-a-manifest
-
-func init() {
-	handle("POST", "/settings/apps/new", (*Server).manifestForm)
-	handle("POST", "/organizations/{org}/settings/apps/new", (*Server).manifestForm)
-	handle("POST", "/app-manifests/{code}/conversions", (*Server).convertManifest)
-}
 
 // Manifest is the part of a GitHub App manifest the fake GitHub checks.
 type Manifest struct {
@@ -49,9 +44,10 @@ type RegisteredApp struct {
 	Config   github.AppConfig
 }
 
-// manifestState is per server; it lives beside Server so the flow stays in
-// this file.
-type manifestState struct {
+// Manifests is the manifest flow of one fake GitHub: the codes handed out
+// and the Apps registered.
+type Manifests struct {
+	mu    sync.Mutex
 	codes map[string]pendingApp
 	apps  []RegisteredApp
 	next  int64
@@ -63,25 +59,16 @@ type pendingApp struct {
 	expires time.Time
 }
 
-var manifests = struct {
-	mu sync.Mutex
-	m  map[*Server]*manifestState
-}{m: map[*Server]*manifestState{}}
-
-func (s *Server) manifests() *manifestState {
-	st := manifests.m[s]
-	if st == nil {
-		st = &manifestState{codes: map[string]pendingApp{}, next: 900000}
-		manifests.m[s] = st
-	}
-	return st
+// NewManifests is a flow that has registered no App.
+func NewManifests() *Manifests {
+	return &Manifests{codes: map[string]pendingApp{}, next: 900000}
 }
 
-// RegisteredApps returns the Apps created through the manifest flow.
-func (s *Server) RegisteredApps() []RegisteredApp {
-	manifests.mu.Lock()
-	defer manifests.mu.Unlock()
-	return append([]RegisteredApp(nil), s.manifests().apps...)
+// Registered returns the Apps created through the manifest flow.
+func (st *Manifests) Registered() []RegisteredApp {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return append([]RegisteredApp(nil), st.apps...)
 }
 
 func randomHex(n int) string {
@@ -90,10 +77,11 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-// manifestForm is the browser's POST of the manifest form. GitHub shows the
-// user a confirmation page; the fake confirms at once and redirects to the
-// manifest's redirect_url with the code and the caller's state.
-func (s *Server) manifestForm(w http.ResponseWriter, r *http.Request, p params) {
+// ServeForm is the browser's POST of the manifest form, for the user or
+// (org not "") an organization. GitHub shows the user a confirmation page;
+// the fake confirms at once and redirects to the manifest's redirect_url
+// with the code and the caller's state.
+func (st *Manifests) ServeForm(w http.ResponseWriter, r *http.Request, org string) {
 	if err := r.ParseForm(); err != nil {
 		http.Error(w, "unreadable form", http.StatusBadRequest)
 		return
@@ -108,9 +96,9 @@ func (s *Server) manifestForm(w http.ResponseWriter, r *http.Request, p params) 
 		return
 	}
 	code := randomHex(10)
-	manifests.mu.Lock()
-	s.manifests().codes[code] = pendingApp{org: p["org"], m: m, expires: time.Now().Add(time.Hour)}
-	manifests.mu.Unlock()
+	st.mu.Lock()
+	st.codes[code] = pendingApp{org: org, m: m, expires: time.Now().Add(time.Hour)}
+	st.mu.Unlock()
 	u, _ := url.Parse(m.RedirectURL)
 	q := u.Query()
 	q.Set("code", code)
@@ -144,13 +132,14 @@ func checkManifest(m Manifest) string {
 	return ""
 }
 
-// convertManifest trades a code (once, within an hour) for the App's ID,
-// private key, webhook secret and OAuth credentials.
-func (s *Server) convertManifest(w http.ResponseWriter, r *http.Request, p params) {
-	manifests.mu.Lock()
-	st := s.manifests()
-	pa, ok := st.codes[p["code"]]
-	delete(st.codes, p["code"])
+// ServeConversion is POST /app-manifests/{code}/conversions: it trades
+// code (once, within an hour) for the App's ID, private key, webhook secret
+// and OAuth credentials. site is the fake GitHub's, which the App and its
+// owner are shown on.
+func (st *Manifests) ServeConversion(w http.ResponseWriter, code string, site ghjson.Site) {
+	st.mu.Lock()
+	pa, ok := st.codes[code]
+	delete(st.codes, code)
 	if ok && time.Now().After(pa.expires) {
 		ok = false
 	}
@@ -159,14 +148,14 @@ func (s *Server) convertManifest(w http.ResponseWriter, r *http.Request, p param
 		st.next++
 		id = st.next
 	}
-	manifests.mu.Unlock()
+	st.mu.Unlock()
 	if !ok {
-		writeError(w, http.StatusNotFound, "Not Found")
+		ghjson.Error(w, http.StatusNotFound, "Not Found")
 		return
 	}
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, err.Error())
+		ghjson.Error(w, http.StatusInternalServerError, err.Error())
 		return
 	}
 	pemKey := string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}))
@@ -180,36 +169,36 @@ func (s *Server) convertManifest(w http.ResponseWriter, r *http.Request, p param
 		ID: github.Int64(id), Slug: github.String(slug), NodeID: github.String("A_" + randomHex(6)),
 		Owner: &github.User{Login: github.String(owner)},
 		Name:  github.String(pa.m.Name), Description: github.String(pa.m.Description),
-		ExternalURL: github.String(pa.m.URL), HTMLURL: github.String(s.URL + "/apps/" + slug),
+		ExternalURL: github.String(pa.m.URL), HTMLURL: github.String(site.URL + "/apps/" + slug),
 		CreatedAt: &now, UpdatedAt: &now,
 		ClientID: github.String("Iv1." + randomHex(8)), ClientSecret: github.String(randomHex(20)),
 		WebhookSecret: github.String(randomHex(20)), PEM: github.String(pemKey),
 	}
-	manifests.mu.Lock()
+	st.mu.Lock()
 	st.apps = append(st.apps, RegisteredApp{Org: pa.org, Manifest: pa.m, Config: cfg})
-	manifests.mu.Unlock()
+	st.mu.Unlock()
 	// GitHub answers with the whole App: its owner as a full account and
 	// the events and permissions it was registered with.
 	raw, err := json.Marshal(cfg)
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, err.Error())
+		ghjson.Error(w, http.StatusInternalServerError, err.Error())
 		return
 	}
 	var out map[string]any
 	if err := json.Unmarshal(raw, &out); err != nil {
-		writeError(w, http.StatusInternalServerError, err.Error())
+		ghjson.Error(w, http.StatusInternalServerError, err.Error())
 		return
 	}
 	ownerType := "User"
 	if pa.org != "" {
 		ownerType = "Organization"
 	}
-	out["owner"] = s.userJSON(owner, ownerType)
+	out["owner"] = site.User(owner, ownerType)
 	out["events"] = append([]string{}, pa.m.DefaultEvents...)
 	perms := map[string]string{}
 	for k, v := range pa.m.DefaultPermissions {
 		perms[k] = v
 	}
 	out["permissions"] = perms
-	writeJSON(w, http.StatusCreated, out)
+	ghjson.Write(w, http.StatusCreated, out)
 }

@@ -1,4 +1,9 @@
-package githubtest
+// Package webflow is the fake GitHub's pages on github.com that a browser
+// goes through, as opposed to its REST API: the OAuth web application flow
+// (an App's user authorization) and the App manifest flow (registering an
+// App from a manifest). Each flow keeps its own state and serves its pages;
+// the fake GitHub routes requests to them.
+package webflow
 
 import (
 	"encoding/json"
@@ -13,16 +18,10 @@ import (
 // uses it: the browser is sent to /login/oauth/authorize, GitHub redirects
 // it back to the redirect_uri with a one-time code and the caller's state,
 // and the App trades the code for a user token at /login/oauth/access_token.
-// https://docs.github.com/apps/creating-github-apps/authenticating-with-a-github-app/generating-a-user-access-token-for-a-github-app
 //
 // The fake has no login page: the browser's GitHub session is the login
 // SetBrowserUser names. Codes are single-use and expire after ten minutes;
 // the user tokens (gho_…) authenticate as that user on the REST API.
-
-func init() {
-	handle("GET", "/login/oauth/authorize", (*Server).oauthAuthorize)
-	handle("POST", "/login/oauth/access_token", (*Server).oauthAccessToken)
-}
 
 // OAuthApp is the OAuth client of the fixture's App.
 type OAuthApp struct {
@@ -38,55 +37,52 @@ type oauthCode struct {
 	expires                      time.Time
 }
 
-type oauthState struct {
+// OAuth is the OAuth web flow of one fake GitHub: the App's OAuth client,
+// who the browser is signed in as, the codes handed out and the user
+// tokens they were traded for.
+type OAuth struct {
+	mu      sync.Mutex
 	app     OAuthApp
 	browser string // the login of the browser's GitHub session
 	codes   map[string]oauthCode
 	tokens  map[string]string // gho_ token -> login
 }
 
-var oauths = struct {
-	mu sync.Mutex
-	m  map[*Server]*oauthState
-}{m: map[*Server]*oauthState{}}
-
-func (s *Server) oauth() *oauthState {
-	st := oauths.m[s]
-	if st == nil {
-		st = &oauthState{codes: map[string]oauthCode{}, tokens: map[string]string{}}
-		oauths.m[s] = st
-	}
-	return st
+// NewOAuth is a flow with no OAuth client registered and nobody signed in.
+func NewOAuth() *OAuth {
+	return &OAuth{codes: map[string]oauthCode{}, tokens: map[string]string{}}
 }
 
-// SetOAuthApp registers the App's OAuth client credentials.
-func (s *Server) SetOAuthApp(a OAuthApp) {
-	oauths.mu.Lock()
-	defer oauths.mu.Unlock()
-	s.oauth().app = a
+// SetApp registers the App's OAuth client credentials.
+func (st *OAuth) SetApp(a OAuthApp) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.app = a
 }
 
 // SetBrowserUser signs the browser in to GitHub as login ("" signs out).
-func (s *Server) SetBrowserUser(login string) {
-	oauths.mu.Lock()
-	defer oauths.mu.Unlock()
-	s.oauth().browser = login
+func (st *OAuth) SetBrowserUser(login string) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.browser = login
 }
 
-// oauthLogin is the user a gho_ token was issued to.
-func (s *Server) oauthLogin(tok string) (string, bool) {
-	oauths.mu.Lock()
-	defer oauths.mu.Unlock()
-	login, ok := s.oauth().tokens[tok]
+// Login is the user a gho_ token was issued to; the fake's REST API
+// authenticates such a token as that user.
+func (st *OAuth) Login(tok string) (string, bool) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	login, ok := st.tokens[tok]
 	return login, ok
 }
 
-func (s *Server) oauthAuthorize(w http.ResponseWriter, r *http.Request, p params) {
+// ServeAuthorize is GET /login/oauth/authorize: the browser, signed in,
+// is sent back to the redirect_uri with a one-time code.
+func (st *OAuth) ServeAuthorize(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	oauths.mu.Lock()
-	st := s.oauth()
+	st.mu.Lock()
 	app, browser := st.app, st.browser
-	oauths.mu.Unlock()
+	st.mu.Unlock()
 	if app.ClientID == "" || q.Get("client_id") != app.ClientID {
 		// GitHub shows a 404 page for an unknown client.
 		http.Error(w, "Not Found", http.StatusNotFound)
@@ -119,9 +115,9 @@ func (s *Server) oauthAuthorize(w http.ResponseWriter, r *http.Request, p params
 		return
 	}
 	code := randomHex(10)
-	oauths.mu.Lock()
+	st.mu.Lock()
 	st.codes[code] = oauthCode{login: browser, clientID: app.ClientID, redirectURI: q.Get("redirect_uri"), expires: time.Now().Add(10 * time.Minute)}
-	oauths.mu.Unlock()
+	st.mu.Unlock()
 	v := target.Query()
 	v.Set("code", code)
 	if state := q.Get("state"); state != "" {
@@ -148,17 +144,17 @@ func callbackAllows(callback string, u *url.URL) bool {
 	return c.Scheme == u.Scheme && c.Host == u.Host && (u.Path == c.Path || strings.HasPrefix(u.Path, base+"/"))
 }
 
-// oauthAccessToken trades a code for a user token. Like GitHub it answers
+// ServeAccessToken is POST /login/oauth/access_token: it trades a code for
+// a user token. Like GitHub it answers
 // errors with 200 and an error field, and form-encoded unless the client
 // asks for JSON.
-func (s *Server) oauthAccessToken(w http.ResponseWriter, r *http.Request, p params) {
+func (st *OAuth) ServeAccessToken(w http.ResponseWriter, r *http.Request) {
 	if err := r.ParseForm(); err != nil {
 		http.Error(w, "unreadable form", http.StatusBadRequest)
 		return
 	}
 	f := r.Form // GitHub reads the parameters from the query or the body
-	oauths.mu.Lock()
-	st := s.oauth()
+	st.mu.Lock()
 	c, ok := st.codes[f.Get("code")]
 	out := url.Values{}
 	switch {
@@ -181,7 +177,7 @@ func (s *Server) oauthAccessToken(w http.ResponseWriter, r *http.Request, p para
 	if ok && out.Get("error") != "incorrect_client_credentials" {
 		delete(st.codes, f.Get("code")) // a code is good for one try
 	}
-	oauths.mu.Unlock()
+	st.mu.Unlock()
 	if strings.Contains(r.Header.Get("Accept"), "application/json") {
 		m := map[string]string{}
 		for k := range out {

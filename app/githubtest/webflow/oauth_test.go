@@ -1,4 +1,4 @@
-package githubtest
+package webflow_test
 
 import (
 	"encoding/json"
@@ -7,19 +7,23 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/verdict-bot/verdict/app/githubtest"
+	"github.com/verdict-bot/verdict/app/githubtest/fixture"
+	"github.com/verdict-bot/verdict/app/githubtest/webflow"
 )
 
-func oauthServer(t *testing.T) *Server {
+func oauthServer(t *testing.T) *githubtest.Server {
 	t.Helper()
-	fx := NewFixture("verdict")
+	fx := fixture.New("verdict")
 	fx.Tree("t").Put("a.txt", "a\n")
 	r := fx.Repo("acme/secret")
 	r.Private = true
 	r.Commit("c", "t")
 	r.Branch("main", "c")
-	r.Collaborators = map[string]Permission{"reader": {Permission: "read", RoleName: "read"}}
-	s := New(t, fx)
-	s.SetOAuthApp(OAuthApp{ClientID: "Iv1.abc", ClientSecret: "shh", CallbackURL: "http://app.example/auth"})
+	r.Collaborators = map[string]fixture.Permission{"reader": {Permission: "read", RoleName: "read"}}
+	s := githubtest.New(t, fx)
+	s.OAuth().SetApp(webflow.OAuthApp{ClientID: "Iv1.abc", ClientSecret: "shh", CallbackURL: "http://app.example/auth"})
 	return s
 }
 
@@ -27,7 +31,7 @@ var noRedirect = &http.Client{CheckRedirect: func(*http.Request, []*http.Request
 
 // authorize follows the browser to /login/oauth/authorize and returns where
 // GitHub sends it back.
-func authorize(t *testing.T, s *Server, q url.Values) (*http.Response, *url.URL) {
+func authorize(t *testing.T, s *githubtest.Server, q url.Values) (*http.Response, *url.URL) {
 	t.Helper()
 	resp, err := noRedirect.Get(s.URL + "/login/oauth/authorize?" + q.Encode())
 	if err != nil {
@@ -38,7 +42,7 @@ func authorize(t *testing.T, s *Server, q url.Values) (*http.Response, *url.URL)
 	return resp, loc
 }
 
-func exchange(t *testing.T, s *Server, form url.Values, accept string) map[string]string {
+func exchange(t *testing.T, s *githubtest.Server, form url.Values, accept string) map[string]string {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodPost, s.URL+"/login/oauth/access_token", strings.NewReader(form.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
@@ -86,7 +90,7 @@ func TestOAuthWebFlow(t *testing.T) {
 		t.Errorf("foreign redirect_uri sent the browser to %v", loc)
 	}
 
-	s.SetBrowserUser("reader")
+	s.OAuth().SetBrowserUser("reader")
 	resp, loc := authorize(t, s, q)
 	if resp.StatusCode != http.StatusFound || loc.Path != "/auth/callback" || loc.Query().Get("state") != "st4te" || loc.Query().Get("code") == "" {
 		t.Fatalf("authorize: %d → %v", resp.StatusCode, loc)
@@ -130,7 +134,7 @@ func TestOAuthWebFlow(t *testing.T) {
 	}
 
 	// Someone else signed in: a token, but no access.
-	s.SetBrowserUser("stranger")
+	s.OAuth().SetBrowserUser("stranger")
 	_, loc = authorize(t, s, q)
 	form.Set("code", loc.Query().Get("code"))
 	other := exchange(t, s, form, "")["access_token"]

@@ -1,4 +1,11 @@
-package githubtest
+// Package hookshot is the fake GitHub's side of an App's webhook (GitHub
+// calls the service that sends webhooks Hookshot): it delivers events as
+// GitHub does (signed POSTs with GitHub's headers), keeps GitHub's log of
+// every attempt, lists that log by cursor and redelivers a logged attempt
+// under the same GUID. The fake GitHub serves the log's two endpoints
+// (GET /app/hook/deliveries, POST /app/hook/deliveries/{id}/attempts)
+// through a Hook once it has checked the App's JWT.
+package hookshot
 
 import (
 	"bytes"
@@ -15,35 +22,32 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/verdict-bot/verdict/app/githubtest/ghjson"
 )
-
-// The App's webhook: the fake delivers events to it as GitHub does (signed
-// POSTs), keeps GitHub's log of every attempt, lists that log
-// (GET /app/hook/deliveries, by cursor) and redelivers an attempt on request
-// (POST /app/hook/deliveries/{id}/attempts) by POSTing the stored payload to
-// the webhook URL again under the same GUID.
-
-func init() {
-	handle("GET", "/app/hook/deliveries", (*Server).listHookDeliveries)
-	handle("POST", "/app/hook/deliveries/{delivery_id}/attempts", (*Server).redeliverHook)
-}
 
 // hookTimeout is how long GitHub waits for a webhook's answer.
 const hookTimeout = 10 * time.Second
 
-// hookLog is the App's webhook configuration and delivery log. It has its
-// own lock: an attempt POSTs to the App, which must not wait for s.mu.
-type hookLog struct {
+// Hook is the App's webhook configuration and delivery log. It has its own
+// lock, which no server lock is held with: an attempt POSTs to the App,
+// whose handler may call back into the fake.
+type Hook struct {
+	appID int64
+
 	mu     sync.Mutex
 	url    string
 	secret []byte
-	log    []*HookAttempt // oldest first
+	log    []*Attempt // oldest first
 	nextID int64
 	guids  int
 }
 
-// HookAttempt is one delivery attempt as GitHub's delivery log keeps it.
-type HookAttempt struct {
+// New is the webhook of the App appID, with no URL yet.
+func New(appID int64) *Hook { return &Hook{appID: appID} }
+
+// Attempt is one delivery attempt as GitHub's delivery log keeps it.
+type Attempt struct {
 	ID         int64
 	GUID       string
 	Event      string
@@ -59,54 +63,54 @@ type HookAttempt struct {
 	payload []byte
 }
 
-// SetWebhook points the App's webhook at url, signing with secret.
-func (s *Server) SetWebhook(url string, secret []byte) {
-	s.hooks.mu.Lock()
-	defer s.hooks.mu.Unlock()
-	s.hooks.url, s.hooks.secret = url, append([]byte(nil), secret...)
+// Configure points the webhook at url, signing with secret.
+func (h *Hook) Configure(url string, secret []byte) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.url, h.secret = url, append([]byte(nil), secret...)
 }
 
 // Deliver sends a new delivery of event (a fresh GUID) to the App's webhook
 // and logs the attempt, which fails when the webhook is unreachable or
 // answers other than 2xx, as GitHub's would.
-func (s *Server) Deliver(event string, payload map[string]any) HookAttempt {
+func (h *Hook) Deliver(event string, payload map[string]any) Attempt {
 	body, err := json.Marshal(payload)
 	if err != nil {
-		panic(fmt.Sprintf("githubtest: Deliver: %v", err))
+		panic(fmt.Sprintf("hookshot: Deliver: %v", err))
 	}
 	action, _ := payload["action"].(string)
-	s.hooks.mu.Lock()
-	s.hooks.guids++
-	guid := fmt.Sprintf("%08x-%04x-11f0-8a3c-%012x", 0x5e000000+s.hooks.guids, s.hooks.guids%0x10000, s.fx.App.ID)
-	s.hooks.mu.Unlock()
-	return s.attempt(&HookAttempt{GUID: guid, Event: event, Action: action, payload: body})
+	h.mu.Lock()
+	h.guids++
+	guid := fmt.Sprintf("%08x-%04x-11f0-8a3c-%012x", 0x5e000000+h.guids, h.guids%0x10000, h.appID)
+	h.mu.Unlock()
+	return h.attempt(&Attempt{GUID: guid, Event: event, Action: action, payload: body})
 }
 
-// HookAttempts returns the delivery log, oldest first.
-func (s *Server) HookAttempts() []HookAttempt {
-	s.hooks.mu.Lock()
-	defer s.hooks.mu.Unlock()
-	out := make([]HookAttempt, len(s.hooks.log))
-	for i, a := range s.hooks.log {
+// Attempts returns the delivery log, oldest first.
+func (h *Hook) Attempts() []Attempt {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]Attempt, len(h.log))
+	for i, a := range h.log {
 		out[i] = *a
 	}
 	return out
 }
 
 // attempt POSTs a's payload to the webhook and logs the outcome.
-func (s *Server) attempt(a *HookAttempt) HookAttempt {
-	s.hooks.mu.Lock()
-	target, secret := s.hooks.url, s.hooks.secret
-	s.hooks.nextID++
-	a.ID = 11000000000 + s.hooks.nextID
-	s.hooks.mu.Unlock()
+func (h *Hook) attempt(a *Attempt) Attempt {
+	h.mu.Lock()
+	target, secret := h.url, h.secret
+	h.nextID++
+	a.ID = 11000000000 + h.nextID
+	h.mu.Unlock()
 
 	start := time.Now()
 	a.DeliveredAt = start.UTC().Truncate(time.Second)
 	a.Status, a.StatusCode = "failed to connect", http.StatusBadGateway
 	if target == "" {
 		a.Status = "no webhook URL configured"
-	} else if code, err := s.post(target, secret, a); err != nil {
+	} else if code, err := h.post(target, secret, a); err != nil {
 		var ue *url.Error
 		if errors.As(err, &ue) && ue.Timeout() {
 			a.Status = "timed out"
@@ -117,13 +121,13 @@ func (s *Server) attempt(a *HookAttempt) HookAttempt {
 		a.Status = "Invalid HTTP Response: " + strconv.Itoa(code)
 	}
 	a.Duration = time.Since(start)
-	s.hooks.mu.Lock()
-	defer s.hooks.mu.Unlock()
-	s.hooks.log = append(s.hooks.log, a)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.log = append(h.log, a)
 	return *a
 }
 
-func (s *Server) post(target string, secret []byte, a *HookAttempt) (int, error) {
+func (h *Hook) post(target string, secret []byte, a *Attempt) (int, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), hookTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(a.payload))
@@ -138,7 +142,7 @@ func (s *Server) post(target string, secret []byte, a *HookAttempt) (int, error)
 	req.Header.Set("X-GitHub-Delivery", a.GUID)
 	req.Header.Set("X-GitHub-Hook-ID", "470000001")
 	req.Header.Set("X-GitHub-Hook-Installation-Target-Type", "integration")
-	req.Header.Set("X-GitHub-Hook-Installation-Target-ID", strconv.FormatInt(s.fx.App.ID, 10))
+	req.Header.Set("X-GitHub-Hook-Installation-Target-ID", strconv.FormatInt(h.appID, 10))
 	req.Header.Set("X-Hub-Signature-256", "sha256="+hex.EncodeToString(mac.Sum(nil)))
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -148,17 +152,7 @@ func (s *Server) post(target string, secret []byte, a *HookAttempt) (int, error)
 	return resp.StatusCode, nil
 }
 
-// requireJWT answers like GitHub when the App's delivery log is asked for
-// with anything but the App's JWT.
-func requireJWT(w http.ResponseWriter, r *http.Request) bool {
-	if identityOf(r).jwt {
-		return true
-	}
-	writeError(w, http.StatusUnauthorized, "A JSON web token could not be decoded")
-	return false
-}
-
-func (s *Server) hookAttemptJSON(a *HookAttempt) map[string]any {
+func attemptJSON(a *Attempt) map[string]any {
 	var repoID, installation any
 	var payload struct {
 		Repository *struct {
@@ -180,18 +174,15 @@ func (s *Server) hookAttemptJSON(a *HookAttempt) map[string]any {
 	if a.Action != "" {
 		action = a.Action
 	}
-	return map[string]any{"id": a.ID, "guid": a.GUID, "delivered_at": iso(a.DeliveredAt), "redelivery": a.Redelivery,
+	return map[string]any{"id": a.ID, "guid": a.GUID, "delivered_at": ghjson.ISO(a.DeliveredAt), "redelivery": a.Redelivery,
 		"duration": a.Duration.Seconds(), "status": a.Status, "status_code": a.StatusCode, "event": a.Event,
 		"action": action, "installation_id": installation, "repository_id": repoID, "throttled_at": nil}
 }
 
-// listHookDeliveries serves the log newest first, per_page (default 30, at
+// ServeDeliveries serves the log newest first, per_page (default 30, at
 // most 100) at a time; the next page's cursor, "v1_<last id>", is in the
 // Link header as GitHub gives it.
-func (s *Server) listHookDeliveries(w http.ResponseWriter, r *http.Request, p params) {
-	if !requireJWT(w, r) {
-		return
-	}
+func (h *Hook) ServeDeliveries(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	perPage, _ := strconv.Atoi(q.Get("per_page"))
 	if perPage <= 0 {
@@ -202,17 +193,17 @@ func (s *Server) listHookDeliveries(w http.ResponseWriter, r *http.Request, p pa
 	if c := q.Get("cursor"); c != "" {
 		id, err := strconv.ParseInt(strings.TrimPrefix(c, "v1_"), 10, 64)
 		if !strings.HasPrefix(c, "v1_") || err != nil {
-			writeError(w, http.StatusBadRequest, "Invalid cursor")
+			ghjson.Error(w, http.StatusBadRequest, "Invalid cursor")
 			return
 		}
 		after = id
 	}
-	s.hooks.mu.Lock()
+	h.mu.Lock()
 	var page []map[string]any
 	more := false
 	var last int64
-	for i := len(s.hooks.log) - 1; i >= 0; i-- {
-		a := s.hooks.log[i]
+	for i := len(h.log) - 1; i >= 0; i-- {
+		a := h.log[i]
 		if after >= 0 && a.ID >= after {
 			continue
 		}
@@ -220,10 +211,10 @@ func (s *Server) listHookDeliveries(w http.ResponseWriter, r *http.Request, p pa
 			more = true
 			break
 		}
-		page = append(page, s.hookAttemptJSON(a))
+		page = append(page, attemptJSON(a))
 		last = a.ID
 	}
-	s.hooks.mu.Unlock()
+	h.mu.Unlock()
 	if more {
 		next := url.Values{"per_page": {strconv.Itoa(perPage)}, "cursor": {fmt.Sprintf("v1_%d", last)}}
 		w.Header().Set("Link", fmt.Sprintf(`<http://%s%s?%s>; rel="next"`, r.Host, r.URL.Path, next.Encode()))
@@ -231,30 +222,26 @@ func (s *Server) listHookDeliveries(w http.ResponseWriter, r *http.Request, p pa
 	if page == nil {
 		page = []map[string]any{}
 	}
-	writeJSON(w, http.StatusOK, page)
+	ghjson.Write(w, http.StatusOK, page)
 }
 
-// redeliverHook makes a new attempt of a logged delivery (same GUID,
+// ServeRedelivery makes a new attempt of logged delivery id (same GUID,
 // redelivery true) before answering 202, so a test sees its outcome at
 // once; GitHub makes it shortly after.
-func (s *Server) redeliverHook(w http.ResponseWriter, r *http.Request, p params) {
-	if !requireJWT(w, r) {
-		return
-	}
-	id := p.int64("delivery_id")
-	s.hooks.mu.Lock()
-	var orig *HookAttempt
-	for _, a := range s.hooks.log {
+func (h *Hook) ServeRedelivery(w http.ResponseWriter, id int64) {
+	h.mu.Lock()
+	var orig *Attempt
+	for _, a := range h.log {
 		if a.ID == id {
 			orig = a
 		}
 	}
-	s.hooks.mu.Unlock()
+	h.mu.Unlock()
 	if orig == nil {
-		writeJSON(w, http.StatusUnprocessableEntity, map[string]any{"message": "Validation Failed",
+		ghjson.Write(w, http.StatusUnprocessableEntity, map[string]any{"message": "Validation Failed",
 			"documentation_url": "https://docs.github.com/rest/apps/webhooks#redeliver-a-delivery-for-an-app-webhook"})
 		return
 	}
-	s.attempt(&HookAttempt{GUID: orig.GUID, Event: orig.Event, Action: orig.Action, Redelivery: true, payload: orig.payload})
-	writeJSON(w, http.StatusAccepted, map[string]any{})
+	h.attempt(&Attempt{GUID: orig.GUID, Event: orig.Event, Action: orig.Action, Redelivery: true, payload: orig.payload})
+	ghjson.Write(w, http.StatusAccepted, map[string]any{})
 }
