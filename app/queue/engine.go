@@ -17,7 +17,6 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/verdict-bot/verdict/app/jobs"
-	"github.com/verdict-bot/verdict/app/metrics"
 	"github.com/verdict-bot/verdict/app/store"
 )
 
@@ -62,12 +61,15 @@ func newSQLiteEngine(ctx context.Context, st *store.Store, cfg *river.Config) (e
 	if err != nil {
 		return nil, err
 	}
+	// Intake commits on its own connection, ahead of River's (see the
+	// store's sqlitegate.go); River inserts the jobs in that transaction.
+	intake := st.IntakeSQL()
 	e.begin = func(ctx context.Context) (*sql.Tx, store.Execer, error) {
-		tx, err := db.BeginTx(ctx, nil)
+		tx, err := intake.BeginTx(ctx, nil)
 		if err != nil {
 			return nil, nil, err
 		}
-		return tx, st.SQLTx(tx), nil
+		return tx, st.IntakeSQLTx(tx), nil
 	}
 	e.setArgs = `UPDATE river_job SET args = jsonb($1) WHERE id = $2`
 	e.commitTx = func(_ context.Context, tx *sql.Tx) error { return tx.Commit() }
@@ -198,76 +200,17 @@ func (e *riverEngine[TTx]) commit(ctx context.Context, batch []*request) (err er
 	if err != nil {
 		return err
 	}
-	var params []river.InsertManyParams
-	pending := map[int]string{} // params index -> coalescing key of a verification
-	inBatch := map[string]int{} // coalescing key -> params index
-	for i, r := range batch {
-		if !fresh[i] {
-			continue
-		}
-		for _, a := range r.d.Jobs {
-			if w, ok := a.(jobs.WithdrawArgs); ok {
-				// A withdrawal supersedes the verifications of its sign-off
-				// that are waiting: besides the generation, it ends their
-				// pending state, so that none of them is handed a later
-				// request's arguments (and generation); a later request gets
-				// a job of its own.
-				key := w.CoalesceKey()
-				w.Generation, gens = gens[0], gens[1:]
-				if err := store.DropPending(ctx, ex, key); err != nil {
-					return err
-				}
-				if j, ok := inBatch[key]; ok {
-					delete(pending, j)
-					delete(inBatch, key)
-				}
-				params = append(params, river.InsertManyParams{Args: w})
-				continue
-			}
-			v, ok := a.(jobs.VerifyArgs)
-			if !ok {
-				params = append(params, river.InsertManyParams{Args: a})
-				continue
-			}
-			key := v.CoalesceKey()
-			v.Generation, gens = gens[0], gens[1:]
-			if j, ok := inBatch[key]; ok {
-				params[j].Args = v
-				metrics.Coalesced()
-				continue
-			}
-			args, err := json.Marshal(v)
-			if err != nil {
-				return fmt.Errorf("encoding verification arguments: %w", err)
-			}
-			folded, err := store.FoldPending(ctx, ex, key, args)
-			if err != nil {
-				return err
-			}
-			if folded {
-				metrics.Coalesced()
-				continue
-			}
-			inBatch[key], pending[len(params)] = len(params), key
-			params = append(params, river.InsertManyParams{Args: v})
-		}
+	c, err := coalesce(ctx, ex, batch, fresh, gens)
+	if err != nil {
+		return err
 	}
-	if len(params) > 0 {
-		res, err := e.client.InsertManyTx(ctx, tx, params)
+	if len(c.params) > 0 {
+		res, err := e.client.InsertManyTx(ctx, tx, c.params)
 		if err != nil {
-			return fmt.Errorf("inserting %d jobs: %w", len(params), err)
+			return fmt.Errorf("inserting %d jobs: %w", len(c.params), err)
 		}
-		for i, key := range pending {
-			if i >= len(res) || res[i].Job == nil {
-				continue
-			}
-			args, err := json.Marshal(params[i].Args)
-			if err != nil {
-				return fmt.Errorf("encoding verification arguments: %w", err)
-			}
-			if err := store.SetPendingJob(ctx, ex, key, res[i].Job.ID, args); err != nil {
-				return err
-			}
+		if err := c.recordPending(ctx, ex, res); err != nil {
+			return err
 		}
 	}
 	if err := e.commitTx(ctx, tx); err != nil {

@@ -91,6 +91,8 @@ type stmtCache struct {
 	m  map[string]*sql.Stmt
 }
 
+func newStmtCache(db *sql.DB) *stmtCache { return &stmtCache{db: db, m: map[string]*sql.Stmt{}} }
+
 func (c *stmtCache) get(ctx context.Context, r sqlRunner, q string) *sql.Stmt {
 	if c == nil {
 		return nil
@@ -231,6 +233,12 @@ type Store struct {
 	stmts   *stmtCache
 	pool    *pgxpool.Pool
 	db      Execer
+	// SQLite only: intake's own connection and statements (see
+	// sqlitegate.go), and the checkpointer's stop and done signals.
+	intakeDB    *sql.DB
+	intakeStmts *stmtCache
+	ckptStop    chan struct{}
+	ckptDone    chan struct{}
 }
 
 // Open connects to url and creates Verdict's tables if needed.
@@ -284,67 +292,11 @@ func connect(ctx context.Context, rawURL string) (*Store, error) {
 		}
 		return &Store{dialect: Postgres, pool: pool, db: PgxExecer(pool)}, nil
 	case strings.HasPrefix(rawURL, "sqlite:"):
-		dsn, err := sqliteDSN(rawURL)
-		if err != nil {
-			return nil, err
-		}
-		db, err := sql.Open("sqlite", dsn)
-		if err != nil {
-			return nil, fmt.Errorf("opening SQLite database: %w", err)
-		}
-		// SQLite allows one writer; River and the store share one
-		// connection so they queue in Go instead of failing with
-		// SQLITE_BUSY. Group commit keeps that single connection cheap.
-		db.SetMaxOpenConns(1)
-		db.SetConnMaxIdleTime(0)
-		db.SetConnMaxLifetime(0)
-		if err := db.PingContext(ctx); err != nil {
-			db.Close()
-			return nil, fmt.Errorf("opening SQLite database %s: %w", rawURL, err)
-		}
-		c := &stmtCache{db: db, m: map[string]*sql.Stmt{}}
-		return &Store{dialect: SQLite, sqlDB: db, stmts: c, db: sqlExecer{r: db, cache: c}}, nil
+		return openSQLite(ctx, rawURL)
 	default:
 		return nil, fmt.Errorf("database URL %q: want sqlite://<file> or postgres://...", redact(rawURL))
 	}
 }
-
-// sqliteDSN turns sqlite://path into a modernc file: DSN with WAL journaling
-// and full fsync on commit (a 202 promises the delivery survives a crash).
-// The path is a file name taken literally up to the first "?": SQLite reads
-// a file: URI, where "#" would end the name and "%" would start an escape,
-// so those are escaped rather than left to cut or rename the file.
-func sqliteDSN(rawURL string) (string, error) {
-	rest := strings.TrimPrefix(rawURL, "sqlite:")
-	rest = strings.TrimPrefix(rest, "//")
-	path, query, _ := strings.Cut(rest, "?")
-	if path == "" {
-		return "", fmt.Errorf("database URL %q: missing SQLite file name", rawURL)
-	}
-	q, err := url.ParseQuery(query)
-	if err != nil {
-		return "", fmt.Errorf("database URL %q: %w", rawURL, err)
-	}
-	pragmas := []string{"busy_timeout(10000)", "foreign_keys(1)"}
-	if path != ":memory:" {
-		pragmas = append(pragmas, "journal_mode(WAL)")
-	}
-	if q.Get("synchronous") == "" {
-		pragmas = append(pragmas, "synchronous(FULL)")
-	}
-	for _, p := range pragmas {
-		q.Add("_pragma", p)
-	}
-	if s := q.Get("synchronous"); s != "" {
-		q.Del("synchronous")
-		q.Add("_pragma", "synchronous("+s+")")
-	}
-	return "file:" + uriPathEscaper.Replace(path) + "?" + q.Encode(), nil
-}
-
-// uriPathEscaper escapes what SQLite's URI parser would not read as part
-// of a file name.
-var uriPathEscaper = strings.NewReplacer("%", "%25", "#", "%23")
 
 func redact(rawURL string) string {
 	u, err := url.Parse(rawURL)
@@ -381,6 +333,15 @@ func (s *Store) Ping(ctx context.Context) error {
 
 // Close releases the connections.
 func (s *Store) Close() {
+	if s.ckptStop != nil {
+		close(s.ckptStop)
+		<-s.ckptDone
+		s.ckptStop = nil
+	}
+	if s.intakeDB != nil && s.intakeDB != s.sqlDB {
+		s.intakeStmts.close()
+		s.intakeDB.Close()
+	}
 	if s.sqlDB != nil {
 		s.stmts.close()
 		s.sqlDB.Close()

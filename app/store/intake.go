@@ -155,3 +155,114 @@ func placeholders(rows, cols int) string {
 	}
 	return b.String()
 }
+
+// Pending is a coalescing key's waiting verification job and the arguments
+// (JSON) it will verify with; JobID is unused when folding.
+type Pending struct {
+	Key   string
+	JobID int64
+	Args  []byte
+}
+
+// FoldPendings gives each key's arguments to its pending job, as FoldPending
+// called for each in turn would, and reports the keys that had one. The
+// keys must be distinct. It takes one statement per maxRowsPerStatement
+// keys on PostgreSQL: a group commit folds hundreds of requests.
+func FoldPendings(ctx context.Context, ex Execer, ps []Pending) (map[string]bool, error) {
+	folded := make(map[string]bool, len(ps))
+	if inProcess(ex) {
+		for _, p := range ps {
+			f, err := FoldPending(ctx, ex, p.Key, p.Args)
+			if err != nil {
+				return nil, err
+			}
+			if f {
+				folded[p.Key] = true
+			}
+		}
+		return folded, nil
+	}
+	for part := range chunks(ps) {
+		args := make([]any, 0, 2*len(part))
+		for _, p := range part {
+			args = append(args, p.Key, string(p.Args))
+		}
+		q := `UPDATE verdict_pending_job AS p SET args = v.args
+		FROM (VALUES ` + placeholders(len(part), 2) + `) AS v (coalesce_key, args)
+		WHERE p.coalesce_key = v.coalesce_key RETURNING p.coalesce_key`
+		err := ex.Query(ctx, q, args, func(r Row) error {
+			var k string
+			if err := r.Scan(&k); err != nil {
+				return err
+			}
+			folded[k] = true
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("folding requests into the pending jobs of %d keys: %w", len(part), err)
+		}
+	}
+	return folded, nil
+}
+
+// DropPendings ends the pending state of each key's waiting job, as
+// DropPending would for each.
+func DropPendings(ctx context.Context, ex Execer, keys []string) error {
+	if inProcess(ex) {
+		for _, k := range keys {
+			if err := DropPending(ctx, ex, k); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for part := range chunks(keys) {
+		args := make([]any, len(part))
+		for i, k := range part {
+			args[i] = k
+		}
+		q := `DELETE FROM verdict_pending_job WHERE coalesce_key IN ` + placeholders(1, len(part))
+		if _, err := ex.Exec(ctx, q, args...); err != nil {
+			return fmt.Errorf("ending the pending state of %d keys: %w", len(part), err)
+		}
+	}
+	return nil
+}
+
+// SetPendingJobs records each job as the pending job of its key, as
+// SetPendingJob would for each. The keys must be distinct.
+func SetPendingJobs(ctx context.Context, ex Execer, ps []Pending) error {
+	if inProcess(ex) {
+		for _, p := range ps {
+			if err := SetPendingJob(ctx, ex, p.Key, p.JobID, p.Args); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for part := range chunks(ps) {
+		args := make([]any, 0, 3*len(part))
+		for _, p := range part {
+			args = append(args, p.Key, p.JobID, string(p.Args))
+		}
+		q := `INSERT INTO verdict_pending_job (coalesce_key, job_id, args) VALUES ` + placeholders(len(part), 3) + `
+		ON CONFLICT (coalesce_key) DO UPDATE SET job_id = excluded.job_id, args = excluded.args`
+		if _, err := ex.Exec(ctx, q, args...); err != nil {
+			return fmt.Errorf("recording the pending jobs of %d keys: %w", len(part), err)
+		}
+	}
+	return nil
+}
+
+// chunks splits s into parts of at most maxRowsPerStatement.
+func chunks[T any](s []T) func(yield func([]T) bool) {
+	return func(yield func([]T) bool) {
+		for len(s) > 0 {
+			n := min(len(s), maxRowsPerStatement)
+			if !yield(s[:n]) {
+				return
+			}
+			s = s[n:]
+		}
+	}
+}

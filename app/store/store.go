@@ -139,7 +139,15 @@ func (s *Store) prepareHot(ctx context.Context) error {
 	if s.stmts == nil {
 		return nil
 	}
-	return s.stmts.prepare(ctx, insertDeliverySQL, nextGenerationSQL)
+	hot := []string{insertDeliverySQL, nextGenerationSQL, foldPendingSQL, setPendingJobSQL,
+		dropPendingSQL, pendingJobSQL, claimPendingSQL, generationSQL}
+	if err := s.stmts.prepare(ctx, hot...); err != nil {
+		return err
+	}
+	if s.intakeStmts != s.stmts {
+		return s.intakeStmts.prepare(ctx, hot...)
+	}
+	return nil
 }
 
 const (
@@ -150,6 +158,13 @@ const (
 	nextGenerationSQL = `INSERT INTO verdict_generation (coalesce_key, generation) VALUES ($1, 1)
 		ON CONFLICT (coalesce_key) DO UPDATE SET generation = verdict_generation.generation + 1
 		RETURNING generation`
+	foldPendingSQL   = `UPDATE verdict_pending_job SET args = $2 WHERE coalesce_key = $1`
+	setPendingJobSQL = `INSERT INTO verdict_pending_job (coalesce_key, job_id, args) VALUES ($1, $2, $3)
+		ON CONFLICT (coalesce_key) DO UPDATE SET job_id = excluded.job_id, args = excluded.args`
+	dropPendingSQL  = `DELETE FROM verdict_pending_job WHERE coalesce_key = $1`
+	pendingJobSQL   = `SELECT job_id FROM verdict_pending_job WHERE coalesce_key = $1`
+	claimPendingSQL = `DELETE FROM verdict_pending_job WHERE coalesce_key = $1 AND job_id = $2 RETURNING args`
+	generationSQL   = `SELECT generation FROM verdict_generation WHERE coalesce_key = $1`
 )
 
 // Delivery is one webhook delivery as the log keeps it.
@@ -223,7 +238,7 @@ func NextGeneration(ctx context.Context, ex Execer, key string) (int64, error) {
 // FoldPending gives args (JSON) to the job of key that has not begun
 // verifying, if there is one, and reports whether there was.
 func FoldPending(ctx context.Context, ex Execer, key string, args []byte) (bool, error) {
-	n, err := ex.Exec(ctx, `UPDATE verdict_pending_job SET args = $2 WHERE coalesce_key = $1`, key, string(args))
+	n, err := ex.Exec(ctx, foldPendingSQL, key, string(args))
 	if err != nil {
 		return false, fmt.Errorf("folding a request into the pending job of %s: %w", key, err)
 	}
@@ -233,8 +248,7 @@ func FoldPending(ctx context.Context, ex Execer, key string, args []byte) (bool,
 // SetPendingJob records job id as the pending job of key, to verify with
 // args (JSON).
 func SetPendingJob(ctx context.Context, ex Execer, key string, id int64, args []byte) error {
-	_, err := ex.Exec(ctx, `INSERT INTO verdict_pending_job (coalesce_key, job_id, args) VALUES ($1, $2, $3)
-		ON CONFLICT (coalesce_key) DO UPDATE SET job_id = excluded.job_id, args = excluded.args`, key, id, string(args))
+	_, err := ex.Exec(ctx, setPendingJobSQL, key, id, string(args))
 	if err != nil {
 		return fmt.Errorf("recording the pending job of %s: %w", key, err)
 	}
@@ -244,7 +258,7 @@ func SetPendingJob(ctx context.Context, ex Execer, key string, id int64, args []
 // DropPending ends the pending state of key's waiting job, if any: it
 // keeps the arguments it has, and requests from now on add a job.
 func DropPending(ctx context.Context, ex Execer, key string) error {
-	if _, err := ex.Exec(ctx, `DELETE FROM verdict_pending_job WHERE coalesce_key = $1`, key); err != nil {
+	if _, err := ex.Exec(ctx, dropPendingSQL, key); err != nil {
 		return fmt.Errorf("ending the pending state of %s: %w", key, err)
 	}
 	return nil
@@ -252,7 +266,7 @@ func DropPending(ctx context.Context, ex Execer, key string) error {
 
 // PendingJob returns the pending job of key (ok false if none).
 func (s *Store) PendingJob(ctx context.Context, key string) (id int64, ok bool, err error) {
-	err = s.db.QueryRow(ctx, `SELECT job_id FROM verdict_pending_job WHERE coalesce_key = $1`, key).Scan(&id)
+	err = s.db.QueryRow(ctx, pendingJobSQL, key).Scan(&id)
 	if err == ErrNoRows {
 		return 0, false, nil
 	}
@@ -267,7 +281,7 @@ func (s *Store) PendingJob(ctx context.Context, key string) (id int64, ok bool, 
 // from then on, events for key add a new job.
 func ClaimPending(ctx context.Context, ex Execer, key string, id int64) (args []byte, ok bool, err error) {
 	var a string
-	err = ex.QueryRow(ctx, `DELETE FROM verdict_pending_job WHERE coalesce_key = $1 AND job_id = $2 RETURNING args`, key, id).Scan(&a)
+	err = ex.QueryRow(ctx, claimPendingSQL, key, id).Scan(&a)
 	if err == ErrNoRows {
 		return nil, false, nil
 	}
@@ -280,7 +294,7 @@ func ClaimPending(ctx context.Context, ex Execer, key string, id int64) (args []
 // Generation returns the current generation of key (0 if never enqueued).
 func (s *Store) Generation(ctx context.Context, key string) (int64, error) {
 	var g int64
-	err := s.db.QueryRow(ctx, `SELECT generation FROM verdict_generation WHERE coalesce_key = $1`, key).Scan(&g)
+	err := s.db.QueryRow(ctx, generationSQL, key).Scan(&g)
 	if err == ErrNoRows {
 		return 0, nil
 	}
