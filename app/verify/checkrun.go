@@ -7,7 +7,6 @@ import (
 	"github.com/verdict-bot/verdict/app/snapshot"
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/format/signoff"
-	"github.com/verdict-bot/verdict/checks/inferencex/repo"
 	"github.com/verdict-bot/verdict/checks/inferencex/sweep"
 )
 
@@ -138,7 +137,7 @@ func prefetchPinned(ctx context.Context, snap *snapshot.Snapshot) {
 			// assess, but only once the change set says the PR can move a
 			// curve, which takes the longest chain of reads to know; a PR
 			// changing no file that can gets no read ahead.
-			if files, err := snap.Evidence.Files(ctx); err == nil && mayMoveCurves(l, files) {
+			if files, err := snap.Evidence.Files(ctx); err == nil && sweep.MayMoveCurves(l, files) {
 				a.PrefetchArtifacts(sweep.BenchReads)
 			}
 		}()
@@ -149,24 +148,4 @@ func prefetchPinned(ctx context.Context, snap *snapshot.Snapshot) {
 // ahead once a check reads one of them (ghsource's).
 type artifactReader interface {
 	PrefetchArtifacts(pick func(arts []checks.Artifact) map[int64]func(name string) bool)
-}
-
-// mayMoveCurves reports whether a change to files can affect a benchmark
-// curve as Check 14 decides it from the change set: some changed file that
-// is not documentation lies under the configs, benchmarks or runners
-// directory, or is the changelog. Only then can the change set affect a
-// config or leave a benchmark file unmapped.
-func mayMoveCurves(l repo.Layout, files []checks.ChangedFile) bool {
-	under := func(p, dir string) bool { return dir != "" && strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/") }
-	for _, f := range files {
-		for _, p := range []string{f.Path, f.PreviousPath} {
-			if p == "" || repo.IsDocFile(p) {
-				continue
-			}
-			if p == l.Changelog || under(p, l.ConfigsDir) || under(p, l.BenchmarksDir) || under(p, l.RunnersDir) {
-				return true
-			}
-		}
-	}
-	return false
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo"
 )
 
 // BenchLoad is what a run's benchmark artifacts hold.
@@ -105,6 +106,27 @@ func benchArtifacts(arts []checks.Artifact) (fixed, agentic []checks.Artifact) {
 		fixed = perFixed
 	}
 	return fixed, agentic
+}
+
+// MayMoveCurves reports whether a change to files can affect a benchmark
+// curve as Check 14 decides it from the change set: some changed file that
+// is not documentation lies under the configs, benchmarks or runners
+// directory, or is the changelog. Only then can the change set affect a
+// config or leave a benchmark file unmapped. A verification reads the
+// benchmark artifacts ahead (BenchReads) only for such a PR.
+func MayMoveCurves(l repo.Layout, files []checks.ChangedFile) bool {
+	under := func(p, dir string) bool { return dir != "" && strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/") }
+	for _, f := range files {
+		for _, p := range []string{f.Path, f.PreviousPath} {
+			if p == "" || repo.IsDocFile(p) {
+				continue
+			}
+			if p == l.Changelog || under(p, l.ConfigsDir) || under(p, l.BenchmarksDir) || under(p, l.RunnersDir) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // BenchReads are the archive reads LoadBenchRows makes of a run whose
