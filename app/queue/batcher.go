@@ -16,13 +16,23 @@ type request struct {
 	done    chan error
 }
 
-// batcher funnels deliveries into group commits. One goroutine commits;
-// while it does, new deliveries pile up and form the next batch, so the
-// batch size adapts to the load with no tuning.
+// committer stores a batch of deliveries in one transaction; it may be
+// called again before an earlier call returned, up to the batcher's slots.
+type committer interface {
+	commit(ctx context.Context, batch []*request) error
+}
+
+// batcher funnels deliveries into group commits. While every commit slot
+// is taken, new deliveries pile up and form the next batch, so the batch
+// size adapts to the load with no tuning. With one slot (SQLite, one
+// writer) commits run one after another; with more (PostgreSQL), a batch
+// starts as soon as a slot is free, so a delivery arriving during a commit
+// does not wait for it to end before its own begins.
 type batcher struct {
-	eng      engine
+	eng      committer
 	linger   time.Duration
 	maxBatch int
+	slots    chan struct{} // one token per commit in flight
 	log      *slog.Logger
 
 	in       chan *request
@@ -32,9 +42,10 @@ type batcher struct {
 	started  sync.Once
 }
 
-func newBatcher(eng engine, linger time.Duration, maxBatch int, log *slog.Logger) *batcher {
+func newBatcher(eng committer, linger time.Duration, maxBatch, commits int, log *slog.Logger) *batcher {
 	return &batcher{
 		eng: eng, linger: linger, maxBatch: maxBatch, log: log,
+		slots:    make(chan struct{}, max(1, commits)),
 		in:       make(chan *request, 4*maxBatch),
 		quit:     make(chan struct{}),
 		finished: make(chan struct{}),
@@ -79,14 +90,17 @@ func (b *batcher) submit(ctx context.Context, d Delivery) (Outcome, error) {
 }
 
 func (b *batcher) run() {
+	var flushing sync.WaitGroup
 	defer close(b.finished)
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	for {
+		b.slots <- struct{}{} // released when the batch formed below is stored
 		var first *request
 		select {
 		case first = <-b.in:
 		case <-b.quit:
+			flushing.Wait()
 			b.drain()
 			return
 		}
@@ -109,11 +123,15 @@ func (b *batcher) run() {
 			default:
 			}
 		}
-		b.flush(batch)
+		flushing.Go(func() {
+			defer func() { <-b.slots }()
+			b.flush(batch)
+		})
 	}
 }
 
-// drain commits everything submitted before stop.
+// drain commits everything submitted before stop, once the commits in
+// flight ended.
 func (b *batcher) drain() {
 	for {
 		batch := make([]*request, 0, 16)

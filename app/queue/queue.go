@@ -158,6 +158,7 @@ type Queue struct {
 // once for both SQLite and PostgreSQL.
 type engine interface {
 	commit(ctx context.Context, batch []*request) error
+	commits() int
 	start(ctx context.Context) error
 	stop(ctx context.Context) error
 	clientID() string
@@ -219,7 +220,7 @@ func New(ctx context.Context, st *store.Store, opt Options) (*Queue, error) {
 	if err != nil {
 		return nil, err
 	}
-	q.batch = newBatcher(q.eng, opt.Linger, opt.MaxBatch, opt.Logger)
+	q.batch = newBatcher(q.eng, opt.Linger, opt.MaxBatch, q.eng.commits(), opt.Logger)
 	metrics.SetQueueDepth(st.QueueDepth)
 	return q, nil
 }

@@ -233,6 +233,8 @@ type Store struct {
 	stmts   *stmtCache
 	pool    *pgxpool.Pool
 	db      Execer
+	// PostgreSQL only: intake's own connections (pgintake.go).
+	intakePool *pgxpool.Pool
 	// SQLite only: intake's own connection and statements (see
 	// sqlitegate.go), and the checkpointer's stop and done signals.
 	intakeDB    *sql.DB
@@ -290,7 +292,12 @@ func connect(ctx context.Context, rawURL string) (*Store, error) {
 			pool.Close()
 			return nil, fmt.Errorf("connecting to PostgreSQL database %s: %w", redact(rawURL), err)
 		}
-		return &Store{dialect: Postgres, pool: pool, db: PgxExecer(pool)}, nil
+		intake, err := openIntakePool(ctx, cfg)
+		if err != nil {
+			pool.Close()
+			return nil, err
+		}
+		return &Store{dialect: Postgres, pool: pool, db: PgxExecer(pool), intakePool: intake}, nil
 	case strings.HasPrefix(rawURL, "sqlite:"):
 		return openSQLite(ctx, rawURL)
 	default:
@@ -345,6 +352,9 @@ func (s *Store) Close() {
 	if s.sqlDB != nil {
 		s.stmts.close()
 		s.sqlDB.Close()
+	}
+	if s.intakePool != nil {
+		s.intakePool.Close()
 	}
 	if s.pool != nil {
 		s.pool.Close()

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -37,6 +38,10 @@ func InsertDeliveries(ctx context.Context, ex Execer, ds []Delivery) ([]bool, er
 			rows = append(rows, i)
 		}
 	}
+	// Batches commit side by side on PostgreSQL: rows are locked in one
+	// order, so that two batches holding one redelivered ID each cannot
+	// deadlock.
+	slices.SortFunc(rows, func(a, b int) int { return strings.Compare(ds[a].ID, ds[b].ID) })
 	for len(rows) > 0 {
 		n := min(len(rows), maxRowsPerStatement)
 		part := rows[:n]
@@ -89,6 +94,8 @@ func NextGenerations(ctx context.Context, ex Execer, keys []string) ([]int64, er
 		}
 		count[k]++
 	}
+	// The generation rows are locked in one order (see InsertDeliveries).
+	slices.Sort(distinct)
 	last := make(map[string]int64, len(distinct))
 	for len(distinct) > 0 {
 		n := min(len(distinct), maxRowsPerStatement)
