@@ -26,7 +26,9 @@ func TestGraphQLURL(t *testing.T) {
 	}
 }
 
-func TestLastEdit(t *testing.T) {
+// baseAndHead is repository acme/bench with commits base (on main) and
+// head, for PRs to be added to.
+func baseAndHead() (*fixture.Fixture, *fixture.Repo) {
 	fx := fixture.New("verdict")
 	fx.Tree("base").Put("README.md", "x\n")
 	fx.Tree("head").From("base").Put("a.yaml", "a: 1\n")
@@ -34,6 +36,11 @@ func TestLastEdit(t *testing.T) {
 	r.Commit("base", "base")
 	r.Commit("head", "head")
 	r.Branch("main", "base")
+	return fx, r
+}
+
+func TestLastEdit(t *testing.T) {
+	fx, r := baseAndHead()
 	r.Pull(&fixture.Pull{Number: 7, Title: "t", User: "dev", Head: fixture.Ref{Ref: "t", Commit: "head"}})
 	srv := githubtest.New(t, fx)
 	plain := srv.AddComment("acme/bench", 7, fixture.Comment{User: "owner-a", Body: "a"})

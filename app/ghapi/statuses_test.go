@@ -13,13 +13,7 @@ import (
 // TestPullsOfCommitReadsEveryPage: a commit in more PRs than one page
 // holds (a branch others were cut from) is found in all of them.
 func TestPullsOfCommitReadsEveryPage(t *testing.T) {
-	fx := fixture.New("verdict")
-	fx.Tree("base").Put("README.md", "x\n")
-	fx.Tree("head").From("base").Put("a.yaml", "a: 1\n")
-	r := fx.Repo("acme/bench")
-	r.Commit("base", "base")
-	r.Commit("head", "head")
-	r.Branch("main", "base")
+	fx, r := baseAndHead()
 	const prs = 130
 	for n := 1; n <= prs; n++ {
 		r.Pull(&fixture.Pull{Number: n, Title: "t", User: "dev", Head: fixture.Ref{Ref: fmt.Sprint("b", n), Commit: "head"}})

@@ -32,13 +32,7 @@ func TestConcurrentIntakeDecidesAsInTurn(t *testing.T) {
 		// retried one delivery at a time and would still store the right
 		// rows; the log says whether any failed.
 		var logged syncBuffer
-		intake, err := queue.New(ctx, st, queue.Options{InsertOnly: true, Logger: slog.New(slog.NewTextHandler(&logged, nil))})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := intake.Start(ctx); err != nil {
-			t.Fatal(err)
-		}
+		intake := startIntake(t, st, slog.New(slog.NewTextHandler(&logged, nil)))
 		const keys, events = 8, 25
 		var sends []queue.Delivery
 		for k := range keys {
@@ -131,13 +125,7 @@ func (b *syncBuffer) String() string {
 func TestIntakeHasConnectionsOfItsOwn(t *testing.T) {
 	st := openStore(t, storetest.PostgresURL(t))
 	ctx := context.Background()
-	intake, err := queue.New(ctx, st, queue.Options{InsertOnly: true, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := intake.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
+	intake := startIntake(t, st, nil)
 	defer intake.Stop(ctx)
 	pool := st.Pgx()
 	for range pool.Config().MaxConns {
@@ -163,13 +151,7 @@ func TestRetryVerifiesWithTheClaimedArguments(t *testing.T) {
 	storetest.Engines(t, func(t *testing.T, url string) {
 		st := openStore(t, url)
 		ctx := context.Background()
-		intake, err := queue.New(ctx, st, queue.Options{InsertOnly: true, Logger: quiet})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := intake.Start(ctx); err != nil {
-			t.Fatal(err)
-		}
+		intake := startIntake(t, st, nil)
 		for i := range 3 {
 			if _, err := intake.Enqueue(ctx, verifyDelivery(fmt.Sprint("fold-", i), 4, "issuecomment-40")); err != nil {
 				t.Fatal(err)

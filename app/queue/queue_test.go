@@ -149,6 +149,23 @@ func startQueue(t testing.TB, st *store.Store, rec *recorder, opt queue.Options)
 	return q
 }
 
+// startIntake starts a queue that stores deliveries and runs no job (as if
+// every worker were busy); the caller stops it to hand the jobs over.
+func startIntake(t testing.TB, st *store.Store, log *slog.Logger) *queue.Queue {
+	t.Helper()
+	if log == nil {
+		log = quiet
+	}
+	intake, err := queue.New(context.Background(), st, queue.Options{InsertOnly: true, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := intake.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return intake
+}
+
 var repo = jobs.Repo{InstallationID: 1, Owner: "o", Name: "r"}
 
 func verifyDelivery(id string, pr int, key string) queue.Delivery {
@@ -318,13 +335,7 @@ func TestBurstCoalesces(t *testing.T) {
 		st := openStore(t, url)
 		ctx := context.Background()
 		// Store a burst while no worker runs (as if they were all busy).
-		intake, err := queue.New(ctx, st, queue.Options{InsertOnly: true, Logger: quiet})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := intake.Start(ctx); err != nil {
-			t.Fatal(err)
-		}
+		intake := startIntake(t, st, nil)
 		for i := range 5 {
 			if _, err := intake.Enqueue(ctx, verifyDelivery(fmt.Sprint("burst-", i), 9, "issuecomment-55")); err != nil {
 				t.Fatal(err)

@@ -33,13 +33,7 @@ func TestWithdrawalSupersedesWaitingVerifications(t *testing.T) {
 	storetest.Engines(t, func(t *testing.T, url string) {
 		st := openStore(t, url)
 		ctx := context.Background()
-		intake, err := queue.New(ctx, st, queue.Options{InsertOnly: true, Logger: quiet})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := intake.Start(ctx); err != nil {
-			t.Fatal(err)
-		}
+		intake := startIntake(t, st, nil)
 		for _, d := range []queue.Delivery{
 			verifyDelivery("edit", 9, "issuecomment-55"),
 			verifyDelivery("other", 9, "issuecomment-56"),
