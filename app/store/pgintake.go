@@ -23,11 +23,12 @@ const IntakeConns = 4
 // openIntakePool opens intake's own connections. They are not shared with
 // River and the per-PR locks of running jobs, which can hold every
 // connection of the main pool while a burst arrives: a delivery never
-// waits for a verification to give a connection back, and they are opened
-// before the first delivery rather than during a burst.
+// waits for a verification to give a connection back. One is kept open
+// from the start, so the first delivery does not wait for a connection to
+// be made; the others are opened by the first burst and then kept.
 func openIntakePool(ctx context.Context, cfg *pgxpool.Config) (*pgxpool.Pool, error) {
 	cfg = cfg.Copy()
-	cfg.MaxConns, cfg.MinConns = IntakeConns, IntakeConns
+	cfg.MaxConns, cfg.MinConns = IntakeConns, 1
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("opening PostgreSQL intake connections: %w", err)
