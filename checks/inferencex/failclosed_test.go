@@ -118,6 +118,8 @@ func fcCases() []fcCase {
 			fcPathError(fcScript), "{root}"+fcScript)
 		repoCase("Check 9", "script unparseable", inferencex.ChatTemplate, fcBumpMTP,
 			fcUnparseable(fcScript), "{root}"+fcScript, "could not be read")
+		repoCase("Check 10", "master config unreadable", inferencex.EnginePatches, fcBumpMTP,
+			fcPathError("configs/nvidia-master.yaml"), "{root}configs/nvidia-master.yaml", errUnreadable.Error())
 		repoCase("Check 10", "unchanged helper unparseable", inferencex.EnginePatches, fcBumpMTP,
 			fcUnparseable(fcLib), "{root}"+fcLib, "could not be read")
 		repoCase("Check 10", "unchanged helper unreadable", inferencex.EnginePatches, fcBumpMTP,
