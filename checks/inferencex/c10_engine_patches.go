@@ -42,11 +42,8 @@ func runEnginePatches(ctx context.Context, pr *checks.PR) checks.Result {
 	if !relevant {
 		return checks.NAR(checks.T("PR touches no benchmark scripts, images, configs or workflows.", "PR 未涉及基准测试脚本、镜像、配置或工作流。"))
 	}
-	// Which configs a changed helper or script reaches, and so which
-	// effective files to scan, comes from the master configs: without them
-	// no scan can show there is no patch.
-	if ps := cs.MasterProblems(); len(ps) > 0 {
-		return changeset.Unreadable(ps)
+	if r, ok := cs.ReachUnread(true); ok {
+		return r
 	}
 	s := repo.SettingsParam.Get(pr)
 	if s == nil {

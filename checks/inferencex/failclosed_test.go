@@ -110,6 +110,8 @@ func fcCases() []fcCase {
 					"lmsysorg/sglang:v0.5.12-rocm700-mi35x", "lmsysorg/sglang:v0.5.13-rocm700-mi35x", 1)
 			},
 			fcPathError("MODELS.md"), l.Models, errUnreadable.Error())
+		repoCase("Check 8", "master config unreadable", inferencex.ArchitectureHacks, fcBumpMTP,
+			fcPathError("configs/nvidia-master.yaml"), "{root}configs/nvidia-master.yaml", errUnreadable.Error())
 		repoCase("Check 8", "helper unreadable", inferencex.ArchitectureHacks, fcBumpMTP,
 			fcPathError(fcLib), "{root}"+fcLib, errUnreadable.Error())
 		repoCase("Check 8", "helper unparseable", inferencex.ArchitectureHacks, fcBumpMTP,
