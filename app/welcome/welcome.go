@@ -81,7 +81,7 @@ func TouchesBenchmarks(l repo.Layout, files []checks.ChangedFile) bool {
 				continue
 			}
 			if p == l.Changelog || strings.HasPrefix(p, l.BenchmarksDir+"/") ||
-				(strings.HasPrefix(p, l.ConfigsDir+"/") && strings.HasSuffix(p, "-master.yaml")) {
+				(l.UnderConfigs(p) && strings.HasSuffix(p, "-master.yaml")) {
 				return true
 			}
 		}

@@ -110,6 +110,8 @@ func fcCases() []fcCase {
 					"lmsysorg/sglang:v0.5.12-rocm700-mi35x", "lmsysorg/sglang:v0.5.13-rocm700-mi35x", 1)
 			},
 			fcPathError("MODELS.md"), l.Models, errUnreadable.Error())
+		repoCase("Check 8", "master config unreadable", inferencex.ArchitectureHacks, fcBumpMTP,
+			fcPathError("configs/nvidia-master.yaml"), "{root}configs/nvidia-master.yaml", errUnreadable.Error())
 		repoCase("Check 8", "helper unreadable", inferencex.ArchitectureHacks, fcBumpMTP,
 			fcPathError(fcLib), "{root}"+fcLib, errUnreadable.Error())
 		repoCase("Check 8", "helper unparseable", inferencex.ArchitectureHacks, fcBumpMTP,
@@ -118,6 +120,8 @@ func fcCases() []fcCase {
 			fcPathError(fcScript), "{root}"+fcScript)
 		repoCase("Check 9", "script unparseable", inferencex.ChatTemplate, fcBumpMTP,
 			fcUnparseable(fcScript), "{root}"+fcScript, "could not be read")
+		repoCase("Check 10", "master config unreadable", inferencex.EnginePatches, fcBumpMTP,
+			fcPathError("configs/nvidia-master.yaml"), "{root}configs/nvidia-master.yaml", errUnreadable.Error())
 		repoCase("Check 10", "unchanged helper unparseable", inferencex.EnginePatches, fcBumpMTP,
 			fcUnparseable(fcLib), "{root}"+fcLib, "could not be read")
 		repoCase("Check 10", "unchanged helper unreadable", inferencex.EnginePatches, fcBumpMTP,

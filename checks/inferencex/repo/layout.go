@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"strings"
 
 	"github.com/verdict-bot/verdict/checks"
 )
@@ -13,36 +14,42 @@ import (
 // Paths are repository-relative. The yaml names are the paths.* keys of
 // .github/verdict.yml.
 type Layout struct {
-	Name          string `yaml:"name" json:"name"` // "legacy" or "e2e"
-	Root          string `yaml:"root" json:"root"` // "" or "inferencex-e2e/"
-	Checklist     string `yaml:"checklist" json:"checklist"`
-	ChecklistZH   string `yaml:"checklist_zh" json:"checklist_zh"`
-	Models        string `yaml:"models" json:"models"`
-	ConfigsDir    string `yaml:"configs_dir" json:"configs_dir"`
-	Changelog     string `yaml:"changelog" json:"changelog"`
-	GoldenDir     string `yaml:"golden_dir" json:"golden_dir"`
-	WaiverDir     string `yaml:"waiver_dir" json:"waiver_dir"`
-	Thresholds    string `yaml:"thresholds" json:"thresholds"`
-	BenchmarksDir string `yaml:"benchmarks_dir" json:"benchmarks_dir"`
-	RunnersDir    string `yaml:"runners_dir" json:"runners_dir"`
-	CodeOwners    string `yaml:"codeowners" json:"codeowners"`
+	Name        string `yaml:"name" json:"name"` // "legacy" or "e2e"
+	Root        string `yaml:"root" json:"root"` // "" or "inferencex-e2e/"
+	Checklist   string `yaml:"checklist" json:"checklist"`
+	ChecklistZH string `yaml:"checklist_zh" json:"checklist_zh"`
+	Models      string `yaml:"models" json:"models"`
+	ConfigsDir  string `yaml:"configs_dir" json:"configs_dir"`
+	// EarlierConfigsDir is where the master configs were before they moved
+	// to ConfigsDir: a commit without ConfigsDir is read there. Not a
+	// setting: a repository that names its configs directory is read there.
+	EarlierConfigsDir string `yaml:"-" json:"-"`
+	Changelog         string `yaml:"changelog" json:"changelog"`
+	GoldenDir         string `yaml:"golden_dir" json:"golden_dir"`
+	WaiverDir         string `yaml:"waiver_dir" json:"waiver_dir"`
+	Thresholds        string `yaml:"thresholds" json:"thresholds"`
+	BenchmarksDir     string `yaml:"benchmarks_dir" json:"benchmarks_dir"`
+	RunnersDir        string `yaml:"runners_dir" json:"runners_dir"`
+	CodeOwners        string `yaml:"codeowners" json:"codeowners"`
 }
 
 // LegacyLayout is the root layout of Aug 2026.
 func LegacyLayout() Layout {
 	return Layout{
-		Name:          "legacy",
-		Checklist:     "docs/PR_REVIEW_CHECKLIST.md",
-		ChecklistZH:   "docs/PR_REVIEW_CHECKLIST_zh.md",
-		Models:        "MODELS.md",
-		ConfigsDir:    "configs",
-		Changelog:     "perf-changelog.yaml",
-		GoldenDir:     "golden_al_distribution",
-		WaiverDir:     "docs/waiver",
-		Thresholds:    "utils/evals/thresholds.yaml",
-		BenchmarksDir: "benchmarks",
-		RunnersDir:    "runners",
-		CodeOwners:    ".github/CODEOWNERS",
+		Name:        "legacy",
+		Checklist:   "docs/PR_REVIEW_CHECKLIST.md",
+		ChecklistZH: "docs/PR_REVIEW_CHECKLIST_zh.md",
+		Models:      "MODELS.md",
+		ConfigsDir:  "configs",
+		// Until July 2026 the master configs lived under .github/.
+		EarlierConfigsDir: ".github/configs",
+		Changelog:         "perf-changelog.yaml",
+		GoldenDir:         "golden_al_distribution",
+		WaiverDir:         "docs/waiver",
+		Thresholds:        "utils/evals/thresholds.yaml",
+		BenchmarksDir:     "benchmarks",
+		RunnersDir:        "runners",
+		CodeOwners:        ".github/CODEOWNERS",
 	}
 }
 
@@ -107,6 +114,28 @@ func DetectLayout(ctx context.Context, src checks.Source, ref string) (Layout, e
 	}
 }
 
+// UnderConfigs reports whether p is inside the configs directory, where
+// it is now or where it was.
+func (l Layout) UnderConfigs(p string) bool {
+	for _, d := range []string{l.ConfigsDir, l.EarlierConfigsDir} {
+		if d != "" && strings.HasPrefix(p, strings.TrimSuffix(d, "/")+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// IsMasterConfig reports whether p is a master config: a *-master.yaml
+// directly in the configs directory, where it is now or where it was.
+func (l Layout) IsMasterConfig(p string) bool {
+	dir, name := path.Split(p)
+	dir = strings.TrimSuffix(dir, "/")
+	if !strings.HasSuffix(name, "-master.yaml") {
+		return false
+	}
+	return dir == strings.TrimSuffix(l.ConfigsDir, "/") || (l.EarlierConfigsDir != "" && dir == strings.TrimSuffix(l.EarlierConfigsDir, "/"))
+}
+
 // WaiverPath is the waiver file for PR n.
 func (l Layout) WaiverPath(n int) string { return path.Join(l.WaiverDir, fmt.Sprintf("%d.md", n)) }
 
@@ -120,7 +149,9 @@ func (l Layout) Override(o Layout) Layout {
 	set(&l.Checklist, o.Checklist)
 	set(&l.ChecklistZH, o.ChecklistZH)
 	set(&l.Models, o.Models)
-	set(&l.ConfigsDir, o.ConfigsDir)
+	if o.ConfigsDir != "" {
+		l.ConfigsDir, l.EarlierConfigsDir = o.ConfigsDir, ""
+	}
 	set(&l.Changelog, o.Changelog)
 	set(&l.GoldenDir, o.GoldenDir)
 	set(&l.WaiverDir, o.WaiverDir)

@@ -84,6 +84,12 @@ func (ms *Masters) At(ctx context.Context, ref string) (map[string]*ConfigEntry,
 func (ms *Masters) load(ctx context.Context, ref string) (map[string]*ConfigEntry, []InputProblem, error) {
 	dir := ms.layout.ConfigsDir
 	es, err := ms.reader.List(ctx, ref, dir)
+	if errors.Is(err, checks.ErrNotFound) && ms.layout.EarlierConfigsDir != "" {
+		// A commit from before the configs moved.
+		if earlier, eerr := ms.reader.List(ctx, ref, ms.layout.EarlierConfigsDir); eerr == nil {
+			dir, es, err = ms.layout.EarlierConfigsDir, earlier, nil
+		}
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("loading master configs: %w", err)
 	}

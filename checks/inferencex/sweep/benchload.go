@@ -121,7 +121,7 @@ func MayMoveCurves(l repo.Layout, files []checks.ChangedFile) bool {
 			if p == "" || repo.IsDocFile(p) {
 				continue
 			}
-			if p == l.Changelog || under(p, l.ConfigsDir) || under(p, l.BenchmarksDir) || under(p, l.RunnersDir) {
+			if p == l.Changelog || l.UnderConfigs(p) || under(p, l.BenchmarksDir) || under(p, l.RunnersDir) {
 				return true
 			}
 		}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	pathpkg "path"
 	"sort"
 	"strings"
 	"sync"
@@ -127,7 +126,7 @@ func buildChangeSet(ctx context.Context, pr *checks.PR, ms *repo.Masters) (*Mode
 func (b *builder) mayAffectConfigs() bool {
 	l := b.layout
 	for _, f := range b.cs.Files {
-		if f.Path == l.Changelog || b.isRuntimeFile(f.Path) || strings.HasPrefix(f.Path, strings.TrimSuffix(l.ConfigsDir, "/")+"/") {
+		if f.Path == l.Changelog || b.isRuntimeFile(f.Path) || l.UnderConfigs(f.Path) {
 			return true
 		}
 	}
@@ -311,6 +310,5 @@ func parsedWhole(l repo.Layout, path string) bool {
 	if path == l.Changelog {
 		return true
 	}
-	dir, name := pathpkg.Split(path)
-	return strings.TrimSuffix(dir, "/") == strings.TrimSuffix(l.ConfigsDir, "/") && strings.HasSuffix(name, "-master.yaml")
+	return l.IsMasterConfig(path)
 }

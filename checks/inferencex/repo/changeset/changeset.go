@@ -136,20 +136,29 @@ func (cs *Model) Touched() []string {
 
 // MasterProblems are the problems of the master configs.
 func (cs *Model) MasterProblems() []repo.InputProblem {
-	return cs.ProblemsFor(cs.Layout.ConfigsDir)
+	return cs.ProblemsFor(cs.configDirs()...)
 }
 
 // MasterAndChangelogProblems are the problems of the inputs that select
 // configs: the master configs and the perf changelog.
 func (cs *Model) MasterAndChangelogProblems() []repo.InputProblem {
-	return cs.ProblemsFor(cs.Layout.ConfigsDir, cs.Layout.Changelog)
+	return cs.ProblemsFor(append(cs.configDirs(), cs.Layout.Changelog)...)
+}
+
+// configDirs is where master configs are read from: the configs directory
+// and, for a commit from before they moved, where they were.
+func (cs *Model) configDirs() []string {
+	if d := cs.Layout.EarlierConfigsDir; d != "" {
+		return []string{cs.Layout.ConfigsDir, d}
+	}
+	return []string{cs.Layout.ConfigsDir}
 }
 
 // IsRuntimePath reports whether p lies under the benchmark, runner or
 // configs directory (and, with workflows, .github/workflows).
 func (cs *Model) IsRuntimePath(p string, workflows bool) bool {
 	l := cs.Layout
-	dirs := []string{l.BenchmarksDir, l.RunnersDir, l.ConfigsDir}
+	dirs := []string{l.BenchmarksDir, l.RunnersDir, l.ConfigsDir, l.EarlierConfigsDir}
 	if workflows {
 		dirs = append(dirs, ".github/workflows")
 	}

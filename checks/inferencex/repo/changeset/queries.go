@@ -100,7 +100,7 @@ func (cs *Model) AffectsBenchmarks() bool {
 			if under(p, l.BenchmarksDir) || under(p, l.RunnersDir) {
 				return true
 			}
-			if under(p, l.ConfigsDir) && !strings.HasSuffix(p, "-master.yaml") {
+			if l.UnderConfigs(p) && !strings.HasSuffix(p, "-master.yaml") {
 				return true
 			}
 		}
