@@ -35,6 +35,7 @@ type ciParetoFixture struct {
 	affected []*repo.ConfigEntry
 	files    []checks.ChangedFile
 	unmapped []string
+	problems []repo.InputProblem // of the change set, in the legacy layout
 	csErr    error
 	noSweep  bool
 	comments []checks.Comment
@@ -56,7 +57,10 @@ func (f ciParetoFixture) run(t *testing.T) (checks.Result, *checkstest.Source) {
 	if files == nil {
 		files = []checks.ChangedFile{{Path: "configs/amd-master.yaml", Status: "modified"}}
 	}
-	cs := &changeset.Model{Files: files, Affected: f.affected, UnmappedFiles: f.unmapped}
+	cs := &changeset.Model{Files: files, Affected: f.affected, UnmappedFiles: f.unmapped, Problems: f.problems}
+	if f.problems != nil {
+		cs.Layout = repo.LegacyLayout()
+	}
 	if f.csErr != nil {
 		checkstest.FactError(changeset.Fact, f.csErr)(pr)
 	} else {
@@ -241,6 +245,10 @@ func TestParetoCheck(t *testing.T) {
 		{name: "docs-only PR is N/A", st: checks.NA,
 			f:    ciParetoFixture{files: []checks.ChangedFile{{Path: "docs/README.md"}}, noSweep: true},
 			want: "No change in this PR can affect a benchmark curve."},
+		{name: "a changed master config that could not be read is not N/A", st: checks.Warn,
+			f: ciParetoFixture{arts: []checks.Artifact{qwen7}, data: map[int64]map[string]string{11: qwenData},
+				problems: []repo.InputProblem{{Path: "configs/amd-master.yaml", Err: "HTTP 500"}}},
+			want: "affected curves unverifiable: configs/amd-master.yaml: HTTP 500; 1 other curve(s) pass; admin bypass not verified; evidence: run 30123456789 artifacts." + ciHint},
 		{name: "a changed runner script is not N/A", st: checks.Warn,
 			f:    ciParetoFixture{files: []checks.ChangedFile{{Path: "runners/launch_mi355x.sh"}}, noSweep: true},
 			want: "unverifiable: no qualifying in-PR run (Check 1); admin bypass not verified." + ciHint},

@@ -92,12 +92,18 @@ func (cs *Model) AffectsBenchmarks() bool {
 		return true
 	}
 	under := func(p, dir string) bool { return dir != "" && strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/") }
+	// Which configs a changed master config or changelog affects is known
+	// only when both could be read.
+	unread := len(cs.MasterAndChangelogProblems()) > 0
 	for _, f := range cs.Files {
 		for _, p := range []string{f.Path, f.PreviousPath} {
 			if p == "" || repo.IsDocFile(p) {
 				continue
 			}
 			if under(p, l.BenchmarksDir) || under(p, l.RunnersDir) {
+				return true
+			}
+			if unread && (l.IsMasterConfig(p) || p == l.Changelog) {
 				return true
 			}
 			if l.UnderConfigs(p) && !strings.HasSuffix(p, "-master.yaml") {
