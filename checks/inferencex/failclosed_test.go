@@ -394,3 +394,21 @@ func TestFailClosedAudit(t *testing.T) {
 		}
 	}
 }
+
+// TestMasterConfigUnreadableDecidesNothing: a PR that changes a master
+// config which then cannot be read leaves every row that reads the configs
+// undecided. None may pass, and none may say N/A: which configs the PR
+// affects is exactly what is unknown.
+func TestMasterConfigUnreadableDecidesNothing(t *testing.T) {
+	rows := []*checks.Check{inferencex.UpstreamRecipe, inferencex.UpstreamImages, inferencex.DeprecatedModels,
+		inferencex.ArchitectureHacks, inferencex.ChatTemplate, inferencex.EnginePatches, inferencex.GoldenAcceptance,
+		inferencex.AppendOnly, inferencex.DraftPrecision, inferencex.ParetoCoverage}
+	for name, l := range inferencextest.Layouts() {
+		for _, c := range rows {
+			r := fcRepo(t, l, c, fcBumpMTP, fcPathError("configs/nvidia-master.yaml"), true)
+			if r.Status == checks.Pass || r.Status == checks.NA {
+				t.Errorf("%s: Check %d is %s with the master config unreadable: %q", name, c.Number, r.Status, r.Reason.EN)
+			}
+		}
+	}
+}
