@@ -27,6 +27,9 @@ func runDeprecated(ctx context.Context, pr *checks.PR) checks.Result {
 		return *bad
 	}
 	if len(cs.Affected) == 0 {
+		if r, bad := cs.SelectionUnread(); bad {
+			return r
+		}
 		return checks.NAR(checks.T("PR adds, changes or re-enables no benchmark configuration.", "PR 未新增、更改或重新启用任何基准测试配置。"))
 	}
 	models := cs.Layout.Models

@@ -33,6 +33,9 @@ func runChatTemplate(ctx context.Context, pr *checks.PR) checks.Result {
 		}
 	}
 	if len(spec) == 0 {
+		if r, bad := cs.SelectionUnread(); bad {
+			return r
+		}
 		return checks.NAR(checks.T("PR affects no spec-decode configuration.", "PR 未涉及任何投机解码配置。"))
 	}
 	var fail, review, pass findings

@@ -395,19 +395,34 @@ func TestFailClosedAudit(t *testing.T) {
 	}
 }
 
-// TestMasterConfigUnreadableDecidesNothing: a PR that changes a master
-// config which then cannot be read leaves every row that reads the configs
-// undecided. None may pass, and none may say N/A: which configs the PR
-// affects is exactly what is unknown.
-func TestMasterConfigUnreadableDecidesNothing(t *testing.T) {
-	rows := []*checks.Check{inferencex.UpstreamRecipe, inferencex.UpstreamImages, inferencex.DeprecatedModels,
+// TestUnreadableSelectionDecidesNothing: a PR whose changed master config,
+// or whose changelog entry, cannot be read leaves every row that reads the
+// configs it selects undecided. None may pass, and none may say N/A: which
+// configs the PR affects is exactly what is unknown. (Check 6 judges changed
+// master entries only, so a changelog entry alone is N/A for it.)
+func TestUnreadableSelectionDecidesNothing(t *testing.T) {
+	rows := []*checks.Check{inferencex.UpstreamRecipe, inferencex.DeprecatedModels,
 		inferencex.ArchitectureHacks, inferencex.ChatTemplate, inferencex.EnginePatches, inferencex.GoldenAcceptance,
 		inferencex.AppendOnly, inferencex.DraftPrecision, inferencex.ParetoCoverage}
-	for name, l := range inferencextest.Layouts() {
-		for _, c := range rows {
-			r := fcRepo(t, l, c, fcBumpMTP, fcPathError("configs/nvidia-master.yaml"), true)
-			if r.Status == checks.Pass || r.Status == checks.NA {
-				t.Errorf("%s: Check %d is %s with the master config unreadable: %q", name, c.Number, r.Status, r.Reason.EN)
+	cases := []struct {
+		name  string
+		edit  func(r *inferencextest.Repo)
+		path  string
+		extra []*checks.Check
+	}{
+		{"changed master config unreadable", fcBumpMTP, "configs/nvidia-master.yaml", []*checks.Check{inferencex.UpstreamImages}},
+		{"new changelog entry unreadable", func(r *inferencextest.Repo) {
+			r.AppendChangelog("dsr1-fp4-*")
+			r.Detail = draftEvidence
+		}, "perf-changelog.yaml", nil},
+	}
+	for _, tc := range cases {
+		for name, l := range inferencextest.Layouts() {
+			for _, c := range append(rows, tc.extra...) {
+				r := fcRepo(t, l, c, tc.edit, fcPathError(tc.path), true)
+				if r.Status == checks.Pass || r.Status == checks.NA {
+					t.Errorf("%s, %s: Check %d is %s: %q", tc.name, name, c.Number, r.Status, r.Reason.EN)
+				}
 			}
 		}
 	}
