@@ -14,42 +14,44 @@ import (
 // Paths are repository-relative. The yaml names are the paths.* keys of
 // .github/verdict.yml.
 type Layout struct {
-	Name        string `yaml:"name" json:"name"` // "legacy" or "e2e"
-	Root        string `yaml:"root" json:"root"` // "" or "inferencex-e2e/"
-	Checklist   string `yaml:"checklist" json:"checklist"`
-	ChecklistZH string `yaml:"checklist_zh" json:"checklist_zh"`
-	Models      string `yaml:"models" json:"models"`
-	ConfigsDir  string `yaml:"configs_dir" json:"configs_dir"`
+	Name          string `yaml:"name" json:"name"` // "legacy" or "e2e"
+	Root          string `yaml:"root" json:"root"` // "" or "inferencex-e2e/"
+	Checklist     string `yaml:"checklist" json:"checklist"`
+	ChecklistZH   string `yaml:"checklist_zh" json:"checklist_zh"`
+	Models        string `yaml:"models" json:"models"`
+	ConfigsDir    string `yaml:"configs_dir" json:"configs_dir"`
+	Changelog     string `yaml:"changelog" json:"changelog"`
+	GoldenDir     string `yaml:"golden_dir" json:"golden_dir"`
+	WaiverDir     string `yaml:"waiver_dir" json:"waiver_dir"`
+	Thresholds    string `yaml:"thresholds" json:"thresholds"`
+	BenchmarksDir string `yaml:"benchmarks_dir" json:"benchmarks_dir"`
+	RunnersDir    string `yaml:"runners_dir" json:"runners_dir"`
+	CodeOwners    string `yaml:"codeowners" json:"codeowners"`
+
 	// EarlierConfigsDir is where the master configs were before they moved
 	// to ConfigsDir: a commit without ConfigsDir is read there. Not a
 	// setting: a repository that names its configs directory is read there.
 	EarlierConfigsDir string `yaml:"-" json:"-"`
-	Changelog         string `yaml:"changelog" json:"changelog"`
-	GoldenDir         string `yaml:"golden_dir" json:"golden_dir"`
-	WaiverDir         string `yaml:"waiver_dir" json:"waiver_dir"`
-	Thresholds        string `yaml:"thresholds" json:"thresholds"`
-	BenchmarksDir     string `yaml:"benchmarks_dir" json:"benchmarks_dir"`
-	RunnersDir        string `yaml:"runners_dir" json:"runners_dir"`
-	CodeOwners        string `yaml:"codeowners" json:"codeowners"`
 }
 
 // LegacyLayout is the root layout of Aug 2026.
 func LegacyLayout() Layout {
 	return Layout{
-		Name:        "legacy",
-		Checklist:   "docs/PR_REVIEW_CHECKLIST.md",
-		ChecklistZH: "docs/PR_REVIEW_CHECKLIST_zh.md",
-		Models:      "MODELS.md",
-		ConfigsDir:  "configs",
+		Name:          "legacy",
+		Checklist:     "docs/PR_REVIEW_CHECKLIST.md",
+		ChecklistZH:   "docs/PR_REVIEW_CHECKLIST_zh.md",
+		Models:        "MODELS.md",
+		ConfigsDir:    "configs",
+		Changelog:     "perf-changelog.yaml",
+		GoldenDir:     "golden_al_distribution",
+		WaiverDir:     "docs/waiver",
+		Thresholds:    "utils/evals/thresholds.yaml",
+		BenchmarksDir: "benchmarks",
+		RunnersDir:    "runners",
+		CodeOwners:    ".github/CODEOWNERS",
+
 		// Until July 2026 the master configs lived under .github/.
 		EarlierConfigsDir: ".github/configs",
-		Changelog:         "perf-changelog.yaml",
-		GoldenDir:         "golden_al_distribution",
-		WaiverDir:         "docs/waiver",
-		Thresholds:        "utils/evals/thresholds.yaml",
-		BenchmarksDir:     "benchmarks",
-		RunnersDir:        "runners",
-		CodeOwners:        ".github/CODEOWNERS",
 	}
 }
 
