@@ -40,15 +40,15 @@ func runArchHacks(ctx context.Context, pr *checks.PR) checks.Result {
 	if bad != nil {
 		return *bad
 	}
-	if r, ok := cs.ReachUnread(false); ok {
-		return r
-	}
 	added := cs.RuntimeAdded(false)
 	if len(cs.Affected) == 0 && len(added) == 0 && len(cs.UnmappedFiles) == 0 {
 		if r, bad := cs.SelectionUnread(); bad {
 			return r
 		}
 		return checks.NAR(checks.T("PR changes no benchmark serving configuration, image or launch path.", "PR 未更改任何基准测试服务配置、镜像或启动路径。"))
+	}
+	if r, bad := cs.MastersUnread(); bad {
+		return r
 	}
 	var fail, review findings
 	knob := func(what, at string) {

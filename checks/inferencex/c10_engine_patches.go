@@ -45,7 +45,7 @@ func runEnginePatches(ctx context.Context, pr *checks.PR) checks.Result {
 		}
 		return checks.NAR(checks.T("PR touches no benchmark scripts, images, configs or workflows.", "PR 未涉及基准测试脚本、镜像、配置或工作流。"))
 	}
-	if r, ok := cs.ReachUnread(true); ok {
+	if r, bad := cs.MastersUnread(); bad {
 		return r
 	}
 	s := repo.SettingsParam.Get(pr)

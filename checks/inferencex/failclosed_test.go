@@ -415,6 +415,10 @@ func TestUnreadableSelectionDecidesNothing(t *testing.T) {
 			r.AppendChangelog("dsr1-fp4-*")
 			r.Detail = draftEvidence
 		}, "perf-changelog.yaml", nil},
+		{"new changelog entry with a master config unreadable", func(r *inferencextest.Repo) {
+			r.AppendChangelog("dsr1-fp4-*")
+			r.Detail = draftEvidence
+		}, "configs/nvidia-master.yaml", nil},
 	}
 	for _, tc := range cases {
 		for name, l := range inferencextest.Layouts() {

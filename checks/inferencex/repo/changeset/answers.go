@@ -74,24 +74,16 @@ func (cs *Model) SelectionUnread() (checks.Result, bool) {
 	return checks.Unverified(repo.InputProblem{Path: ps[0].Path, Err: checks.Quote(ps[0].Err, 160)}.Text()), true
 }
 
-// ReachUnread is the answer of a row that scans what the PR's runtime files
-// reach (the effective files of the configs they serve) when the master
-// configs could not be read: which configs a changed file reaches is then
-// unknown, so no scan can show it is clean. ok is false when the configs
-// were read, or when the PR changes no runtime file (benchmarks, runners,
-// configs and, with workflows, .github/workflows) and the row has nothing
-// to reach.
-func (cs *Model) ReachUnread(workflows bool) (r checks.Result, ok bool) {
+// MastersUnread is the answer of a row that scans what the PR reaches
+// through the master configs (the effective files of the configs it
+// affects) when they could not be read: which configs a changed file or
+// changelog entry reaches is then unknown, so no scan can show it clean.
+func (cs *Model) MastersUnread() (checks.Result, bool) {
 	ps := cs.MasterProblems()
 	if len(ps) == 0 {
 		return checks.Result{}, false
 	}
-	for _, f := range cs.Files {
-		if !repo.IsDocFile(f.Path) && cs.IsRuntimePath(f.Path, workflows) {
-			return Unreadable(ps), true
-		}
-	}
-	return checks.Result{}, false
+	return Unreadable(ps), true
 }
 
 // UnreadEffective names the effective files that could not be read or

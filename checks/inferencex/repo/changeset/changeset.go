@@ -158,7 +158,10 @@ func (cs *Model) configDirs() []string {
 // configs directory (and, with workflows, .github/workflows).
 func (cs *Model) IsRuntimePath(p string, workflows bool) bool {
 	l := cs.Layout
-	dirs := []string{l.BenchmarksDir, l.RunnersDir, l.ConfigsDir, l.EarlierConfigsDir}
+	if l.UnderConfigs(p) {
+		return true
+	}
+	dirs := []string{l.BenchmarksDir, l.RunnersDir}
 	if workflows {
 		dirs = append(dirs, ".github/workflows")
 	}
