@@ -41,6 +41,8 @@ type Source interface {
 	// ArtifactFiles downloads an artifact and returns the entries whose names
 	// want accepts. Implementations stream the archive, bound entry count and
 	// sizes, and refuse unsafe entry names. An expired artifact is ErrExpired.
+	// The entries' Data may be shared with a cache: callers must not
+	// modify it.
 	ArtifactFiles(ctx context.Context, a Artifact, want func(name string) bool) ([]ArtifactFile, error)
 
 	// Permission reads a user's repository permission.

@@ -45,7 +45,7 @@ func (s *Source) artifactFiles(ctx context.Context, a checks.Artifact, want func
 		return nil, fmt.Errorf("%s: archive is %d bytes, over the %d-byte limit: %w", what, a.SizeBytes, s.o.Artifact.MaxArchiveBytes, checks.ErrTooLarge)
 	}
 	if files, ok := s.cachedEntries(a.ID, want); ok {
-		return files, nil
+		return files, s.hold(what, files)
 	}
 	if asked {
 		s.readRunAhead(ctx, a)
@@ -56,7 +56,7 @@ func (s *Source) artifactFiles(ctx context.Context, a checks.Artifact, want func
 	mu.Lock()
 	defer mu.Unlock()
 	if files, ok := s.cachedEntries(a.ID, want); ok {
-		return files, nil
+		return files, s.hold(what, files)
 	}
 	names, files, err := s.fetchArtifact(ctx, a, want)
 	if err != nil {
@@ -72,15 +72,48 @@ func (s *Source) artifactFiles(ctx context.Context, a checks.Artifact, want func
 	}
 	// The index goes in last, so it is only found when its entries were stored.
 	c.put(indexKey(a.ID), artifactIndex(names), size)
-	return copyFiles(files), nil
+	return files, nil
 }
 
-func copyFiles(files []checks.ArtifactFile) []checks.ArtifactFile {
-	out := make([]checks.ArtifactFile, len(files))
-	for i, f := range files {
-		out[i] = checks.ArtifactFile{Name: f.Name, Data: append([]byte(nil), f.Data...)}
+// hold charges entries read from the cache to the verification's budget;
+// fresh entries were charged as they were decompressed.
+func (s *Source) hold(what string, files []checks.ArtifactFile) error {
+	var n int64
+	for _, f := range files {
+		n += int64(len(f.Data))
 	}
-	return out
+	if !s.held.take(n) {
+		return fmt.Errorf("%s: %w", what, s.overBudget())
+	}
+	return nil
+}
+
+func (s *Source) overBudget() error {
+	return fmt.Errorf("this verification's artifact entries are over its %d-byte cap (Artifact.MaxVerificationBytes): %w",
+		s.o.Artifact.MaxVerificationBytes, checks.ErrTooLarge)
+}
+
+// budget is a byte allowance shared by the concurrent reads of one
+// verification, charged as bytes are produced, so its bound holds however
+// many archives are decompressed at once.
+type budget struct {
+	mu   sync.Mutex
+	left int64
+}
+
+// take charges n bytes, reporting false (and charging nothing) when fewer
+// are left.
+func (b *budget) take(n int64) bool {
+	if b == nil {
+		return true
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if n > b.left {
+		return false
+	}
+	b.left -= n
+	return true
 }
 
 func (s *Source) cache() *Cache {
@@ -121,7 +154,7 @@ func (s *Source) cachedEntries(id int64, want func(string) bool) ([]checks.Artif
 		if !ok {
 			return nil, false
 		}
-		out = append(out, checks.ArtifactFile{Name: name, Data: append([]byte(nil), d.([]byte)...)})
+		out = append(out, checks.ArtifactFile{Name: name, Data: d.([]byte)})
 	}
 	return out, true
 }
@@ -140,7 +173,11 @@ func (s *Source) fetchArtifact(ctx context.Context, a checks.Artifact, want func
 		return nil, nil, err
 	}
 	defer arc.close()
-	return ReadZip(arc.r, arc.size, s.o.Artifact, want)
+	names, files, err := readZip(arc.r, arc.size, s.o.Artifact, want, s.held)
+	if errors.Is(err, errBudget) {
+		err = s.overBudget()
+	}
+	return names, files, err
 }
 
 // memArchive is the largest archive (by its declared length) held in

@@ -127,6 +127,8 @@ func tooLarge(err error) bool {
 type capWriter struct {
 	buf []byte
 	max int64
+	// held, when set, is charged for every byte written.
+	held *budget
 }
 
 var errCap = errors.New("size cap exceeded")
@@ -134,6 +136,9 @@ var errCap = errors.New("size cap exceeded")
 func (w *capWriter) Write(p []byte) (int, error) {
 	if int64(len(w.buf)+len(p)) > w.max {
 		return 0, errCap
+	}
+	if w.held != nil && !w.held.take(int64(len(p))) {
+		return 0, errBudget
 	}
 	w.buf = append(w.buf, p...)
 	return len(p), nil

@@ -58,6 +58,12 @@ type ArtifactLimits struct {
 	MaxEntries      int   // entries in the archive (20000)
 	MaxEntryBytes   int64 // uncompressed bytes of one wanted entry (64 MiB)
 	MaxTotalBytes   int64 // uncompressed bytes of all wanted entries (256 MiB)
+	// MaxVerificationBytes bounds the uncompressed bytes of wanted entries
+	// one verification holds, across all the artifacts it reads (24 MiB).
+	// The other limits are per archive: nine archives each under them
+	// once took one verification to 1.5 GB. Sweep result entries are
+	// kilobytes; the cap leaves room for the JSON decoding that follows.
+	MaxVerificationBytes int64
 }
 
 func (o Options) withDefaults() Options {
@@ -93,6 +99,9 @@ func (o Options) withDefaults() Options {
 	}
 	if a.MaxTotalBytes <= 0 {
 		a.MaxTotalBytes = 256 << 20
+	}
+	if a.MaxVerificationBytes <= 0 {
+		a.MaxVerificationBytes = 24 << 20
 	}
 	return o
 }
@@ -133,6 +142,9 @@ type Source struct {
 	// local caches artifact entries for this verification when no shared
 	// Cache is configured.
 	local *Cache
+	// held is what this verification's artifact entries may still take
+	// (Artifact.MaxVerificationBytes).
+	held *budget
 	// pinned names the branch each commit was read as; trees holds the git
 	// trees read; unconfirmed the reads ahead they have yet to confirm, by
 	// commit (see ReadAhead).
@@ -150,9 +162,9 @@ type Source struct {
 func New(client *github.Client, owner, repo string, number int, opts Options) *Source {
 	o := opts.withDefaults()
 	s := &Source{gh: client, owner: owner, repo: repo, number: number, o: o, flights: map[string]*flight{},
-		downloads: make(chan struct{}, o.ArtifactDownloads)}
+		downloads: make(chan struct{}, o.ArtifactDownloads), held: &budget{left: o.Artifact.MaxVerificationBytes}}
 	if o.Cache == nil {
-		s.local = NewCache(o.Artifact.MaxTotalBytes)
+		s.local = NewCache(o.Artifact.MaxVerificationBytes)
 	}
 	return s
 }

@@ -21,6 +21,15 @@ import (
 // every entry name (sorted, directories excluded) and the wanted files
 // (sorted). Corrupt input is checks.ErrMalformed, limits checks.ErrTooLarge.
 func ReadZip(r io.ReaderAt, size int64, lim ArtifactLimits, want func(string) bool) ([]string, []checks.ArtifactFile, error) {
+	return readZip(r, size, lim, want, nil)
+}
+
+// errBudget is a verification's allowance exhausted (see budget).
+var errBudget = errors.New("verification budget exhausted")
+
+// readZip is ReadZip charging what it decompresses to held (nil: no
+// allowance beyond lim).
+func readZip(r io.ReaderAt, size int64, lim ArtifactLimits, want func(string) bool, held *budget) ([]string, []checks.ArtifactFile, error) {
 	if n, ok := declaredEntries(r, size); ok && n > uint64(lim.MaxEntries) {
 		return nil, nil, fmt.Errorf("archive declares %d entries, over the %d limit: %w", n, lim.MaxEntries, checks.ErrTooLarge)
 	}
@@ -51,7 +60,10 @@ func ReadZip(r io.ReaderAt, size int64, lim ArtifactLimits, want func(string) bo
 		if !want(name) {
 			continue
 		}
-		data, err := readEntry(f, lim.MaxEntryBytes, lim.MaxTotalBytes-total)
+		data, err := readEntry(f, lim.MaxEntryBytes, lim.MaxTotalBytes-total, held)
+		if errors.Is(err, errBudget) {
+			return nil, nil, err
+		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("entry %q: %w", name, err)
 		}
@@ -66,7 +78,7 @@ func ReadZip(r io.ReaderAt, size int64, lim ArtifactLimits, want func(string) bo
 // readEntry decompresses one entry, stopping one byte past the tighter of
 // the two limits so that an entry that lies about its size is caught by
 // what it actually produces.
-func readEntry(f *zip.File, maxEntry, remaining int64) ([]byte, error) {
+func readEntry(f *zip.File, maxEntry, remaining int64, held *budget) ([]byte, error) {
 	if remaining <= 0 {
 		return nil, fmt.Errorf("wanted entries exceed the total size limit: %w", checks.ErrTooLarge)
 	}
@@ -82,9 +94,11 @@ func readEntry(f *zip.File, maxEntry, remaining int64) ([]byte, error) {
 		prealloc = int64(f.UncompressedSize64)
 	}
 	buf := make([]byte, 0, min(prealloc, limit)+1)
-	w := &capWriter{buf: buf, max: limit}
+	w := &capWriter{buf: buf, max: limit, held: held}
 	_, err = io.Copy(w, rc)
 	switch {
+	case errors.Is(err, errBudget):
+		return nil, err
 	case errors.Is(err, errCap) && limit == maxEntry:
 		return nil, fmt.Errorf("over the %d-byte entry limit: %w", maxEntry, checks.ErrTooLarge)
 	case errors.Is(err, errCap):

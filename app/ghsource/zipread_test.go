@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/verdict-bot/verdict/app/githubtest"
@@ -176,4 +177,50 @@ func FuzzArtifactZip(f *testing.F) {
 			t.Fatalf("total %d over limit", total)
 		}
 	})
+}
+
+// One verification's artifact entries share one cap, whatever each archive
+// holds: nine archives each under the per-archive limits once took one
+// verification to 1.5 GB. Entries from the cache count too.
+func TestArtifactsOfOneVerificationShareOneCap(t *testing.T) {
+	fx := fixture.New("verdict")
+	r := fx.Repo(ixFull)
+	r.Commit("c", "")
+	r.Branch("main", "c")
+	r.Pull(&fixture.Pull{Number: 3412, Head: fixture.Ref{Commit: "c"}, Files: []*fixture.File{{Filename: "x"}}})
+	var arts []*fixture.Artifact
+	for i := range 3 {
+		arts = append(arts, &fixture.Artifact{ID: int64(20 + i), Name: fmt.Sprintf("bmk_%d", i),
+			RawZip: makeZip(t, entry{"agg.json", bytes.Repeat([]byte("1"), 1<<20)})})
+	}
+	r.Run(&fixture.WorkflowRun{ID: 1, HeadCommit: "c", Artifacts: arts})
+	s := githubtest.New(t, fx)
+	lim := ArtifactLimits{MaxVerificationBytes: 5 << 19} // 2.5 MiB: two entries fit
+	cache := NewCache(64 << 20)
+	src := newSource(t, s, Options{Artifact: lim, Cache: cache})
+	ctx := context.Background()
+	listed, err := src.Artifacts(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, a := range listed {
+		files, err := src.ArtifactFiles(ctx, a, all)
+		switch {
+		case i < 2 && (err != nil || len(files) != 1 || len(files[0].Data) != 1<<20):
+			t.Fatalf("artifact %d within the cap: %v", i, err)
+		case i == 2 && (!errors.Is(err, checks.ErrTooLarge) || !strings.Contains(err.Error(), "MaxVerificationBytes")):
+			t.Fatalf("artifact %d over the cap: %v", i, err)
+		}
+	}
+	// The next verification finds two entries cached and is charged for them.
+	next := newSource(t, s, Options{Artifact: lim, Cache: cache})
+	for i, a := range listed[:2] {
+		if _, err := next.ArtifactFiles(ctx, a, all); err != nil {
+			t.Fatalf("cached artifact %d: %v", i, err)
+		}
+	}
+	small := newSource(t, s, Options{Artifact: ArtifactLimits{MaxVerificationBytes: 1 << 19}, Cache: cache})
+	if _, err := small.ArtifactFiles(ctx, listed[0], all); !errors.Is(err, checks.ErrTooLarge) {
+		t.Fatalf("a cached entry over the cap: %v", err)
+	}
 }

@@ -54,6 +54,10 @@ type VerifyArgs struct {
 	ActorLogin string `json:"actor_login"`
 	ActorType  string `json:"actor_type"`
 	DeliveryID string `json:"delivery_id"`
+	// Delivered is the body the delivery carried: the sender is its
+	// editor only while it is still the body read (created, edited and
+	// submitted deliveries; zero for commands).
+	Delivered signoff.Stamp `json:"delivered,omitzero"`
 	// Action is the webhook action that caused the job ("created",
 	// "edited", "submitted"; "recheck" for a maintainer command).
 	Action string `json:"action"`

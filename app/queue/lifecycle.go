@@ -101,6 +101,10 @@ func (w *rerunWorker) Work(ctx context.Context, job *river.Job[jobs.RerunArgs]) 
 	if q.opt.Rerunner == nil || q.opt.Verifier == nil {
 		return q.final(log, jobs.KindRerun, errors.New("no re-run handler configured"))
 	}
+	if n := processDeaths(job.JobRow); n >= maxProcessDeaths {
+		metrics.Job(jobs.KindRerun, "quarantined")
+		return q.final(log, jobs.KindRerun, fmt.Errorf("quarantined: %d attempts ended with their process; not run again", n))
+	}
 	prs, err := q.opt.Rerunner.PullsOf(ctx, a)
 	if err != nil {
 		return q.classify(ctx, log, job.JobRow, jobs.KindRerun, err)

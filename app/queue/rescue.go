@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/riverqueue/river/rivertype"
@@ -25,6 +26,27 @@ import (
 //
 // A resumed job keeps its attempt count (the dead attempt counts) and
 // records why it was resumed; its next run sees jobs.Attempt.Retry.
+
+// resumedBy starts the error a resumed attempt records, by which
+// processDeaths counts them.
+const resumedBy = "resumed by "
+
+// maxProcessDeaths is how many attempts of one job may end with their
+// process. A PR whose input crashes the process (a fatal error no recover
+// catches, or the kernel's out-of-memory kill) would otherwise take it
+// down once per attempt, and every PR of every installation with it.
+const maxProcessDeaths = 2
+
+// processDeaths counts the attempts of job that ended with their process.
+func processDeaths(job *rivertype.JobRow) int {
+	n := 0
+	for _, e := range job.Errors {
+		if strings.HasPrefix(e.Error, resumedBy) {
+			n++
+		}
+	}
+	return n
+}
 
 // rescueOrphans resumes the running jobs of dead processes (every running
 // job when all is set) and reports how many it resumed.
@@ -56,7 +78,7 @@ func (q *Queue) rescueOrphans(ctx context.Context, all bool) (int, error) {
 				continue
 			}
 		}
-		if err := q.eng.resume(ctx, j, fmt.Sprintf("resumed by %s: the process running this attempt (%s) is gone", q.eng.clientID(), by)); err != nil {
+		if err := q.eng.resume(ctx, j, fmt.Sprintf("%s%s: the process running this attempt (%s) is gone", resumedBy, q.eng.clientID(), by)); err != nil {
 			return n, fmt.Errorf("resuming job %d: %w", j.ID, err)
 		}
 		n++

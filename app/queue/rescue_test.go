@@ -204,3 +204,32 @@ func newQueue(st *store.Store, rec *recorder) (*queue.Queue, error) {
 	}
 	return q, q.Start(context.Background())
 }
+
+// TestJobThatKilledItsProcessTwiceIsQuarantined: a PR whose input takes the
+// process down (a fatal error, an out-of-memory kill) is not resumed into a
+// third crash: the verifier settles it with why, and it is not run again.
+func TestJobThatKilledItsProcessTwiceIsQuarantined(t *testing.T) {
+	storetest.Engines(t, func(t *testing.T, url string) {
+		st := openStore(t, url)
+		storeJob(t, st, "crashy", 10)
+		dieWhileRunning(t, st, 2)
+		// The first attempt died too and was resumed.
+		q := `UPDATE river_job SET errors = ARRAY['{"at":"2026-12-01T00:00:00Z","attempt":1,"error":"resumed by a: the process running this attempt (b) is gone"}'::jsonb]`
+		if st.Dialect() == store.SQLite {
+			q = `UPDATE river_job SET errors = jsonb('[{"at":"2026-12-01T00:00:00Z","attempt":1,"error":"resumed by a: the process running this attempt (b) is gone"}]')`
+		}
+		if _, err := st.DB().Exec(context.Background(), q); err != nil {
+			t.Fatal(err)
+		}
+		rec := &recorder{}
+		startQueue(t, st, rec, queue.Options{})
+		waitFor(t, "the quarantine", func() bool { rec.mu.Lock(); defer rec.mu.Unlock(); return len(rec.abandons) == 1 })
+		if v, _, _ := rec.calls(); v != 0 {
+			t.Errorf("verified %d times after two crashes", v)
+		}
+		if !strings.Contains(rec.abandons[0].Error(), "quarantined: 2 attempts ended with their process") {
+			t.Errorf("cause = %v", rec.abandons[0])
+		}
+		waitFor(t, "the job cancelled", func() bool { s, _ := jobState(t, st); return s == "cancelled" })
+	})
+}

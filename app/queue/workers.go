@@ -86,6 +86,14 @@ func (w *verifyWorker) Work(ctx context.Context, job *river.Job[jobs.VerifyArgs]
 			a = latest
 			log = log.With("delivery_id", a.DeliveryID, "action", a.Action, "generation", a.Generation)
 		}
+		if n := processDeaths(job.JobRow); n >= maxProcessDeaths {
+			// Quarantined: stored with its attempts' errors, settled as
+			// not verifiable, and never run into another crash.
+			err := fmt.Errorf("quarantined: %d attempts ended with their process (a crash or an out-of-memory kill); not run again", n)
+			metrics.Job(jobs.KindVerify, "quarantined")
+			q.abandon(ctx, log, a, err)
+			return river.JobCancel(err)
+		}
 		if at.Number > at.Max {
 			// Resumed after its last attempt died with its process.
 			err := fmt.Errorf("gave up after %d attempts; the last one ended with its process", at.Max)

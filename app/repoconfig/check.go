@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/verdict-bot/verdict/checks/format/yamlx"
 )
 
 // Problem is one defect of a verdict.yml, at the place that has it.
@@ -84,6 +86,9 @@ func Check(data []byte) (Config, []Problem) {
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return Default(), nil
+	}
+	if err := yamlx.CheckDepth(string(data)); err != nil {
+		return Default(), []Problem{problem(0, 0, "", msg("the file nests deeper than %d levels", "文件嵌套超过 %d 层", yamlx.MaxDepth))}
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {

@@ -17,6 +17,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/verdict-bot/verdict/app/jobs"
 	"github.com/verdict-bot/verdict/checks"
@@ -179,7 +180,7 @@ func (r Router) review(d *Decision, p *payload) {
 	ref := signoff.Ref{Kind: checks.KindReview, ID: p.Review.ID}
 	switch p.Action {
 	case "submitted", "edited":
-		r.signOff(d, p, ref, p.Review.User, deref(p.Review.Body))
+		r.signOff(d, p, ref, p.Review.User, deref(p.Review.Body), time.Time{})
 	case "dismissed":
 		r.withdraw(d, p, ref, p.Review.User, deref(p.Review.Body))
 	}
@@ -192,7 +193,7 @@ func (r Router) reviewComment(d *Decision, p *payload) {
 	ref := signoff.Ref{Kind: checks.KindInline, ID: p.Comment.ID}
 	switch p.Action {
 	case "created", "edited":
-		r.signOff(d, p, ref, p.Comment.User, deref(p.Comment.Body))
+		r.signOff(d, p, ref, p.Comment.User, deref(p.Comment.Body), p.Comment.UpdatedAt)
 	case "deleted":
 		r.withdraw(d, p, ref, p.Comment.User, deref(p.Comment.Body))
 	}
@@ -224,7 +225,7 @@ func (r Router) issueComment(d *Decision, p *payload) {
 	}
 	switch p.Action {
 	case "created", "edited":
-		r.signOff(d, p, signoff.Ref{Kind: checks.KindConversation, ID: p.Comment.ID}, p.Comment.User, body)
+		r.signOff(d, p, signoff.Ref{Kind: checks.KindConversation, ID: p.Comment.ID}, p.Comment.User, body, p.Comment.UpdatedAt)
 		r.recheck(d, p, body, before)
 	case "deleted":
 		r.withdraw(d, p, signoff.Ref{Kind: checks.KindConversation, ID: p.Comment.ID}, p.Comment.User, body)
@@ -245,8 +246,10 @@ func (r Router) issueComment(d *Decision, p *payload) {
 // signOff enqueues a verification when body is a sign-off candidate whose
 // author and id pass the sanity gate. A bot's comment is no sign-off,
 // whoever edits it. An edit that removed the phrase is ignored: the
-// existing verdict stays until the sign-off is verified again.
-func (r Router) signOff(d *Decision, p *payload, ref signoff.Ref, author user, body string) {
+// existing verdict stays until the sign-off is verified again. The job
+// carries a stamp of the body delivered, since the sender is the editor of
+// that body only.
+func (r Router) signOff(d *Decision, p *payload, ref signoff.Ref, author user, body string, updatedAt time.Time) {
 	if ref.ID <= 0 || !loginRE.MatchString(author.Login) || r.isBot(author) || !signoff.IsCandidate(body, r.phrase()) {
 		return
 	}
@@ -254,6 +257,7 @@ func (r Router) signOff(d *Decision, p *payload, ref signoff.Ref, author user, b
 		Repo: d.Repo, PR: d.PR, SignOff: ref,
 		ActorLogin: p.Sender.Login, ActorType: p.Sender.Type,
 		DeliveryID: d.DeliveryID, Action: p.Action,
+		Delivered: signoff.StampOf(body, updatedAt),
 	})
 }
 

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -66,8 +67,15 @@ func ref(key string) signoff.Ref {
 	return r
 }
 
-func verify(key, action string) jobs.VerifyArgs {
-	return jobs.VerifyArgs{Repo: repo, PR: 12, SignOff: ref(key), ActorLogin: "alice", ActorType: "User", DeliveryID: "d", Action: action}
+// verify is the verification of a delivery that carried body: a review's
+// payload has no updated_at, a comment's has.
+func verify(key, action, body string) jobs.VerifyArgs {
+	at := updated
+	if strings.HasPrefix(key, "pullrequestreview-") {
+		at = time.Time{}
+	}
+	return jobs.VerifyArgs{Repo: repo, PR: 12, SignOff: ref(key), ActorLogin: "alice", ActorType: "User", DeliveryID: "d", Action: action,
+		Delivered: signoff.StampOf(body, at)}
 }
 
 func reuse(action, body, before string) jobs.ReuseArgs {
@@ -93,9 +101,9 @@ func TestRoute(t *testing.T) {
 	}{
 		// issue_comment
 		{"issue comment created", "issue_comment", ev("created", map[string]any{"issue": prIssue(), "comment": cmt(5, signOff, "MEMBER")}),
-			[]jobs.Args{verify("issuecomment-5", "created")}},
+			[]jobs.Args{verify("issuecomment-5", "created", signOff)}},
 		{"issue comment edited", "issue_comment", ev("edited", map[string]any{"issue": prIssue(), "comment": cmt(5, signOff, "MEMBER"), "changes": edit("old")}),
-			[]jobs.Args{verify("issuecomment-5", "edited")}},
+			[]jobs.Args{verify("issuecomment-5", "edited", signOff)}},
 		{"issue comment deleted", "issue_comment", ev("deleted", map[string]any{"issue": prIssue(), "comment": cmt(5, signOff, "MEMBER")}),
 			[]jobs.Args{withdraw("issuecomment-5", "deleted")}},
 		{"bot's sign-off edited by a human", "issue_comment", ev("edited", map[string]any{"issue": prIssue(),
@@ -108,18 +116,18 @@ func TestRoute(t *testing.T) {
 		{"null body", "issue_comment", ev("created", map[string]any{"issue": prIssue(), "comment": map[string]any{"id": 5, "body": nil, "user": map[string]any{"login": "bob"}}}), nil},
 		// pull_request_review
 		{"review submitted", "pull_request_review", ev("submitted", map[string]any{"pull_request": pr(12), "review": map[string]any{"id": 9, "body": signOff, "user": map[string]any{"login": "bob"}}}),
-			[]jobs.Args{verify("pullrequestreview-9", "submitted")}},
+			[]jobs.Args{verify("pullrequestreview-9", "submitted", signOff)}},
 		{"review edited", "pull_request_review", ev("edited", map[string]any{"pull_request": pr(12), "review": map[string]any{"id": 9, "body": signOff, "user": map[string]any{"login": "bob"}}}),
-			[]jobs.Args{verify("pullrequestreview-9", "edited")}},
+			[]jobs.Args{verify("pullrequestreview-9", "edited", signOff)}},
 		{"review dismissed", "pull_request_review", ev("dismissed", map[string]any{"pull_request": pr(12), "review": map[string]any{"id": 9, "body": signOff, "user": map[string]any{"login": "bob"}}}),
 			[]jobs.Args{withdraw("pullrequestreview-9", "dismissed")}},
 		{"bot review submitted", "pull_request_review", ev("submitted", map[string]any{"pull_request": pr(12), "review": map[string]any{"id": 9, "body": signOff, "user": map[string]any{"login": "lint", "type": "Bot"}}}), nil},
 		{"review without body", "pull_request_review", ev("submitted", map[string]any{"pull_request": pr(12), "review": map[string]any{"id": 9, "body": nil, "user": map[string]any{"login": "bob"}}}), nil},
 		// pull_request_review_comment
 		{"inline created", "pull_request_review_comment", ev("created", map[string]any{"pull_request": pr(12), "comment": cmt(77, signOff, "MEMBER")}),
-			[]jobs.Args{verify("discussion_r77", "created")}},
+			[]jobs.Args{verify("discussion_r77", "created", signOff)}},
 		{"inline edited", "pull_request_review_comment", ev("edited", map[string]any{"pull_request": pr(12), "comment": cmt(77, signOff, "MEMBER")}),
-			[]jobs.Args{verify("discussion_r77", "edited")}},
+			[]jobs.Args{verify("discussion_r77", "edited", signOff)}},
 		{"inline deleted", "pull_request_review_comment", ev("deleted", map[string]any{"pull_request": pr(12), "comment": cmt(77, signOff, "MEMBER")}),
 			[]jobs.Args{withdraw("discussion_r77", "deleted")}},
 		// sanity gate: identifiers GitHub would not send
@@ -143,7 +151,7 @@ func TestRoute(t *testing.T) {
 		{"prefix only", "issue_comment", ev("created", map[string]any{"issue": prIssue(), "comment": cmt(5, "/user 9", "MEMBER")}), nil},
 		{"reuse on an issue", "issue_comment", ev("created", map[string]any{"issue": map[string]any{"number": 12}, "comment": cmt(5, "/use 9", "MEMBER")}), nil},
 		{"sign-off with command", "issue_comment", ev("created", map[string]any{"issue": prIssue(), "comment": cmt(5, signOff+"\n/reuse-sweep-run", "MEMBER")}),
-			[]jobs.Args{verify("issuecomment-5", "created"), reuse("created", signOff+"\n/reuse-sweep-run", "")}},
+			[]jobs.Args{verify("issuecomment-5", "created", signOff+"\n/reuse-sweep-run"), reuse("created", signOff+"\n/reuse-sweep-run", "")}},
 		// /verdict recheck
 		{"recheck newest", "issue_comment", ev("created", map[string]any{"issue": prIssue(), "comment": cmt(5, "/verdict recheck", "MEMBER")}),
 			[]jobs.Args{recheck("")}},

@@ -137,6 +137,21 @@ func (s *Store) RecordEvent(ctx context.Context, e Event) error {
 	})
 }
 
+// FirstAssessed returns the commit of the first verification of sign-off
+// key whose body hashed to bodySHA256; ok is false when there was none.
+func (s *Store) FirstAssessed(ctx context.Context, repo string, pr int, key, bodySHA256 string) (sha string, ok bool, err error) {
+	row := s.db.QueryRow(ctx, `SELECT head_sha FROM verdict_event
+		WHERE LOWER(repo) = LOWER($1) AND pr_number = $2 AND kind = $3 AND signoff_key = $4 AND body_sha256 = $5
+		ORDER BY at, seq LIMIT 1`, repo, pr, string(KindVerification), key, bodySHA256)
+	switch err := row.Scan(&sha); {
+	case err == ErrNoRows:
+		return "", false, nil
+	case err != nil:
+		return "", false, fmt.Errorf("reading the first verification of %s on %s#%d: %w", key, repo, pr, err)
+	}
+	return sha, true, nil
+}
+
 // History returns the events of one PR, newest first; limit > 0 keeps the
 // newest limit. Repository names compare case-insensitively, as GitHub's.
 func (s *Store) History(ctx context.Context, repo string, pr, limit int) ([]Event, error) {

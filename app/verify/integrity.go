@@ -41,6 +41,10 @@ type Ledger interface {
 	LookupSignOff(ctx context.Context, repo, key string) (SignOffRecord, bool, error)
 	SignOffs(ctx context.Context, repo string, pr int) ([]SignOffRecord, error)
 	PutSignOff(ctx context.Context, r SignOffRecord) error
+	// FirstAssessed is the head commit of the first published verdict on
+	// this exact body of the sign-off (ok false when there was none): the
+	// commit its author was looking at when they gave it.
+	FirstAssessed(ctx context.Context, repo string, pr int, key, bodySHA256 string) (sha string, ok bool, err error)
 }
 
 // Integrity is what a verification knows of who wrote the sign-off's
@@ -57,6 +61,10 @@ type Integrity struct {
 	Since time.Time
 	// AuthenticSHA256 is the hash of the author's last version.
 	AuthenticSHA256 string
+	// GivenFor is the commit the sign-off's body was first assessed on,
+	// when that is not the head being assessed now: a sign-off written
+	// before a push says nothing of the code pushed after it.
+	GivenFor string
 }
 
 // signOffMeta is what the REST read of a sign-off tells besides its text.
@@ -88,7 +96,11 @@ func authenticity(ctx context.Context, history editHistory, req Request, so chec
 		}
 		return in
 	}
-	if req.Action == "edited" && req.Actor != "" {
+	// An edit delivery names the editor of the body it carried. A delivery
+	// that arrives late (or is redelivered) after a newer edit carries an
+	// older body: its sender says nothing of the body read now, which the
+	// edit history below then judges.
+	if req.Action == "edited" && req.Actor != "" && req.Delivered.Describes(so.Body, so.UpdatedAt) {
 		if strings.EqualFold(req.Actor, so.Author) {
 			return ok, nil
 		}
@@ -172,6 +184,11 @@ func applyIntegrity(rows []checks.Outcome, in Integrity, author string) []checks
 			r.Reason = checks.T(
 				fmt.Sprintf("the sign-off changed after its author @%s wrote it and the editor could not be determined (%s); the author must re-confirm by editing or posting it again", author, in.Unknown),
 				fmt.Sprintf("签核在作者 @%s 撰写后被修改，且无法确定编辑者（%s）；作者必须再次编辑或重新发布签核以重新确认", author, codeSpan(in.Unknown)))
+		case in.GivenFor != "":
+			r.Status, r.NeedsReview = checks.Fail, false
+			r.Reason = checks.T(
+				fmt.Sprintf("the sign-off was given for commit %s and the head has moved since; @%s must re-confirm it for the new head by editing or posting it again", shortSHA(in.GivenFor), author),
+				fmt.Sprintf("签核针对的是提交 %s，此后头部提交已变更；@%s 必须通过再次编辑或重新发布签核，为新的头部提交重新确认", shortSHA(in.GivenFor), author))
 		case in.Unknown != "":
 			r.Reason = checks.T(
 				r.Reason.EN+fmt.Sprintf(" (Whether the sign-off was edited, and by whom, could not be determined: %s.)", in.Unknown),
@@ -179,6 +196,13 @@ func applyIntegrity(rows []checks.Outcome, in Integrity, author string) []checks
 		}
 	}
 	return out
+}
+
+func shortSHA(sha string) string {
+	if len(sha) > 12 {
+		return "`" + sha[:12] + "`"
+	}
+	return "`" + sha + "`"
 }
 
 // codeSpan shows an error's English text verbatim inside Chinese prose.

@@ -11,13 +11,15 @@ import (
 	"github.com/verdict-bot/verdict/app/retry"
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/checkstest"
+	"github.com/verdict-bot/verdict/checks/format/signoff"
 )
 
 func TestAuthenticity(t *testing.T) {
 	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
 	body := "As a PR reviewer and CODEOWNER, I have reviewed this"
 	hash := bodyHash(body)
-	comment := checks.SignOff{Key: "issuecomment-1", Kind: checks.KindConversation, Author: "owner-a", Body: body}
+	comment := checks.SignOff{Key: "issuecomment-1", Kind: checks.KindConversation, Author: "owner-a", Body: body, UpdatedAt: now}
+	delivered := signoff.StampOf(body, now)
 	review := checks.SignOff{Key: "pullrequestreview-2", Kind: checks.KindReview, Author: "owner-a", Body: body}
 	authentic := &SignOffRecord{Author: "owner-a", BodySHA256: hash, State: StateAuthentic}
 	changed := &SignOffRecord{Author: "owner-a", BodySHA256: "old", State: StateAuthentic}
@@ -46,9 +48,14 @@ func TestAuthenticity(t *testing.T) {
 		want string
 		err  bool
 	}{
-		{"the author's edit delivery", Request{Action: "edited", Actor: "Owner-A"}, comment, true, changed, unused, "ok", false},
-		{"another user's edit delivery", Request{Action: "edited", Actor: "writer-x"}, comment, true, authentic, unused, "tampered by writer-x", false},
-		{"the author's edit clears a mark", Request{Action: "edited", Actor: "owner-a"}, comment, true, marked, unused, "ok", false},
+		{"the author's edit delivery", Request{Action: "edited", Actor: "Owner-A", Delivered: delivered}, comment, true, changed, unused, "ok", false},
+		{"another user's edit delivery", Request{Action: "edited", Actor: "writer-x", Delivered: delivered}, comment, true, authentic, unused, "tampered by writer-x", false},
+		{"the author's edit clears a mark", Request{Action: "edited", Actor: "owner-a", Delivered: delivered}, comment, true, marked, unused, "ok", false},
+		// A delivery names the editor of the body it carried only.
+		{"the author's late delivery of an older body", Request{Action: "edited", Actor: "owner-a", Delivered: signoff.StampOf("older", time.Time{})}, comment, true, marked, edit("writer-x"), "tampered by writer-x", false},
+		{"another's late delivery of an older body", Request{Action: "edited", Actor: "writer-x", Delivered: signoff.StampOf("older", time.Time{})}, comment, true, authentic, unused, "ok", false},
+		{"a delivery of the same text, written again since", Request{Action: "edited", Actor: "owner-a", Delivered: signoff.StampOf(body, now.Add(-time.Hour))}, comment, true, marked, edit("writer-x"), "tampered by writer-x", false},
+		{"a delivery without a stamp", Request{Action: "edited", Actor: "owner-a"}, comment, true, marked, edit("writer-x"), "tampered by writer-x", false},
 		{"a posting, unedited", Request{Action: "created", Actor: "owner-a"}, comment, false, nil, unused, "ok", false},
 		{"a review just submitted", Request{Action: "submitted", Actor: "owner-a"}, review, false, nil, unused, "ok", false},
 		{"the body the ledger holds", Request{Action: "recheck", Actor: "m"}, comment, true, authentic, unused, "ok", false},

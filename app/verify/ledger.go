@@ -32,6 +32,26 @@ func (v *Verifier) record(ctx context.Context, req Request, key string) (*SignOf
 	return &r, nil
 }
 
+// givenFor is the commit the sign-off's current body was given for when
+// that is not head ("" otherwise). The author's own delivery of this very
+// body gives it now, whatever an earlier identical text was given for.
+func (v *Verifier) givenFor(ctx context.Context, req Request, so checks.SignOff, in Integrity, head string) (string, error) {
+	if v.Ledger == nil || in.Tampered {
+		return "", nil
+	}
+	if strings.EqualFold(req.Actor, so.Author) && req.Delivered.Describes(so.Body, so.UpdatedAt) {
+		return "", nil
+	}
+	sha, ok, err := v.Ledger.FirstAssessed(ctx, req.Owner+"/"+req.Repo, req.Number, so.Key, bodyHash(so.Body))
+	if err != nil {
+		return "", retry.Transient(err)
+	}
+	if !ok || sha == head {
+		return "", nil
+	}
+	return sha, nil
+}
+
 // withdrawn is why a sign-off that was taken back is not verified again
 // ("" when it was not).
 func withdrawn(meta signOffMeta, rec *SignOffRecord) string {

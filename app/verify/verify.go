@@ -5,8 +5,6 @@ package verify
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -104,8 +102,10 @@ type Request struct {
 	ActorType string
 	// Action is the webhook action that asked for the verification
 	// ("created", "edited", "submitted"; "" for verdict check): an edit's
-	// Actor is the sign-off's editor.
-	Action string
+	// Actor is the sign-off's editor, but only of the body Delivered
+	// describes.
+	Action    string
+	Delivered signoff.Stamp
 	// ReviewDate fixes "today" for date-dependent checks; zero means now (UTC).
 	ReviewDate time.Time
 	DeliveryID string
@@ -306,10 +306,7 @@ func (v *Verifier) Verify(ctx context.Context, gh GitHub, req Request) (Outcome,
 	return out, nil
 }
 
-func bodyHash(body string) string {
-	h := sha256.Sum256([]byte(body))
-	return hex.EncodeToString(h[:])
-}
+func bodyHash(body string) string { return signoff.BodyHash(body) }
 
 // bypasses are the verified admin bypasses on the assessed commit of the
 // rows a verification ran, read from the same (memoized) comments the
@@ -534,6 +531,9 @@ func (v *Verifier) prepare(ctx context.Context, gh GitHub, req Request, log *slo
 		return stop(out, j.err)
 	}
 	out.Integrity = j.in
+	if out.Integrity.GivenFor, err = v.givenFor(ctx, req, so, j.in, pr.HeadSHA); err != nil {
+		return stop(out, err)
+	}
 	out.Scope = sc
 	return snap, run, out, nil
 }

@@ -17,6 +17,10 @@ func (l ledger) LookupSignOff(ctx context.Context, repo, key string) (verify.Sig
 	return fromStore(so), ok, err
 }
 
+func (l ledger) FirstAssessed(ctx context.Context, repo string, pr int, key, bodySHA256 string) (string, bool, error) {
+	return l.st.FirstAssessed(ctx, repo, pr, key, bodySHA256)
+}
+
 func (l ledger) SignOffs(ctx context.Context, repo string, pr int) ([]verify.SignOffRecord, error) {
 	list, err := l.st.SignOffs(ctx, repo, pr)
 	out := make([]verify.SignOffRecord, 0, len(list))

@@ -182,6 +182,7 @@ func (a appVerifier) request(j jobs.VerifyArgs, at jobs.Attempt) verify.Request 
 		Explicit: j.Manual,
 		Actor:    j.ActorLogin, ActorType: j.ActorType,
 		Action:     j.Action,
+		Delivered:  j.Delivered,
 		DeliveryID: j.DeliveryID,
 		Publish:    true,
 		Retry:      at.Retry(),

@@ -145,6 +145,9 @@ func (ps *Parser) Entry(text string) (Node, bool) {
 
 // DecodeEntrySlow is DecodeEntry through yaml.v3 alone.
 func DecodeEntrySlow(text string) (any, error) {
+	if err := CheckDepth(text); err != nil {
+		return nil, err
+	}
 	var m map[string]any
 	if err := yaml.Unmarshal([]byte(text), &m); err != nil {
 		return nil, err

@@ -24,7 +24,17 @@ type Parser struct {
 	// keys indexes the keys of mappings with many pairs, so duplicate
 	// detection stays linear in the document's size.
 	keys map[mapKey]struct{}
+	// depth is how many collections enclose the one being read. The
+	// descent is recursive, so without a bound a PR's config nested a
+	// million deep would overflow the goroutine stack: a fatal error that
+	// takes the whole process down, not a panic a job can recover from.
+	depth int
 }
+
+// MaxFastDepth bounds the nesting the fast parser follows. Master configs
+// nest about six deep; a deeper document is outside the subset and goes to
+// yaml.v3, whose own bound (MaxDepth, checked before it parses) refuses it.
+const MaxFastDepth = 64
 
 type mapKey struct {
 	m   int32
@@ -74,6 +84,7 @@ type Node struct {
 // subset.
 func (ps *Parser) Parse(text string) (root Node, ok bool) {
 	ps.ls, ps.nodes = ps.ls[:0], ps.nodes[:0]
+	ps.depth = 0
 	clear(ps.keys)
 	if !printable(text) || !ps.lines(text) || len(ps.ls) == 0 || ps.ls[0].indent != 0 {
 		return Node{}, false
@@ -283,7 +294,20 @@ func (ps *Parser) block(i, ind int) (int32, int, bool) {
 	return ps.mapping(i, ind)
 }
 
+// enter notes one more enclosing collection, reporting false past
+// MaxFastDepth; leave undoes it.
+func (ps *Parser) enter() bool {
+	ps.depth++
+	return ps.depth <= MaxFastDepth
+}
+
+func (ps *Parser) leave() { ps.depth-- }
+
 func (ps *Parser) mapping(i, ind int) (int32, int, bool) {
+	if !ps.enter() {
+		return -1, i, false
+	}
+	defer ps.leave()
 	m := ps.add(node{kind: Mapping})
 	for i < len(ps.ls) && ps.ls[i].indent == ind && !isSeqItem(ps.ls[i].text) {
 		key, rest, ok := splitKey(ps.ls[i].text)
@@ -321,6 +345,10 @@ func (ps *Parser) mapping(i, ind int) (int32, int, bool) {
 }
 
 func (ps *Parser) seq(i, ind int) (int32, int, bool) {
+	if !ps.enter() {
+		return -1, i, false
+	}
+	defer ps.leave()
 	s := ps.add(node{kind: Sequence})
 	for i < len(ps.ls) && ps.ls[i].indent == ind && isSeqItem(ps.ls[i].text) {
 		t := ps.ls[i].text
@@ -584,6 +612,10 @@ func skipSpaces(s string, i int) int {
 
 // flowValue parses a one-line flow collection starting at s[i].
 func (ps *Parser) flowValue(s string, i int) (int32, int, bool) {
+	if !ps.enter() {
+		return -1, i, false
+	}
+	defer ps.leave()
 	open := s[i]
 	closeCh := byte(']')
 	kind := Sequence

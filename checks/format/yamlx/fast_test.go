@@ -2,6 +2,7 @@ package yamlx
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"gopkg.in/yaml.v3"
@@ -62,6 +63,9 @@ func FuzzFastYAML(f *testing.F) {
 	f.Add("a:\n  b: [1, 2]\n  c: { d: x, e: 'y' }\n  f:\n  - g: 1\n    h: 2\n")
 	f.Add("k:\n  image: lmsysorg/sglang:v0.5\n  conc-list: [ 8, 16 ]\n  x: \"q\"\n")
 	f.Add("a:\n- 1\n- - 2\n")
+	// Seeds at and just past the parser's own depth bound.
+	f.Add("a: " + strings.Repeat("[", MaxFastDepth) + strings.Repeat("]", MaxFastDepth) + "\n")
+	f.Add("a: " + strings.Repeat("[", MaxFastDepth+1) + strings.Repeat("]", MaxFastDepth+1) + "\n")
 	f.Fuzz(func(t *testing.T, text string) {
 		fastAgrees(t, text)
 	})
@@ -88,4 +92,87 @@ func BenchmarkParseEntry(b *testing.B) {
 			}
 		}
 	}
+}
+
+// deepInputs are documents nested far past every bound, in each way YAML
+// can nest: flow sequences, flow mappings, block mappings and compact
+// sequences. A million levels once overflowed the fast parser's stack, a
+// fatal error that took the whole server down.
+func deepInputs() map[string]string {
+	const n = 1_000_000
+	block := new(strings.Builder)
+	for i := range 3000 { // indentation grows quadratically; 3,000 levels is 4.5 MB
+		block.WriteString(strings.Repeat(" ", i) + "k:\n")
+	}
+	block.WriteString(strings.Repeat(" ", 3000) + "k: 1\n")
+	return map[string]string{
+		"flow sequence": "a: " + strings.Repeat("[", n) + strings.Repeat("]", n) + "\n",
+		"flow mapping":  "a: " + strings.Repeat("{b: ", n) + "1" + strings.Repeat("}", n) + "\n",
+		"open flow":     "a:\n  b: " + strings.Repeat("[", n) + "\n",
+		"block mapping": block.String(),
+		"compact seq":   "a:\n" + strings.Repeat("- ", n) + "x\n",
+	}
+}
+
+func TestDeepNestingIsRefusedNotFollowed(t *testing.T) {
+	for name, text := range deepInputs() {
+		t.Run(name, func(t *testing.T) {
+			var ps Parser
+			if _, ok := ps.Parse(text); ok {
+				t.Fatal("fast parser accepted a document nested past MaxFastDepth")
+			}
+			_, err := DecodeEntry(text)
+			if err == nil {
+				t.Fatal("decoded a document nested a million deep")
+			}
+			if _, err := DecodeNode([]byte(text)); err == nil {
+				t.Fatal("DecodeNode decoded a document nested a million deep")
+			}
+		})
+	}
+}
+
+func TestCheckDepthAcceptsRealDocuments(t *testing.T) {
+	ok := []string{
+		"a:\n  b: [1, [2, [3]]]\n  c: { d: 'x[y', e: \"]]]]\" }\n  f:\n  - g: 1\n    h:\n    - - 2\n",
+		"a: " + strings.Repeat("[", MaxDepth-1) + strings.Repeat("]", MaxDepth-1) + "\n",
+		"a: it's [fine\nb: 'x' # [[[[\n",
+	}
+	for _, text := range ok {
+		if err := CheckDepth(text); err != nil {
+			t.Errorf("CheckDepth(%.40q) = %v", text, err)
+		}
+	}
+	if err := CheckDepth("a: " + strings.Repeat("[", MaxDepth+1) + strings.Repeat("]", MaxDepth+1) + "\n"); err == nil {
+		t.Error("CheckDepth accepted a document one level past MaxDepth")
+	}
+}
+
+// FuzzCheckDepth checks that CheckDepth never lets through a document that
+// yaml.v3 reads as nesting deeper than MaxDepth.
+func FuzzCheckDepth(f *testing.F) {
+	f.Add("a: " + strings.Repeat("[", MaxDepth+1) + "\n")
+	f.Add("a:\n" + strings.Repeat("- ", MaxDepth+1) + "x\n")
+	f.Add("a: " + strings.Repeat("{b: ", MaxDepth) + "1" + strings.Repeat("}", MaxDepth) + "\n")
+	f.Add("a: '[' \n")
+	f.Fuzz(func(t *testing.T, text string) {
+		if CheckDepth(text) != nil {
+			return
+		}
+		var doc yaml.Node
+		if yaml.Unmarshal([]byte(text), &doc) != nil {
+			return
+		}
+		if d := nodeDepth(&doc, 0); d > MaxDepth+1 { // +1: the document node
+			t.Fatalf("CheckDepth passed a document %d deep", d)
+		}
+	})
+}
+
+func nodeDepth(n *yaml.Node, d int) int {
+	best := d
+	for _, c := range n.Content {
+		best = max(best, nodeDepth(c, d+1))
+	}
+	return best
 }

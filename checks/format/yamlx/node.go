@@ -15,13 +15,20 @@ import (
 // counted, so a small file with nested aliases cannot expand into gigabytes.
 const MaxNodes = 2_000_000
 
-// maxDepth bounds how deeply DecodeNode follows nesting and aliases.
-const maxDepth = 200
+// MaxDepth bounds how deeply a document may nest. Checked on the text
+// before yaml.v3 sees it (yaml.v3 alone would build 10,000 levels before
+// refusing), and again on the tree with aliases followed.
+const MaxDepth = 200
+
+const maxDepth = MaxDepth
 
 // DecodeNode parses one YAML document into a node tree, refusing documents
-// whose alias-expanded size is over MaxNodes. It returns nil for an empty
-// document.
+// that nest deeper than MaxDepth or whose alias-expanded size is over
+// MaxNodes. It returns nil for an empty document.
 func DecodeNode(data []byte) (*yaml.Node, error) {
+	if err := CheckDepth(string(data)); err != nil {
+		return nil, err
+	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("malformed YAML: %w", err)
@@ -33,6 +40,75 @@ func DecodeNode(data []byte) (*yaml.Node, error) {
 		return nil, fmt.Errorf("malformed YAML: document expands to more than %d nodes (alias bomb?)", MaxNodes)
 	}
 	return doc.Content[0], nil
+}
+
+// CheckDepth refuses text whose flow brackets or block indentation nest
+// deeper than MaxDepth, in one pass and constant memory. It may overcount
+// a bracket inside an unusual plain scalar, never undercount a real level;
+// no real document comes near the bound either way.
+func CheckDepth(text string) error {
+	var indents []int // open block levels by indentation
+	flow := 0
+	lineNo := 0
+	for len(text) > 0 {
+		var l string
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			l, text = text[:i], text[i+1:]
+		} else {
+			l, text = text, ""
+		}
+		lineNo++
+		// open pushes a block level at column c, closing those at or right
+		// of it.
+		open := func(c int) {
+			for len(indents) > 0 && indents[len(indents)-1] >= c {
+				indents = indents[:len(indents)-1]
+			}
+			indents = append(indents, c)
+		}
+		ind := 0
+		for ind < len(l) && (l[ind] == ' ' || l[ind] == '-' && (ind+1 == len(l) || l[ind+1] == ' ')) {
+			if l[ind] == '-' && flow == 0 {
+				open(ind) // "- - x" opens one sequence per dash
+			}
+			ind++
+		}
+		if ind == len(l) || l[ind] == '#' {
+			continue
+		}
+		if flow == 0 {
+			open(ind)
+		}
+		var quote byte
+		for i := ind; i < len(l); i++ {
+			c := l[i]
+			switch {
+			case quote != 0:
+				if c == quote {
+					quote = 0
+				} else if c == '\\' && quote == '"' {
+					i++
+				}
+			case c == '#' && i > 0 && l[i-1] == ' ':
+				i = len(l)
+			case (c == '"' || c == '\'') && (i == ind || strings.IndexByte(" [{,:", l[i-1]) >= 0):
+				quote = c
+			case c == '[' || c == '{':
+				flow++
+			case c == ']' || c == '}':
+				if flow > 0 {
+					flow--
+				}
+			}
+			if flow+len(indents) > MaxDepth {
+				return fmt.Errorf("malformed YAML: line %d nests deeper than %d levels", lineNo, MaxDepth)
+			}
+		}
+		if quote == '\'' {
+			quote = 0 // single-quoted scalars may span lines, but rarely do; do not let one swallow the file
+		}
+	}
+	return nil
 }
 
 // WithinBudget reports whether n, with aliases expanded, has at most

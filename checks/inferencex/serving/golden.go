@@ -11,6 +11,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/verdict-bot/verdict/checks/format/yamlx"
+
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
 )
@@ -43,6 +45,9 @@ func ParseCurve(data []byte) (Curve, error) {
 	var c Curve
 	if len(data) > maxCurveBytes {
 		return c, fmt.Errorf("golden AL file is %d bytes, over the %d-byte cap: %w", len(data), maxCurveBytes, checks.ErrTooLarge)
+	}
+	if err := yamlx.CheckDepth(string(data)); err != nil {
+		return c, err
 	}
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))

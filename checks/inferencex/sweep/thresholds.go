@@ -9,6 +9,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/verdict-bot/verdict/checks/format/yamlx"
+
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
 )
@@ -35,6 +37,9 @@ func ParseThresholds(data []byte, fallback float64) (Thresholds, error) {
 	t := Thresholds{Default: map[string]float64{}, Models: map[string]map[string]float64{}, Fallback: fallback}
 	if len(data) > maxThresholdBytes {
 		return t, fmt.Errorf("parsing thresholds: %d bytes is over the %d-byte cap: %w", len(data), maxThresholdBytes, checks.ErrTooLarge)
+	}
+	if err := yamlx.CheckDepth(string(data)); err != nil {
+		return t, fmt.Errorf("parsing thresholds: %w: %v", checks.ErrMalformed, err)
 	}
 	var n yaml.Node
 	if err := yaml.Unmarshal(data, &n); err != nil {
