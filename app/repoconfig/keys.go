@@ -71,6 +71,7 @@ func layoutPath(key, doc string) keySpec {
 var keys = []keySpec{
 	{Path: "signoff_phrase", Doc: "Case-sensitive phrase that makes a comment, review or inline comment a sign-off candidate.", Pattern: nonEmpty, Means: nonEmptyMean},
 	{Path: "core_team", Doc: "Team that owns the repository's core paths; files it alone owns need no sign-off. Compared case-insensitively.", Pattern: handle, Means: handleMeans},
+	{Path: "allow_self_signoff", Doc: "Let a code owner sign off their own PR (Check 0). Off: the signer must not be the PR's author."},
 	{Path: "layout", Doc: "Pin the repository layout instead of detecting it from the default branch: legacy (root) or e2e (inferencex-e2e/). Empty detects.", Enum: []string{"", "legacy", "e2e"}},
 	{Path: "paths", Doc: "Override single paths of the detected layout."},
 	{Path: "paths.name", Refused: chooseLayout},

@@ -426,6 +426,15 @@ func (v *Verifier) prepare(ctx context.Context, gh GitHub, req Request, log *slo
 	snap.Config.BotLogins = append(snap.Config.BotLogins, v.BotLogins...)
 	pr := snap.PR
 	prefetchPinned(ctx, snap)
+	if soErr != nil && !ref.IsZero() && ghclient.IsNotFound(soErr) {
+		// Deleted before its verification ran: its withdrawal (if it
+		// was ever a sign-off that counted) is the deletion's own job.
+		// Publishing "could not be verified" here would let anyone who
+		// can comment flip a passing status by posting the phrase and
+		// deleting it.
+		log.Info("not verified", "reason", "the sign-off is gone", "signoff", ref.Key(), "err", soErr)
+		return snap, nil, Outcome{Status: Skipped, SkipReason: "the sign-off was deleted before it was verified"}, nil
+	}
 	if soErr != nil {
 		return snap, nil, out, soErr
 	}

@@ -39,6 +39,11 @@ func runCodeowner(ctx context.Context, pr *checks.PR) checks.Result {
 	if signer == "" {
 		return checks.Unverified(checks.T("the sign-off author is unknown", "签署作者未知"))
 	}
+	if strings.EqualFold(signer, pr.Author) && !repo.SettingsParam.Get(pr).AllowSelfSignOff {
+		return checks.FailR(checks.T(
+			fmt.Sprintf("@%s signed off their own PR; a sign-off must come from another code owner (allow_self_signoff is off)", signer),
+			fmt.Sprintf("@%s 签核了自己的 PR；签核必须来自另一位代码所有者（allow_self_signoff 未开启）", signer)))
+	}
 	at := file + "@" + checks.Short(pr.BaseTip)
 	owners, err := repo.CodeOwnersFact.Of(ctx, pr)
 	switch {

@@ -256,3 +256,38 @@ func TestCodeownerCheckEvidenceAndLookups(t *testing.T) {
 		t.Errorf("non-deterministic result: %+v vs %+v", r, r2)
 	}
 }
+
+// A code owner's sign-off on their own PR is no second pair of eyes: it
+// fails unless the repository sets allow_self_signoff.
+func TestCodeownerSelfSignOff(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		author string
+		allow  bool
+		want   checks.Status
+	}{
+		{"another code owner's PR", "amd-dev-x", false, checks.Pass},
+		{"their own PR", "amd-owner-a", false, checks.Fail},
+		{"their own PR, login case differs", "AMD-Owner-A", false, checks.Fail},
+		{"their own PR, allowed", "amd-owner-a", true, checks.Pass},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			src := &checkstest.Source{FilesValue: changed(amdMaster)}
+			src.SetFile(ownersBase, ".github/CODEOWNERS", ownersFixture)
+			pr := checkstest.NewPR(src, inferencextest.Preset(repo.E2ELayout()),
+				checkstest.Identity("SemiAnalysisAI", "InferenceX", 2611),
+				func(pr *checks.PR) {
+					pr.HeadSHA, pr.BaseTip, pr.Author = "hhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhh", ownersBase, tt.author
+					pr.SignOff = checks.SignOff{Author: "amd-owner-a"}
+					repo.SettingsParam.Get(pr).AllowSelfSignOff = tt.allow
+				})
+			r := checkstest.RunOne(t, pr, inferencex.Codeowner)
+			if r.Status != tt.want {
+				t.Fatalf("status %s, want %s: %s", r.Status, tt.want, r.Reason.EN)
+			}
+			if tt.want == checks.Fail && (!strings.Contains(r.Reason.EN, "signed off their own PR") || !strings.Contains(r.Reason.ZH, "签核了自己的 PR")) {
+				t.Errorf("reason %+v", r.Reason)
+			}
+		})
+	}
+}

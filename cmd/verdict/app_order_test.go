@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/verdict-bot/verdict/app/githubtest"
 	"github.com/verdict-bot/verdict/app/githubtest/fixture"
@@ -126,4 +128,42 @@ func TestSignOffFromBeforeAPushNeverPassesTheNewHead(t *testing.T) {
 	a.gh.EditReview(sampleReview, edited, "amd-owner-a")
 	a.flowDeliver("pull_request_review", a.reviewEdit(edited, body, "amd-owner-a"))
 	a.waitVerdict(sampleReviewKey, passHeader, "success")
+}
+
+// A user who could not sign off posts the phrase and deletes it at once:
+// the passing status stays; nothing is published for a sign-off that is
+// gone before its verification ran.
+func TestDeletedCandidateChangesNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end App test")
+	}
+	a := startApp(t)
+	a.flowDeliver("pull_request_review", a.reviewEvent("submitted", sampleReview, a.reviewBody(), "amd-owner-a"))
+	a.waitVerdict(sampleReviewKey, passHeader, "success")
+	writes := len(a.repoWrites())
+
+	body := "As a PR reviewer and CODEOWNER, I have reviewed this and have:\n- [x] Looked\n"
+	id := a.gh.AddComment(e2eRepo, e2ePR, fixture.Comment{User: "amd-dev-x", Association: "CONTRIBUTOR", Body: body})
+	if _, err := a.gh.Client().Issues.DeleteComment(context.Background(), "SemiAnalysisAI", "InferenceX", id); err != nil {
+		t.Fatal(err)
+	}
+	calls := a.gh.PathCalls("GET", fmt.Sprintf("/repos/%s/issues/comments/%d", e2eRepo, id))
+	a.flowDeliver("issue_comment", a.flowCommentEvent("created", id, body, "amd-dev-x", "CONTRIBUTOR"))
+	a.waitFor("the candidate read", func() bool {
+		return a.gh.PathCalls("GET", fmt.Sprintf("/repos/%s/issues/comments/%d", e2eRepo, id)) > calls
+	})
+	a.settle()
+	a.flowDeliver("issue_comment", a.flowCommentEvent("deleted", id, body, "amd-dev-x", "CONTRIBUTOR"))
+	a.settle()
+	time.Sleep(500 * time.Millisecond)
+	a.settle()
+	if st, desc, _ := a.status(); st != "success" {
+		t.Fatalf("status after a deleted drive-by candidate: %s (%s)", st, desc)
+	}
+	for _, w := range a.repoWrites()[writes:] {
+		// Deleting the test's own comment is the only write expected.
+		if w.Method != "DELETE" {
+			t.Errorf("a deleted candidate caused %s %s", w.Method, w.Path)
+		}
+	}
 }

@@ -31,6 +31,10 @@ type Settings struct {
 	// CoreTeam is the core team owner (for example @SemiAnalysisAI/core),
 	// compared case-insensitively.
 	CoreTeam string `yaml:"core_team" json:"core_team"`
+	// AllowSelfSignOff lets a code owner sign off their own PR. Off by
+	// default, as policy-bot and Prow refuse an author's own approval: a
+	// sign-off is a second pair of eyes.
+	AllowSelfSignOff bool `yaml:"allow_self_signoff" json:"allow_self_signoff"`
 	// Layout overrides individual paths of the auto-detected layout.
 	Paths Layout `yaml:"paths" json:"paths"`
 	// ForceLayout pins "legacy" or "e2e" instead of auto-detection.
