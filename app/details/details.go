@@ -103,6 +103,10 @@ func (h *Handler) Routes(r chi.Router) {
 
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
 
+// validName is an owner or repository name GitHub could have: its
+// characters, and not "." or "..", which a path would resolve away.
+func validName(s string) bool { return nameRE.MatchString(s) && s != "." && s != ".." }
+
 // PagePath is the path of a PR's details page.
 func PagePath(owner, repo string, number int) string {
 	return fmt.Sprintf("/pr/%s/%s/%d", url.PathEscape(owner), url.PathEscape(repo), number)
@@ -111,7 +115,7 @@ func PagePath(owner, repo string, number int) string {
 func (h *Handler) page(w http.ResponseWriter, r *http.Request) {
 	owner, repo := chi.URLParam(r, "owner"), chi.URLParam(r, "repo")
 	n, err := strconv.Atoi(chi.URLParam(r, "number"))
-	if err != nil || n <= 0 || !nameRE.MatchString(owner) || !nameRE.MatchString(repo) {
+	if err != nil || n <= 0 || !validName(owner) || !validName(repo) {
 		h.fail(w, http.StatusNotFound, msgNotFound)
 		return
 	}

@@ -220,3 +220,14 @@ func TestPrivatePageWithoutSignIn(t *testing.T) {
 		t.Errorf("callback without OAuth: %d", code)
 	}
 }
+
+func TestValidName(t *testing.T) {
+	for name, want := range map[string]bool{
+		"InferenceX": true, "a.b": true, "..x": true, "x_y-z": true,
+		".": false, "..": false, "": false, "a/b": false, "a b": false,
+	} {
+		if got := validName(name); got != want {
+			t.Errorf("validName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

@@ -55,7 +55,9 @@ func (t transientStatus) RoundTrip(req *http.Request) (*http.Response, error) {
 // editHistory is the part of a comment's or review's GraphQL object that
 // says who edited it.
 type editHistory struct {
-	Node struct {
+	// Node is a pointer so that null (an ID GitHub does not resolve, or
+	// one the token may not see) is told apart from a comment never edited.
+	Node *struct {
 		Comment struct {
 			LastEditedAt *githubv4.DateTime
 			Editor       *struct{ Login githubv4.String }
@@ -83,6 +85,9 @@ func (c *Client) LastEdit(ctx context.Context, nodeID string) (string, time.Time
 			return "", time.Time{}, err
 		}
 		return "", time.Time{}, fmt.Errorf("reading the edit history of %s over GraphQL: %w", nodeID, err)
+	}
+	if q.Node == nil {
+		return "", time.Time{}, fmt.Errorf("reading the edit history of %s over GraphQL: the node is null (not found or not visible)", nodeID)
 	}
 	cm := q.Node.Comment
 	if cm.LastEditedAt == nil {

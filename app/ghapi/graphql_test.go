@@ -2,9 +2,15 @@ package ghapi
 
 import (
 	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-github/v62/github"
 
 	"github.com/verdict-bot/verdict/app/ghclient"
 	"github.com/verdict-bot/verdict/app/ghsource"
@@ -94,5 +100,22 @@ func TestLastEdit(t *testing.T) {
 	}
 	if _, _, err := New(gh, ghsource.Options{}).LastEdit(context.Background(), nodeID(edited)); !retry.IsTransient(err) {
 		t.Errorf("502: err = %v, want transient", err)
+	}
+}
+
+// A node GitHub answers as null (an ID it does not resolve, or one the
+// token may not see) is no evidence that the comment was never edited.
+func TestLastEditOfANullNode(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"data":{"node":null}}`)
+	}))
+	defer srv.Close()
+	gh := github.NewClient(srv.Client())
+	gh.BaseURL, _ = url.Parse(srv.URL + "/")
+	c := New(gh, ghsource.Options{})
+	editor, at, err := c.LastEdit(context.Background(), "IC_kwDOnull")
+	if err == nil || retry.IsTransient(err) || !strings.Contains(err.Error(), "null") {
+		t.Fatalf("LastEdit of a null node = %q, %v, %v; want a final error", editor, at, err)
 	}
 }

@@ -100,11 +100,19 @@ func checkPR(p *payload) (int, string) {
 	return prs[0], sha
 }
 
-// ours reports whether a check run or suite belongs to this App, when the
-// App's slug is known; GitHub sends rerequested events only to the App that
-// owns the run, so an unknown slug trusts that.
+// ours reports whether a check run or suite belongs to this App: by its
+// ID when that is known, else by its slug. GitHub sends rerequested events
+// only to the App that owns the run, but a delivery's payload is checked
+// anyway: an installation can reach the webhook of more than one App
+// sharing a secret.
 func (r Router) ours(app *checkApp) bool {
-	return r.AppSlug == "" || (app != nil && strings.EqualFold(app.Slug, r.AppSlug))
+	switch {
+	case r.AppID != 0:
+		return app != nil && app.ID == r.AppID
+	case r.AppSlug != "":
+		return app != nil && strings.EqualFold(app.Slug, r.AppSlug)
+	}
+	return true
 }
 
 // checkRun handles "Re-run" of Verdict's check run: the sign-off its

@@ -121,3 +121,33 @@ func TestActs(t *testing.T) {
 		}
 	}
 }
+
+// With the App's ID known, a re-run is ours only when the run's App has
+// that ID, whatever the slug says; without an ID or a slug it is trusted.
+func TestReRunIsOursByAppID(t *testing.T) {
+	sha := "abc123"
+	withApp := func(app map[string]any) []byte {
+		r := run("issuecomment-5@"+sha, "verdict", pulls(repoID, 12))
+		r["app"] = app
+		return checkEv("check_run", "rerequested", r)
+	}
+	for _, tc := range []struct {
+		name   string
+		router Router
+		app    map[string]any
+		ours   bool
+	}{
+		{"same ID", Router{AppID: 7}, map[string]any{"id": 7, "slug": "other"}, true},
+		{"another App's ID, our slug", Router{AppID: 7, AppSlug: "verdict"}, map[string]any{"id": 8, "slug": "verdict"}, false},
+		{"no ID known, slug matches", Router{AppSlug: "verdict"}, map[string]any{"id": 8, "slug": "verdict"}, true},
+		{"nothing known", Router{}, map[string]any{"id": 8, "slug": "x"}, true},
+	} {
+		d, err := tc.router.Route("check_run", "d", withApp(tc.app))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(d.Jobs) == 1; got != tc.ours {
+			t.Errorf("%s: acted = %v, want %v", tc.name, got, tc.ours)
+		}
+	}
+}

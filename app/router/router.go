@@ -36,6 +36,10 @@ type Router struct {
 	// AppSlug is the App's slug; its bot account "<slug>[bot]" is ignored
 	// (so is every other bot).
 	AppSlug string
+	// AppID is the App's ID: a re-run of a check run or suite is acted on
+	// only when the run's App is this one (by ID when it is known, else by
+	// slug).
+	AppID int64
 	// RecheckAssociations may use /verdict recheck before the verifier
 	// checks the actor's permission; default OWNER, MEMBER, COLLABORATOR
 	// (anyone with write access has one of them).

@@ -17,9 +17,18 @@ const (
 	// DefaultBodyWait is how long a delivery waits for budget before it is
 	// answered 503; GitHub's own delivery timeout is 10 s.
 	DefaultBodyWait = 2 * time.Second
-	// minReservation bounds how many bodies are read at once however
-	// small they claim to be.
-	minReservation = 64 << 10
+	// bodyStep is the unit in which a body's bytes are charged as they
+	// arrive; it bounds how many bodies are read at once however small
+	// they are.
+	bodyStep = 64 << 10
+	// firstRead is what a body may send before it is charged: a sender
+	// that opens connections and sends nothing holds no budget.
+	firstRead = 4 << 10
+	// DefaultBodyGrace and DefaultMinBodyRate: a body must arrive at 16
+	// KiB/s or faster after its first 5 s. GitHub sends a delivery at
+	// once; a sender that trickles is cut off.
+	DefaultBodyGrace   = 5 * time.Second
+	DefaultMinBodyRate = 16 << 10
 )
 
 // budget is a byte semaphore without FIFO order: a small delivery may

@@ -97,6 +97,8 @@ func TestUnsignedEventsDoNotAddSeries(t *testing.T) {
 // blockingBody is a request body that signals its first Read and then
 // blocks until released, as a slow sender's body does.
 type blockingBody struct {
+	// prefix is sent before the body blocks.
+	prefix  []byte
 	started chan struct{}
 	once    sync.Once
 	release chan struct{}
@@ -107,15 +109,20 @@ func newBlockingBody() *blockingBody {
 }
 
 func (b *blockingBody) Read(p []byte) (int, error) {
+	if len(b.prefix) > 0 {
+		n := copy(p, b.prefix)
+		b.prefix = b.prefix[n:]
+		return n, nil
+	}
 	b.once.Do(func() { close(b.started) })
 	<-b.release
 	return 0, io.ErrUnexpectedEOF
 }
 
 // TestUnsignedBodiesBoundedInConcurrency: while the budget is held by
-// bodies being read, a further large body is refused with 503 and
-// Retry-After; a small one still fits; once they end, a large one is read
-// again.
+// bodies being read (charged for what they sent), a further large body is
+// refused with 503 and Retry-After; a small one still fits; once they end,
+// a large one is read again.
 func TestUnsignedBodiesBoundedInConcurrency(t *testing.T) {
 	const size = 400 << 10
 	h := &webhook.Handler{Secrets: [][]byte{current}, Router: router.Router{}, Queue: &memQueue{}, Logger: quiet,
@@ -133,6 +140,7 @@ func TestUnsignedBodiesBoundedInConcurrency(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 2 {
 		b := newBlockingBody()
+		b.prefix = make([]byte, size-1)
 		holders = append(holders, b)
 		wg.Add(1)
 		go func() {
@@ -159,25 +167,36 @@ func TestUnsignedBodiesBoundedInConcurrency(t *testing.T) {
 	}
 }
 
-// TestChunkedBodyReservesTheCap: a body without Content-Length may be as
-// large as the cap, so it waits for the whole cap.
-func TestChunkedBodyReservesTheCap(t *testing.T) {
+// TestSilentBodiesHoldNoBudget: bodies that declare the cap (or no
+// length) and send nothing hold no budget, so they cannot starve the
+// deliveries that do arrive.
+func TestSilentBodiesHoldNoBudget(t *testing.T) {
 	h := &webhook.Handler{Secrets: [][]byte{current}, Router: router.Router{}, Queue: &memQueue{}, Logger: quiet,
 		MaxBody: 1 << 20, BodyBudget: 1 << 20, BodyWait: 50 * time.Millisecond}
-	b := newBlockingBody()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		req := httptest.NewRequest(http.MethodPost, "/webhook", b)
-		req.ContentLength = -1
-		h.ServeHTTP(httptest.NewRecorder(), req)
-	}()
-	<-b.started
-	if rec := post(h, "issue_comment", "d", "sha256=00", []byte(`{}`)); rec.Code != http.StatusServiceUnavailable {
-		t.Fatalf("body while a chunked one holds the cap: %d, want 503", rec.Code)
+	var bodies []*blockingBody
+	var wg sync.WaitGroup
+	for i := range 40 {
+		b := newBlockingBody()
+		bodies = append(bodies, b)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req := httptest.NewRequest(http.MethodPost, "/webhook", b)
+			req.ContentLength = -1
+			if i%2 == 0 {
+				req.ContentLength = 1 << 20
+			}
+			h.ServeHTTP(httptest.NewRecorder(), req)
+		}()
+		<-b.started
 	}
-	close(b.release)
-	<-done
+	if rec := post(h, "issue_comment", "d", "sha256=00", make([]byte, 300<<10)); rec.Code != http.StatusUnauthorized {
+		t.Fatalf("a body while 40 silent ones are open: %d, want 401 (read, then refused for its signature)", rec.Code)
+	}
+	for _, b := range bodies {
+		close(b.release)
+	}
+	wg.Wait()
 }
 
 // FuzzHandlerHeaders: arbitrary bytes in any header, signed or not, never

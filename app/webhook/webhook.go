@@ -50,6 +50,11 @@ type Handler struct {
 	// BodyWait is how long a delivery may wait for BodyBudget before it is
 	// answered 503; 0 means DefaultBodyWait.
 	BodyWait time.Duration
+	// BodyGrace and MinBodyRate (bytes a second) cut off a body that
+	// arrives slower than MinBodyRate after BodyGrace; zero means
+	// DefaultBodyGrace and DefaultMinBodyRate.
+	BodyGrace   time.Duration
+	MinBodyRate float64
 
 	budgetOnce sync.Once
 	budget     *budget
@@ -82,34 +87,29 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.reject(w, log, label, "too_large", http.StatusRequestEntityTooLarge, fmt.Sprintf("payload larger than %d bytes", limit))
 		return
 	}
-	reserve := max(r.ContentLength, minReservation)
-	if r.ContentLength < 0 {
-		reserve = limit
-	}
 	b := h.bodyBudget()
 	wait := h.BodyWait
 	if wait <= 0 {
 		wait = DefaultBodyWait
 	}
-	if !b.acquire(r.Context(), reserve, wait) {
-		w.Header().Set("Retry-After", "1")
-		h.reject(w, log, label, "busy", http.StatusServiceUnavailable, "too many webhook payloads are being read; redeliver later")
-		return
-	}
-	body, err := readBody(w, r, limit)
+	body, held, err := h.readBody(w, r, limit, b, wait)
 	if err != nil {
-		b.release(reserve)
+		b.release(held)
 		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
+		switch {
+		case errors.Is(err, errBusy):
+			w.Header().Set("Retry-After", "1")
+			h.reject(w, log, label, "busy", http.StatusServiceUnavailable, "too many webhook payloads are being read; redeliver later")
+		case errors.As(err, &tooLarge):
 			h.reject(w, log, label, "too_large", http.StatusRequestEntityTooLarge, fmt.Sprintf("payload larger than %d bytes", limit))
-			return
+		default:
+			h.reject(w, log, label, "error", http.StatusBadRequest, "could not read payload")
 		}
-		h.reject(w, log, label, "error", http.StatusBadRequest, "could not read payload")
 		return
 	}
 	// Nothing about the body is trusted, or even parsed, before this.
 	valid := h.validSignature(r.Header.Get("X-Hub-Signature-256"), body)
-	b.release(reserve)
+	b.release(held)
 	if !valid {
 		h.reject(w, log, label, "bad_signature", http.StatusUnauthorized, "missing or invalid X-Hub-Signature-256")
 		return
@@ -181,19 +181,92 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusAccepted)
 }
 
-// readBody reads at most limit bytes. A declared length is read into a
-// buffer of exactly that size: growing one by doubling would leave up to
-// twice the body behind as garbage per request.
-func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+// errBusy is a body refused for want of budget.
+var errBusy = errors.New("webhook body budget exhausted")
+
+// readBody reads at most limit bytes, charging the budget for what has
+// arrived (the buffer it grows into, at least bodyStep at a time) rather
+// than for what the sender declared:
+// a connection that declares 25 MiB and sends a byte a second holds one
+// step, and one that sends nothing holds none. It returns what it holds
+// for the caller to release, also on error.
+//
+// Each read has a deadline: a body must keep arriving at MinBodyRate
+// after a grace period, so a trickle is cut off long before the server's
+// whole-request timeout.
+//
+// A declared length up to bodyStep is read into a buffer of exactly that
+// size; larger bodies grow to their declared length by doubling.
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, limit int64, b *budget, wait time.Duration) (body []byte, held int64, err error) {
 	rd := http.MaxBytesReader(w, r.Body, limit)
-	if r.ContentLength < 0 {
-		return io.ReadAll(rd)
+	rc := http.NewResponseController(w)
+	defer rc.SetReadDeadline(time.Time{})
+	start := time.Now()
+	grace, rate := h.bodyGrace(), h.minBodyRate()
+	declared := r.ContentLength
+	// The first bytes go into a small buffer before any budget is taken.
+	buf := make([]byte, 0, min(max(declared, 1), firstRead))
+	for {
+		if err := rc.SetReadDeadline(start.Add(grace + time.Duration(float64(len(buf))/rate*float64(time.Second)))); err != nil && !errors.Is(err, http.ErrNotSupported) {
+			return nil, held, err
+		}
+		if len(buf) == cap(buf) {
+			if declared >= 0 && int64(len(buf)) >= declared {
+				// Everything declared arrived: only EOF (or a lie) is left.
+				var one [1]byte
+				n, err := rd.Read(one[:])
+				if n > 0 {
+					return nil, held, fmt.Errorf("the body is longer than its declared %d bytes", declared)
+				}
+				if err == io.EOF {
+					return buf, held, nil
+				}
+				if err != nil {
+					return nil, held, err
+				}
+				continue
+			}
+			next := max(2*int64(cap(buf)), int64(len(buf))+bodyStep)
+			if declared >= 0 {
+				next = min(next, declared)
+			}
+			next = min(next, limit+1)
+			// The buffer is charged whole before it is allocated.
+			if next > held {
+				if !b.acquire(r.Context(), next-held, wait) {
+					return nil, held, errBusy
+				}
+				held = next
+			}
+			grown := make([]byte, len(buf), next)
+			copy(grown, buf)
+			buf = grown
+		}
+		n, err := rd.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		switch {
+		case err == io.EOF && declared >= 0 && int64(len(buf)) != declared:
+			return nil, held, io.ErrUnexpectedEOF
+		case err == io.EOF:
+			return buf, held, nil
+		case err != nil:
+			return nil, held, err
+		}
 	}
-	body := make([]byte, r.ContentLength)
-	if _, err := io.ReadFull(rd, body); err != nil {
-		return nil, err
+}
+
+func (h *Handler) bodyGrace() time.Duration {
+	if h.BodyGrace > 0 {
+		return h.BodyGrace
 	}
-	return body, nil
+	return DefaultBodyGrace
+}
+
+func (h *Handler) minBodyRate() float64 {
+	if h.MinBodyRate > 0 {
+		return h.MinBodyRate
+	}
+	return DefaultMinBodyRate
 }
 
 func (h *Handler) bodyBudget() *budget {

@@ -148,7 +148,7 @@ func routes(cfg config.Server, st *store.Store, q webhook.Enqueuer, log *slog.Lo
 	}
 	r.Method(http.MethodPost, "/webhook", &webhook.Handler{
 		Secrets: cfg.WebhookSecrets,
-		Router:  router.Router{Phrase: cfg.Phrase, AppSlug: strings.TrimSuffix(cfg.AppSlug, "[bot]")},
+		Router:  router.Router{Phrase: cfg.Phrase, AppSlug: strings.TrimSuffix(cfg.AppSlug, "[bot]"), AppID: cfg.AppID},
 		Queue:   q,
 		Logger:  log,
 	})

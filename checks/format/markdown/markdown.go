@@ -26,8 +26,13 @@ import (
 type Doc struct {
 	// Lines are the source lines after line-ending normalization; line n
 	// is Lines[n-1].
-	Lines    []string
-	Text     []TextLine
+	Lines []string
+	Text  []TextLine
+	// Prose is the text of each paragraph and heading outside code, HTML
+	// and block quotes as GitHub shows it: emphasis and code-span marks
+	// gone, a link's text kept and its destination and title (which show
+	// only on hover) dropped, line breaks as "\n".
+	Prose    []string
 	Tasks    []Task
 	Sections []Section
 	Links    []Link

@@ -129,8 +129,34 @@ func (r *reader) textLines(n ast.Node, headingLevel, lists int) {
 	}
 }
 
+// prose appends the visible inline text of a paragraph or heading.
+func (r *reader) prose(n ast.Node) {
+	var b strings.Builder
+	ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch x := c.(type) {
+		case *ast.RawHTML, *ast.Image:
+			return ast.WalkSkipChildren, nil
+		case *ast.Text:
+			b.Write(x.Segment.Value(r.src))
+			if x.SoftLineBreak() || x.HardLineBreak() {
+				b.WriteByte('\n')
+			}
+		case *ast.String:
+			b.Write(x.Value)
+		case *ast.AutoLink:
+			b.Write(x.Label(r.src))
+		}
+		return ast.WalkContinue, nil
+	})
+	r.doc.Prose = append(r.doc.Prose, b.String())
+}
+
 func (r *reader) paragraph(n ast.Node, lists int) {
 	r.textLines(n, 0, lists)
+	r.prose(n)
 	cb, ok := n.FirstChild().(*east.TaskCheckBox)
 	if !ok || lists == 0 || n.Lines().Len() == 0 {
 		return
@@ -159,6 +185,7 @@ func (r *reader) paragraph(n ast.Node, lists int) {
 
 func (r *reader) heading(h *ast.Heading, lists int) {
 	r.textLines(h, h.Level, lists)
+	r.prose(h)
 	ls := h.Lines()
 	line := r.idx.line(h.Pos())
 	var parts []string

@@ -215,6 +215,11 @@ func TestIsCandidate(t *testing.T) {
 		"<!-- x -->\n\n" + phrase + ", I have: - [x]": true,
 		strings.Repeat(">", 70) + " " + phrase:        true, // unreadable: verified, and rejected with the reason
 		"":                                            false,
+		// What shows only on hover, or not at all, is not written there.
+		"[LGTM](https://x.test \"" + phrase + "\")":                             false,
+		"[LGTM](https://x.test/" + strings.ReplaceAll(phrase, " ", "%20") + ")": false,
+		"![" + phrase + "](https://x.test/i.png)":                               false,
+		"[" + phrase + "](https://x.test), I have reviewed this":                true,
 	} {
 		if got := IsCandidate(body, phrase); got != want {
 			t.Errorf("IsCandidate(%q) = %v, want %v", body, got, want)

@@ -80,8 +80,10 @@ func IsCandidate(body, phrase string) bool {
 	if err != nil {
 		return true
 	}
-	for _, t := range d.Text {
-		if strings.Contains(visible(t), phrase) {
+	// What a reader sees: a phrase in a link's title or destination, or
+	// an image's alt text, is not there to them.
+	for _, p := range d.Prose {
+		if strings.Contains(p, phrase) {
 			return true
 		}
 	}
