@@ -82,6 +82,9 @@ func cmdSetup(ctx context.Context, args []string, env Env) int {
 			return fail("%s exists; move it away or choose another -out (it may hold another App's key)", *out)
 		}
 	}
+	if !loopback(*listen) {
+		return fail("-listen %s is not a loopback address: the page carries a one-time secret; reach it from elsewhere through an SSH tunnel", *listen)
+	}
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
 		return fail("listening on %s: %v", *listen, err)
@@ -105,12 +108,13 @@ func cmdSetup(ctx context.Context, args []string, env Env) int {
 	if *org != "" {
 		action = web.JoinPath("organizations", *org, "settings", "apps", "new")
 	}
-	f := &setupFlow{gh: gh, manifest: manifest, action: action.String(), state: randomState(), done: make(chan setupResult, 1)}
+	f := &setupFlow{gh: gh, manifest: manifest, action: action.String(), state: randomState(), key: randomState(),
+		hosts: pageHosts(page, ln.Addr()), done: make(chan setupResult, 1)}
 
 	srv := &http.Server{Handler: f, ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
 	defer srv.Close()
-	fmt.Fprintf(env.Stderr, "verdict setup: open %s/ in your browser to register the App on %s (Ctrl-C cancels)\n", page, web)
+	fmt.Fprintf(env.Stderr, "verdict setup: open %s/?key=%s in your browser to register the App on %s (Ctrl-C cancels)\n", page, f.key, web)
 
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
@@ -181,6 +185,35 @@ func webBase(api *url.URL) *url.URL {
 	return &w
 }
 
+// loopback reports whether a listen address is on the loopback interface
+// (localhost included).
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// pageHosts are the Host headers under which the page is served: the
+// browser URL's and the listening address's, localhost included.
+func pageHosts(page string, a net.Addr) map[string]bool {
+	hosts := map[string]bool{}
+	if u, err := url.Parse(page); err == nil && u.Host != "" {
+		hosts[strings.ToLower(u.Host)] = true
+	}
+	if _, port, err := net.SplitHostPort(a.String()); err == nil {
+		for _, h := range []string{"localhost", "127.0.0.1", "[::1]"} {
+			hosts[h+":"+port] = true
+		}
+	}
+	return hosts
+}
+
 // browserHost is the listening address as a browser on this machine can
 // reach it (a wildcard address becomes localhost).
 func browserHost(a net.Addr) string {
@@ -237,6 +270,13 @@ type setupFlow struct {
 	manifest string
 	action   string
 	state    string
+	// key is printed to the terminal only: the page, which carries the
+	// state, is served to whoever holds it, so another local user or a
+	// page in the browser cannot read the state off the port.
+	key string
+	// hosts are the Host headers the page answers: a DNS-rebinding page
+	// reaches the port under its own name and is refused.
+	hosts map[string]bool
 
 	mu   sync.Mutex
 	used bool
@@ -263,10 +303,27 @@ type pageData struct {
 }
 
 func (f *setupFlow) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	// Not framed, not readable cross-origin, and no Referer to GitHub
+	// carrying the key.
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Content-Security-Policy", "frame-ancestors 'none'")
+	h.Set("Cross-Origin-Resource-Policy", "same-origin")
+	h.Set("Referrer-Policy", "no-referrer")
+	if !f.hosts[strings.ToLower(r.Host)] {
+		w.WriteHeader(http.StatusMisdirectedRequest)
+		setupPage.Execute(w, pageData{Title: "Refused", Text: "This page answers only at the address verdict setup printed."})
+		return
+	}
 	switch {
 	case r.Method == http.MethodGet && r.URL.Path == "/":
+		if subtle.ConstantTimeCompare([]byte(r.URL.Query().Get("key")), []byte(f.key)) != 1 {
+			w.WriteHeader(http.StatusForbidden)
+			setupPage.Execute(w, pageData{Title: "Refused", Text: "Open the whole address verdict setup printed, with its key."})
+			return
+		}
 		setupPage.Execute(w, pageData{Action: f.action + "?state=" + url.QueryEscape(f.state), Manifest: f.manifest})
 	case r.Method == http.MethodGet && r.URL.Path == "/callback":
 		f.callback(w, r)

@@ -26,6 +26,7 @@ import (
 
 type runningSetup struct {
 	page   string
+	key    string
 	stdout *syncBuffer
 	stderr *syncBuffer
 	code   chan int
@@ -40,11 +41,11 @@ func startSetup(t *testing.T, args ...string) *runningSetup {
 	env := Env{Getenv: func(string) string { return "" }, Stdout: r.stdout, Stderr: r.stderr}
 	go func() { r.code <- run(ctx, append([]string{"setup", "-listen", "127.0.0.1:0"}, args...), env) }()
 	t.Cleanup(cancel)
-	openRE := regexp.MustCompile(`open (http://\S+)/ in your browser`)
+	openRE := regexp.MustCompile(`open (http://\S+)/\?key=(\w+) in your browser`)
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		if m := openRE.FindStringSubmatch(r.stderr.String()); m != nil {
-			r.page = m[1]
+			r.page, r.key = m[1], m[2]
 			return r
 		}
 		select {
@@ -83,7 +84,7 @@ func TestSetupManifestFlow(t *testing.T) {
 	s := startSetup(t, "-github-url", gh.URL+"/api/v3/", "-webhook-url", "https://verdict.example.com/webhook", "-org", "acme", "-name", "Verdict (acme)", "-out", out)
 
 	// The page: a form posting the manifest to the organization's new-App URL.
-	resp, err := http.Get(s.page + "/")
+	resp, err := http.Get(s.page + "/?key=" + s.key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +239,7 @@ func TestSetupCodeUsedOnce(t *testing.T) {
 	gh := githubtest.New(t, nil)
 	out := filepath.Join(t.TempDir(), "verdict-app.env")
 	s := startSetup(t, "-github-url", gh.BaseURL(), "-webhook-url", "https://verdict.example.com/webhook", "-out", out)
-	body, _ := httpGet(t, s.page+"/")
+	body, _ := httpGet(t, s.page+"/?key="+s.key)
 	state := regexp.MustCompile(`state=([0-9a-f]+)`).FindStringSubmatch(body)
 	if state == nil {
 		t.Fatalf("no state on the page:\n%s", body)
@@ -282,5 +283,53 @@ func TestWebBase(t *testing.T) {
 		if got := webBase(u).String(); got != want {
 			t.Errorf("webBase(%s) = %s, want %s", api, got, want)
 		}
+	}
+}
+
+// The set-up page carries a one-time state: it is served only on loopback,
+// only under the names verdict setup printed (not to a DNS-rebinding page
+// reaching the port under its own name), only with the printed key, and
+// never framed.
+func TestSetupPageGuardsItsState(t *testing.T) {
+	gh := githubtest.New(t, nil)
+	s := startSetup(t, "-github-url", gh.BaseURL(), "-webhook-url", "https://verdict.example.com/webhook", "-out", filepath.Join(t.TempDir(), "o.env"))
+	get := func(path, host string) (*http.Response, string) {
+		req, _ := http.NewRequest(http.MethodGet, s.page+path, nil)
+		if host != "" {
+			req.Host = host
+		}
+		resp, err := noRedirect.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp, string(b)
+	}
+	for _, tc := range []struct {
+		name, path, host string
+		code             int
+	}{
+		{"the printed address", "/?key=" + s.key, "", http.StatusOK},
+		{"no key", "/", "", http.StatusForbidden},
+		{"another key", "/?key=0000", "", http.StatusForbidden},
+		{"a rebinding name", "/?key=" + s.key, "evil.example:80", http.StatusMisdirectedRequest},
+	} {
+		resp, body := get(tc.path, tc.host)
+		if resp.StatusCode != tc.code {
+			t.Errorf("%s: %d, want %d", tc.name, resp.StatusCode, tc.code)
+		}
+		if tc.code != http.StatusOK && strings.Contains(body, "state=") {
+			t.Errorf("%s: the refusal shows the state", tc.name)
+		}
+		if resp.Header.Get("X-Frame-Options") != "DENY" || resp.Header.Get("Referrer-Policy") != "no-referrer" {
+			t.Errorf("%s: headers %v", tc.name, resp.Header)
+		}
+	}
+	var stderr bytes.Buffer
+	code := run(context.Background(), []string{"setup", "-listen", "0.0.0.0:0", "-webhook-url", "https://v.example.com/webhook"},
+		Env{Getenv: func(string) string { return "" }, Stdout: io.Discard, Stderr: &stderr})
+	if code != 2 || !strings.Contains(stderr.String(), "not a loopback address") {
+		t.Errorf("a wildcard listen address: exit %d, %q", code, stderr.String())
 	}
 }
