@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -39,6 +40,12 @@ type Visibility interface {
 	Private(ctx context.Context, owner, repo string) (bool, error)
 }
 
+// Access tells whether a GitHub user can still read a repository, asking
+// as the App (the session holds no token of theirs).
+type Access interface {
+	CanRead(ctx context.Context, owner, repo, login string) (bool, error)
+}
+
 // ErrNotInstalled: the App is not installed on the repository (or it does
 // not exist); its page does not exist either.
 var ErrNotInstalled = errors.New("the App is not installed on this repository")
@@ -46,13 +53,31 @@ var ErrNotInstalled = errors.New("the App is not installed on this repository")
 // maxEvents bounds one page; the CLI reads the whole history.
 const maxEvents = 500
 
-// visibilityTTL is how long a repository's visibility is trusted.
-const visibilityTTL = time.Minute
+// visibilityTTL is how long a repository's visibility is trusted, and
+// that the App is not installed on one; accessTTL how long a signed-in
+// reader's access to a private repository is trusted before GitHub is
+// asked again: a reader whose access was revoked loses the page within it,
+// not at the end of an 8-hour session.
+const (
+	visibilityTTL = time.Minute
+	accessTTL     = 5 * time.Minute
+)
+
+// Asking GitHub is paid for by whoever views a page the caches do not
+// answer; one client may make at most lookupBurst such views, then one
+// every lookupEvery.
+const (
+	lookupBurst = 20
+	lookupEvery = 3 * time.Second
+)
 
 // Options configure a Handler.
 type Options struct {
 	History    History
 	Visibility Visibility
+	// Access re-checks a signed-in reader's access every accessTTL; nil
+	// trusts the session's grant until it expires.
+	Access Access
 	// OAuth signs readers of private repositories in; nil refuses their
 	// pages.
 	OAuth *OAuth
@@ -71,13 +96,22 @@ type Handler struct {
 	signer signer
 	secure bool
 
-	mu  sync.Mutex
-	vis map[string]visibility
+	mu     sync.Mutex
+	vis    map[string]visibility
+	access map[string]time.Time // login and repository → trusted until
+	lookup map[string]*bucket   // client address → GitHub lookups left
 }
 
 type visibility struct {
 	private bool
+	missing bool // the App is not installed there
 	until   time.Time
+}
+
+// bucket is a token bucket of GitHub lookups for one client.
+type bucket struct {
+	tokens float64
+	at     time.Time
 }
 
 // New returns the handler; Routes mounts it.
@@ -88,7 +122,8 @@ func New(o Options) *Handler {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	h := &Handler{opt: o, secure: strings.HasPrefix(o.PublicURL, "https://"), vis: map[string]visibility{}}
+	h := &Handler{opt: o, secure: strings.HasPrefix(o.PublicURL, "https://"), vis: map[string]visibility{},
+		access: map[string]time.Time{}, lookup: map[string]*bucket{}}
 	if o.OAuth != nil {
 		h.signer = newSigner(o.OAuth.ClientSecret)
 	}
@@ -99,6 +134,7 @@ func New(o Options) *Handler {
 func (h *Handler) Routes(r chi.Router) {
 	r.Get("/pr/{owner}/{repo}/{number}", h.page)
 	r.Get("/auth/callback", h.callback)
+	r.Post("/auth/signout", h.signOut)
 }
 
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
@@ -121,10 +157,14 @@ func (h *Handler) page(w http.ResponseWriter, r *http.Request) {
 	}
 	full := owner + "/" + repo
 	log := h.opt.Logger.With("repo", full, "pr", n)
-	private, err := h.private(r.Context(), owner, repo)
+	private, err := h.private(r.Context(), client(r), owner, repo)
 	switch {
 	case errors.Is(err, ErrNotInstalled):
 		h.fail(w, http.StatusNotFound, msgNotFound)
+		return
+	case errors.Is(err, errTooMany):
+		w.Header().Set("Retry-After", strconv.Itoa(int(lookupEvery.Seconds())))
+		h.fail(w, http.StatusTooManyRequests, msgTooMany)
 		return
 	case err != nil:
 		log.Warn("details page: repository visibility unknown", "err", err)
@@ -138,6 +178,17 @@ func (h *Handler) page(w http.ResponseWriter, r *http.Request) {
 			h.signIn(w, r, full)
 			return
 		}
+		still, err := h.stillReads(r.Context(), owner, repo, s.Login)
+		switch {
+		case err != nil:
+			log.Warn("details page: re-checking the reader's access", "actor", s.Login, "err", err)
+			h.fail(w, http.StatusServiceUnavailable, msgUnavailable)
+			return
+		case !still:
+			log.Info("details page: the reader's access is gone", "actor", s.Login)
+			h.fail(w, http.StatusForbidden, msgNoAccess(s.Login, full))
+			return
+		}
 		viewer = s.Login
 	}
 	events, err := h.opt.History.History(r.Context(), full, n, maxEvents)
@@ -147,35 +198,118 @@ func (h *Handler) page(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := buildPage(full, n, events)
-	v.Viewer, v.Private = viewer, private
+	v.Viewer, v.Private, v.Path = viewer, private, PagePath(owner, repo, n)
 	if h.opt.WebURL != "" {
 		v.PRURL = strings.TrimSuffix(h.opt.WebURL, "/") + "/" + full + "/pull/" + strconv.Itoa(n)
 	}
 	h.render(w, http.StatusOK, v)
 }
 
-// private asks Visibility, remembering the answer for a minute: every view
-// of a page would otherwise cost two GitHub requests.
-func (h *Handler) private(ctx context.Context, owner, repo string) (bool, error) {
+// errTooMany is a client over its share of GitHub lookups.
+var errTooMany = errors.New("too many pages asked of GitHub")
+
+// private asks Visibility, remembering the answer for a minute, "not
+// installed" included: every view of a page would otherwise cost two
+// GitHub requests, and views of made-up repositories as many. A lookup
+// the cache does not answer is charged to the client that asked.
+func (h *Handler) private(ctx context.Context, from, owner, repo string) (bool, error) {
 	key := strings.ToLower(owner + "/" + repo)
 	now := h.opt.Now()
 	h.mu.Lock()
 	v, ok := h.vis[key]
+	allowed := ok && now.Before(v.until) || h.take(from, now)
 	h.mu.Unlock()
-	if ok && now.Before(v.until) {
+	switch {
+	case ok && now.Before(v.until) && v.missing:
+		return false, ErrNotInstalled
+	case ok && now.Before(v.until):
 		return v.private, nil
+	case !allowed:
+		return false, errTooMany
 	}
 	p, err := h.opt.Visibility.Private(ctx, owner, repo)
-	if err != nil {
+	if err != nil && !errors.Is(err, ErrNotInstalled) {
 		return false, err
 	}
 	h.mu.Lock()
 	if len(h.vis) > 10000 {
 		h.vis = map[string]visibility{}
 	}
-	h.vis[key] = visibility{private: p, until: now.Add(visibilityTTL)}
+	h.vis[key] = visibility{private: p, missing: err != nil, until: now.Add(visibilityTTL)}
 	h.mu.Unlock()
-	return p, nil
+	return p, err
+}
+
+// take spends one of client's lookups, reporting false when none is left.
+// h.mu is held.
+func (h *Handler) take(client string, now time.Time) bool {
+	b, ok := h.lookup[client]
+	if !ok {
+		if len(h.lookup) > 10000 {
+			h.lookup = map[string]*bucket{}
+		}
+		b = &bucket{tokens: lookupBurst, at: now}
+		h.lookup[client] = b
+	}
+	b.tokens = min(lookupBurst, b.tokens+now.Sub(b.at).Seconds()/lookupEvery.Seconds())
+	b.at = now
+	if b.tokens < 1 {
+		return false
+	}
+	b.tokens--
+	return true
+}
+
+// client is the address a request came from, without its port.
+func client(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// stillReads asks Access, at most every accessTTL per reader and
+// repository, whether a signed-in reader can still read it.
+func (h *Handler) stillReads(ctx context.Context, owner, repo, login string) (bool, error) {
+	if h.opt.Access == nil {
+		return true, nil
+	}
+	key := strings.ToLower(login + "\x00" + owner + "/" + repo)
+	now := h.opt.Now()
+	h.mu.Lock()
+	until, ok := h.access[key]
+	h.mu.Unlock()
+	if ok && now.Before(until) {
+		return true, nil
+	}
+	can, err := h.opt.Access.CanRead(ctx, owner, repo, login)
+	if err != nil || !can {
+		h.mu.Lock()
+		delete(h.access, key)
+		h.mu.Unlock()
+		return false, err
+	}
+	h.mu.Lock()
+	if len(h.access) > 10000 {
+		h.access = map[string]time.Time{}
+	}
+	h.access[key] = now.Add(accessTTL)
+	h.mu.Unlock()
+	return true, nil
+}
+
+// signOut ends the session. It is a POST from the page's own form: the
+// session cookie is SameSite=Lax, so another site cannot sign a reader
+// out.
+func (h *Handler) signOut(w http.ResponseWriter, r *http.Request) {
+	h.clearCookie(w, sessionCookie)
+	next := r.FormValue("next")
+	if !strings.HasPrefix(next, "/pr/") || strings.Contains(next, "//") {
+		h.fail(w, http.StatusOK, msgSignedOut)
+		return
+	}
+	http.Redirect(w, r, next, http.StatusSeeOther)
 }
 
 // signIn sends the browser to GitHub to sign in, with a fresh state that

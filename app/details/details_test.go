@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -77,7 +78,7 @@ type site struct {
 	c   *http.Client // a browser: cookies, redirects followed
 }
 
-func newSite(t *testing.T, withOAuth bool) *site {
+func newSite(t *testing.T, withOAuth bool, opts ...func(*Options)) *site {
 	t.Helper()
 	fx := fixture.New("verdict")
 	fx.Tree("t").Put("a.txt", "a\n")
@@ -102,6 +103,9 @@ func newSite(t *testing.T, withOAuth bool) *site {
 	if withOAuth {
 		gh.OAuth().SetApp(webflow.OAuthApp{ClientID: "Iv1.verdict", ClientSecret: "oauth-secret", CallbackURL: srv.URL + "/auth/callback"})
 		o.OAuth = &OAuth{ClientID: "Iv1.verdict", ClientSecret: "oauth-secret", WebURL: gh.URL, APIURL: gh.BaseURL()}
+	}
+	for _, f := range opts {
+		f(&o)
 	}
 	New(o).Routes(r)
 	jar, _ := cookiejar.New(nil)
@@ -229,5 +233,103 @@ func TestValidName(t *testing.T) {
 		if got := validName(name); got != want {
 			t.Errorf("validName(%q) = %v, want %v", name, got, want)
 		}
+	}
+}
+
+// grants is an Access whose answers the test sets.
+type grants struct {
+	mu    sync.Mutex
+	can   map[string]bool
+	asked int
+}
+
+func (g *grants) CanRead(_ context.Context, owner, repo, login string) (bool, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.asked++
+	return g.can[login+"@"+owner+"/"+repo], nil
+}
+
+func (g *grants) set(key string, v bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.can[key] = v
+}
+
+// A reader whose access is revoked loses the page within accessTTL, not at
+// the end of the session; signing out ends the session at once.
+func TestPrivatePageReChecksAccessAndSignsOut(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Now()
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+	g := &grants{can: map[string]bool{"reader@acme/secret": true}}
+	s := newSite(t, true, func(o *Options) { o.Access, o.Now = g, clock })
+	s.gh.OAuth().SetBrowserUser("reader")
+	code, body, _ := s.get(t, "/pr/acme/secret/7")
+	if code != 200 || !strings.Contains(body, `action="/auth/signout"`) {
+		t.Fatalf("reader: %d\n%s", code, body)
+	}
+	asked := g.asked
+	if code, _, _ := s.get(t, "/pr/acme/secret/7"); code != 200 || g.asked != asked {
+		t.Fatalf("a second view within the TTL asked GitHub again (%d) or failed (%d)", g.asked-asked, code)
+	}
+	g.set("reader@acme/secret", false)
+	advance(accessTTL + time.Second)
+	if code, body, _ := s.get(t, "/pr/acme/secret/7"); code != 403 || strings.Contains(body, "CODEOWNER") {
+		t.Fatalf("revoked reader after the TTL: %d", code)
+	}
+
+	g.set("reader@acme/secret", true)
+	noFollow := &http.Client{Jar: s.c.Jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := noFollow.PostForm(s.srv.URL+"/auth/signout", url.Values{"next": {"/pr/acme/secret/7"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/pr/acme/secret/7" {
+		t.Errorf("sign-out answered %d to %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	u, _ := url.Parse(s.srv.URL)
+	for _, c := range s.c.Jar.Cookies(u) {
+		if c.Name == sessionCookie {
+			t.Fatalf("the session cookie survived sign-out")
+		}
+	}
+	s.gh.OAuth().SetBrowserUser("")
+	if code, _, at := s.get(t, "/pr/acme/secret/7"); code != 200 || !strings.Contains(at.Path, "/login/oauth/authorize") {
+		t.Errorf("after sign-out: %d at %s, want GitHub's sign-in", code, at)
+	}
+}
+
+// Views of repositories the App is not installed on are cached too, and a
+// client that keeps asking for uncached ones is slowed down.
+func TestUnknownRepositoriesCostGitHubOnce(t *testing.T) {
+	s := newSite(t, false)
+	if code, _, _ := s.get(t, "/pr/acme/bench/7"); code != 200 {
+		t.Fatalf("public page: %d", code)
+	}
+	before := s.gh.Calls("GET /repos/{owner}/{repo}")
+	for range 5 {
+		if code, _, _ := s.get(t, "/pr/acme/none/7"); code != 404 {
+			t.Fatalf("unknown repository: %d", code)
+		}
+	}
+	if n := s.gh.Calls("GET /repos/{owner}/{repo}") - before; n != 1 {
+		t.Errorf("5 views of one unknown repository asked GitHub %d times", n)
+	}
+	limited := false
+	for i := range lookupBurst + 5 {
+		code, _, _ := s.get(t, "/pr/acme/made-up-"+strconv.Itoa(i)+"/7")
+		if code == http.StatusTooManyRequests {
+			limited = true
+			break
+		}
+	}
+	if !limited {
+		t.Errorf("%d uncached lookups from one client were all answered", lookupBurst+5)
+	}
+	if code, _, _ := s.get(t, "/pr/acme/bench/7"); code != 200 {
+		t.Errorf("a cached page while rate limited: %d", code)
 	}
 }

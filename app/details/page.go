@@ -34,6 +34,9 @@ var (
 		"GitHub 登录已取消；私有仓库的页面需要登录。"}
 	msgSignInFailed = text{"GitHub sign-in did not complete. Open the page again to retry.",
 		"GitHub 登录未完成。请重新打开页面重试。"}
+	msgSignedOut = text{"You are signed out of Verdict's pages.", "您已退出 Verdict 页面的登录。"}
+	msgTooMany   = text{"Too many pages were asked for from this address. Try again in a few seconds.",
+		"此地址请求的页面过多，请几秒后再试。"}
 )
 
 func msgNoAccess(login, repo string) text {
@@ -57,7 +60,9 @@ type pageView struct {
 	PRURL   string
 	Private bool
 	Viewer  string
-	Error   *text
+	// Path is the page's own path, where signing out returns to.
+	Path  string
+	Error *text
 	// Items is the timeline, newest first: verifications with what
 	// concerns them, and the other events.
 	Items []item
@@ -213,7 +218,7 @@ func (h *Handler) render(w http.ResponseWriter, code int, v pageView) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 	w.Header().Set("Referrer-Policy", "no-referrer")
 	w.WriteHeader(code)
 	w.Write(b.Bytes())
