@@ -426,9 +426,11 @@ func (v *Verifier) prepare(ctx context.Context, gh GitHub, req Request, log *slo
 	snap.Config.BotLogins = append(snap.Config.BotLogins, v.BotLogins...)
 	pr := snap.PR
 	prefetchPinned(ctx, snap)
-	if soErr != nil && !ref.IsZero() && ghclient.IsNotFound(soErr) {
-		// Deleted before its verification ran: its withdrawal (if it
-		// was ever a sign-off that counted) is the deletion's own job.
+	if soErr != nil && req.Delivered.SHA256 != "" && ghclient.IsNotFound(soErr) {
+		// A delivery's sign-off deleted before its verification ran: its
+		// withdrawal (if it was ever a sign-off that counted) is the
+		// deletion's own job. An explicit request naming a sign-off that
+		// is not there (verdict check, a recheck by URL) stays an error.
 		// Publishing "could not be verified" here would let anyone who
 		// can comment flip a passing status by posting the phrase and
 		// deleting it.

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"os/signal"
 	"strings"
 	"syscall"
@@ -69,6 +70,7 @@ func newLogger(level string, env Env) *slog.Logger {
 func serve(ctx context.Context, cfg config.Server, log *slog.Logger, wire wiring, ready chan<- string) error {
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
+	setMemoryLimit(log, os.ReadFile)
 
 	st, err := store.Open(ctx, cfg.DatabaseURL)
 	if err != nil {

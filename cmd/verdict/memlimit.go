@@ -1,0 +1,35 @@
+package main
+
+import (
+	"log/slog"
+	"os"
+	"runtime/debug"
+	"strconv"
+	"strings"
+)
+
+// cgroupMemoryMax is where cgroup v2 states the container's memory limit.
+const cgroupMemoryMax = "/sys/fs/cgroup/memory.max"
+
+// setMemoryLimit gives the Go runtime a soft memory limit of 85 % of the
+// container's, unless GOMEMLIMIT already sets one: without it the heap may
+// grow to twice what is live before a collection, and a burst of large
+// verifications meets the kernel's out-of-memory kill instead of a busier
+// collector. It returns the limit set (0 when none).
+func setMemoryLimit(log *slog.Logger, read func(string) ([]byte, error)) int64 {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return 0
+	}
+	b, err := read(cgroupMemoryMax)
+	if err != nil {
+		return 0
+	}
+	max, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	if err != nil || max <= 0 { // "max": no limit
+		return 0
+	}
+	limit := max / 100 * 85
+	debug.SetMemoryLimit(limit)
+	log.Info("soft memory limit set from the container's", "limit_bytes", limit, "container_bytes", max)
+	return limit
+}
