@@ -4,9 +4,9 @@ import (
 	"archive/zip"
 	"bufio"
 	"bytes"
-	"io"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -250,4 +250,3 @@ func writeBloatedZip(b *testing.B, path string, files map[string][]byte, size in
 		b.Fatal(err)
 	}
 }
-
