@@ -212,3 +212,12 @@ func (r *Repo) Exists(ctx context.Context, rev, p string) (bool, error) {
 	_, ok, err := r.lookup(ctx, rev, p)
 	return ok, err
 }
+
+// Stat reports whether path names a file or a directory at commit rev.
+func (r *Repo) Stat(ctx context.Context, rev, p string) (exists, dir bool, err error) {
+	e, ok, err := r.lookup(ctx, rev, p)
+	if err != nil || !ok {
+		return false, false, err
+	}
+	return true, e.Mode == "40000" || e.Mode == "040000", nil
+}

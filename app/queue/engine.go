@@ -192,8 +192,17 @@ func (e *riverEngine[TTx]) commit(ctx context.Context, batch []*request) (err er
 	if err != nil {
 		return err
 	}
+	replayed, err := store.InsertBodies(ctx, ex, ds, fresh)
+	if err != nil {
+		return err
+	}
 	var keys []string
 	for i, r := range batch {
+		if replayed[i] {
+			// Logged (so its ID stays a duplicate), but acted on never.
+			fresh[i], r.outcome = false, Replayed
+			continue
+		}
 		if !fresh[i] {
 			r.outcome = Duplicate
 			continue

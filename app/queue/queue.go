@@ -344,6 +344,10 @@ const (
 	Ignored Outcome = "ignored"
 	// Duplicate: the delivery ID was stored before; nothing was stored.
 	Duplicate Outcome = "duplicate"
+	// Replayed: the same signed body came before under another delivery
+	// ID (GitHub keeps the ID on a redelivery): someone who captured a
+	// delivery sent it again. Logged, not acted on.
+	Replayed Outcome = "replayed"
 )
 
 // deliveryOutcome is the outcome of storing d for the first time.

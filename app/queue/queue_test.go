@@ -432,3 +432,53 @@ func TestStopStoresPendingAndRefusesNew(t *testing.T) {
 		t.Fatalf("enqueue after stop: %v", err)
 	}
 }
+
+// A signed body captured and sent again under a new delivery ID is logged
+// and not acted on; GitHub's own redelivery keeps the ID (a duplicate), and
+// another body is new. Concurrent replays in one group commit count too.
+func TestReplayedBodyUnderANewIDIsNotActedOn(t *testing.T) {
+	storetest.Engines(t, func(t *testing.T, url string) {
+		st := openStore(t, url)
+		rec := &recorder{}
+		q := startQueue(t, st, rec, queue.Options{})
+		ctx := context.Background()
+		with := func(d queue.Delivery, body string) queue.Delivery {
+			d.BodySHA256 = body
+			return d
+		}
+		if out, err := q.Enqueue(ctx, with(verifyDelivery("orig", 3, "issuecomment-1"), "h1")); err != nil || out != queue.Queued {
+			t.Fatalf("original: %v %v", out, err)
+		}
+		var wg sync.WaitGroup
+		outs := make(chan queue.Outcome, 4)
+		for i := range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				out, err := q.Enqueue(ctx, with(verifyDelivery(fmt.Sprintf("replay-%d", i), 3, "issuecomment-1"), "h1"))
+				if err != nil {
+					t.Error(err)
+				}
+				outs <- out
+			}()
+		}
+		wg.Wait()
+		close(outs)
+		for out := range outs {
+			if out != queue.Replayed {
+				t.Errorf("a replay under a new ID: %v, want replayed", out)
+			}
+		}
+		if out, _ := q.Enqueue(ctx, with(verifyDelivery("orig", 3, "issuecomment-1"), "h1")); out != queue.Duplicate {
+			t.Errorf("GitHub's redelivery: %v, want duplicate", out)
+		}
+		if out, _ := q.Enqueue(ctx, with(verifyDelivery("other", 3, "issuecomment-1"), "h2")); out != queue.Queued {
+			t.Errorf("another body: %v, want queued", out)
+		}
+		waitFor(t, "the verifications", func() bool { v, _, _ := rec.calls(); return v >= 1 })
+		time.Sleep(200 * time.Millisecond)
+		if v, _, _ := rec.calls(); v > 2 {
+			t.Errorf("verifier ran %d times; replays were acted on", v)
+		}
+	})
+}

@@ -70,6 +70,57 @@ func InsertDeliveries(ctx context.Context, ex Execer, ds []Delivery) ([]bool, er
 	return fresh, nil
 }
 
+// InsertBodies records the body hash of each delivery of ds that fresh
+// marks new and reports which of them are replays: their body was logged
+// before under another delivery ID, or comes earlier in ds. Deliveries
+// without a hash are never replays.
+func InsertBodies(ctx context.Context, ex Execer, ds []Delivery, fresh []bool) ([]bool, error) {
+	replayed := make([]bool, len(ds))
+	first := map[string]int{}
+	var rows []int
+	for i, d := range ds {
+		if !fresh[i] || d.BodySHA256 == "" {
+			continue
+		}
+		if _, seen := first[d.BodySHA256]; seen {
+			replayed[i] = true
+			continue
+		}
+		first[d.BodySHA256] = i
+		rows = append(rows, i)
+	}
+	// One lock order across concurrent batches, as for delivery IDs.
+	slices.SortFunc(rows, func(a, b int) int { return strings.Compare(ds[a].BodySHA256, ds[b].BodySHA256) })
+	stored := map[string]bool{}
+	for len(rows) > 0 {
+		n := min(len(rows), maxRowsPerStatement)
+		part := rows[:n]
+		rows = rows[n:]
+		args := make([]any, 0, 3*len(part))
+		for _, i := range part {
+			args = append(args, ds[i].BodySHA256, ds[i].ID, ds[i].Received.UnixMilli())
+		}
+		q := `INSERT INTO verdict_delivery_body (body_sha256, delivery_id, received_at)
+		VALUES ` + placeholders(len(part), 3) + `
+		ON CONFLICT (body_sha256) DO NOTHING RETURNING body_sha256`
+		err := ex.Query(ctx, q, args, func(r Row) error {
+			var h string
+			if err := r.Scan(&h); err != nil {
+				return err
+			}
+			stored[h] = true
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("recording %d delivery bodies: %w", len(part), err)
+		}
+		for _, i := range part {
+			replayed[i] = !stored[ds[i].BodySHA256]
+		}
+	}
+	return replayed, nil
+}
+
 // NextGenerations bumps the generation of each key once per occurrence and
 // returns the generations in order, as NextGeneration called for each key in
 // turn would, with one statement per maxRowsPerStatement distinct keys. Run

@@ -20,6 +20,15 @@ var schema = []string{
 		jobs        INTEGER NOT NULL
 	)`,
 	`CREATE INDEX IF NOT EXISTS verdict_delivery_received ON verdict_delivery (received_at)`,
+	// The bodies of the deliveries logged: GitHub sends one body under one
+	// delivery ID (a redelivery keeps it), so the same signed body under
+	// another ID is a captured delivery replayed.
+	`CREATE TABLE IF NOT EXISTS verdict_delivery_body (
+		body_sha256 TEXT PRIMARY KEY,
+		delivery_id TEXT NOT NULL,
+		received_at BIGINT NOT NULL
+	)`,
+	`CREATE INDEX IF NOT EXISTS verdict_delivery_body_received ON verdict_delivery_body (received_at)`,
 	`CREATE TABLE IF NOT EXISTS verdict_audit (
 		repo         TEXT NOT NULL,
 		pr_number    BIGINT NOT NULL,
@@ -178,6 +187,9 @@ type Delivery struct {
 	// Outcome is "queued" when jobs were enqueued, "ignored" otherwise.
 	Outcome string
 	Jobs    int
+	// BodySHA256 is the hex SHA-256 of the signed body ("" when unknown);
+	// it is kept apart from the log row (InsertBodies).
+	BodySHA256 string
 }
 
 // InsertDelivery records d unless its ID is already known. It reports
@@ -211,6 +223,9 @@ func (s *Store) PruneDeliveries(ctx context.Context, cutoff time.Time) (int64, e
 	n, err := s.db.Exec(ctx, `DELETE FROM verdict_delivery WHERE received_at < $1`, cutoff.UnixMilli())
 	if err != nil {
 		return 0, fmt.Errorf("pruning deliveries: %w", err)
+	}
+	if _, err := s.db.Exec(ctx, `DELETE FROM verdict_delivery_body WHERE received_at < $1`, cutoff.UnixMilli()); err != nil {
+		return n, fmt.Errorf("pruning delivery bodies: %w", err)
 	}
 	return n, nil
 }

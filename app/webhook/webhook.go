@@ -160,7 +160,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	d := queue.Delivery{
 		Delivery: store.Delivery{
 			ID: delivery, Event: event, Action: dec.Action, Repo: dec.Repo.FullName(),
-			PR: dec.PR, Received: now().UTC(),
+			PR: dec.PR, Received: now().UTC(), BodySHA256: bodySHA256(body),
 		},
 		Jobs: dec.Jobs,
 	}
@@ -179,6 +179,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		log.Info("delivery stored", "action", dec.Action, "outcome", outcome, "jobs", len(dec.Jobs))
 	}
 	w.WriteHeader(http.StatusAccepted)
+}
+
+func bodySHA256(body []byte) string {
+	h := sha256.Sum256(body)
+	return hex.EncodeToString(h[:])
 }
 
 // errBusy is a body refused for want of budget.

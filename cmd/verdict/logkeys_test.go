@@ -36,6 +36,8 @@ var logKeys = []string{
 	"duration_ms", "wait_ms",
 	// Process start.
 	"addr", "database", "version", "component",
+	// The soft memory limit set from the container's, in bytes.
+	"memory_limit_bytes", "container_memory_bytes",
 }
 
 // logSynonyms are keys that name a concept under another word; each maps

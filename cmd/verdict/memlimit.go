@@ -30,6 +30,6 @@ func setMemoryLimit(log *slog.Logger, read func(string) ([]byte, error)) int64 {
 	}
 	limit := max / 100 * 85
 	debug.SetMemoryLimit(limit)
-	log.Info("soft memory limit set from the container's", "limit_bytes", limit, "container_bytes", max)
+	log.Info("soft memory limit set from the container's", "memory_limit_bytes", limit, "container_memory_bytes", max)
 	return limit
 }

@@ -1,0 +1,296 @@
+package trace
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"mvdan.cc/sh/v3/interp"
+)
+
+// Stub is what a command answers in a dry run: what it prints and its
+// exit status.
+type Stub struct {
+	Out  string
+	Exit uint8
+}
+
+// DefaultStubs answer the probes benchmark scripts make of the machine
+// they run on. A dry run knows none of it, so each answers as the quietest
+// healthy machine would: no GPU processes, no cluster jobs, a fixed clock.
+// Anything not listed here and not computed (see builtinTool) prints
+// nothing and succeeds.
+var DefaultStubs = map[string]Stub{
+	"hostname":   {Out: "runner\n"},
+	"whoami":     {Out: "runner\n"},
+	"id":         {Out: "1000\n"},
+	"uname":      {Out: "Linux\n"},
+	"nproc":      {Out: "8\n"},
+	"date":       {Out: "1767225600\n"}, // 2026-01-01 00:00:00 UTC
+	"squeue":     {},                    // no jobs: waits for a job end at once
+	"sinfo":      {},
+	"nvidia-smi": {},
+	"rocm-smi":   {},
+	"amd-smi":    {},
+	"curl":       {Exit: 0}, // a server's health endpoint answers
+	"wget":       {Exit: 0},
+	// A background process of the dry run (a server) is alive: "S",
+	// sleeping, is what ps -o stat= prints for a healthy server.
+	"ps":    {Out: "S\n"},
+	"pgrep": {Exit: 1},
+}
+
+// builtinTool answers a command that is not a script: a pure one is
+// computed, a probe answers from the stubs, the rest succeed silently.
+func (r *run) builtinTool(ctx context.Context, hc interp.HandlerContext, name string, args []string) error {
+	if s, ok := r.opt.Stubs[name]; ok {
+		io.WriteString(hc.Stdout, s.Out)
+		return status(s.Exit)
+	}
+	switch name {
+	case "dirname":
+		for _, a := range args[1:] {
+			fmt.Fprintln(hc.Stdout, path.Dir(strings.TrimSuffix(a, "/")))
+		}
+		return nil
+	case "basename":
+		if len(args) > 1 {
+			b := path.Base(args[1])
+			if len(args) > 2 {
+				b = strings.TrimSuffix(b, args[2])
+			}
+			fmt.Fprintln(hc.Stdout, b)
+		}
+		return nil
+	case "realpath", "readlink":
+		for _, a := range args[1:] {
+			if !strings.HasPrefix(a, "-") {
+				fmt.Fprintln(hc.Stdout, absPath(hc.Dir, a))
+			}
+		}
+		return nil
+	case "cat":
+		return r.cat(ctx, hc, args)
+	case "tee":
+		return r.tee(ctx, hc, args)
+	case "cp", "install":
+		return r.copyFile(ctx, hc, args)
+	case "grep":
+		return grep(hc, args)
+	case "head", "tail", "sort", "uniq":
+		_, err := io.Copy(hc.Stdout, hc.Stdin)
+		return err
+	case "seq":
+		return seq(hc, args)
+	case "false":
+		return status(1)
+	}
+	if s, ok := DefaultStubs[name]; ok {
+		io.WriteString(hc.Stdout, s.Out)
+		return status(s.Exit)
+	}
+	return nil
+}
+
+func status(code uint8) error {
+	if code == 0 {
+		return nil
+	}
+	return interp.ExitStatus(code)
+}
+
+// cat prints its files (from the overlay or the repository), or its
+// standard input: "cat > f <<EOF" writes the heredoc to f.
+func (r *run) cat(ctx context.Context, hc interp.HandlerContext, args []string) error {
+	var files []string
+	for _, a := range args[1:] {
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			files = append(files, a)
+		}
+	}
+	if len(files) == 0 {
+		_, err := io.Copy(hc.Stdout, hc.Stdin)
+		return err
+	}
+	code := uint8(0)
+	for _, f := range files {
+		if f == "-" {
+			io.Copy(hc.Stdout, hc.Stdin)
+			continue
+		}
+		data, err := r.read(ctx, absPath(hc.Dir, f))
+		if err != nil {
+			code = 1
+			continue
+		}
+		hc.Stdout.Write(data)
+	}
+	return status(code)
+}
+
+// tee copies its input to its output and to each file, recorded as writes.
+func (r *run) tee(ctx context.Context, hc interp.HandlerContext, args []string) error {
+	data, err := io.ReadAll(io.LimitReader(hc.Stdin, int64(r.opt.MaxWritten)+1))
+	if err != nil {
+		return err
+	}
+	hc.Stdout.Write(data)
+	appendTo := false
+	for _, a := range args[1:] {
+		switch {
+		case a == "-a" || a == "--append":
+			appendTo = true
+		case strings.HasPrefix(a, "-"):
+		default:
+			w := &writer{r: r, path: absPath(hc.Dir, a), appendTo: appendTo, file: r.rel(a), line: int(hc.Pos.Line())}
+			if _, err := w.Write(data); err != nil {
+				return err
+			}
+			w.Close()
+		}
+	}
+	return nil
+}
+
+// copyFile records "cp SRC DST" as a write of SRC's content (when the
+// trace can read it) to DST: copying a file over the serving stack is a
+// patch however it is spelled.
+func (r *run) copyFile(ctx context.Context, hc interp.HandlerContext, args []string) error {
+	var ops []string
+	for _, a := range args[1:] {
+		if !strings.HasPrefix(a, "-") {
+			ops = append(ops, a)
+		}
+	}
+	if len(ops) < 2 {
+		return nil
+	}
+	dst := absPath(hc.Dir, ops[len(ops)-1])
+	for _, src := range ops[:len(ops)-1] {
+		data, err := r.read(ctx, absPath(hc.Dir, src))
+		target := dst
+		if exists, dir := r.dirAt(ctx, dst); exists && dir || len(ops) > 2 {
+			target = path.Join(dst, path.Base(src))
+		}
+		w := &writer{r: r, path: target, file: r.rel(src), line: int(hc.Pos.Line())}
+		if err == nil {
+			if _, err := w.Write(data); err != nil {
+				return err
+			}
+		}
+		w.Close()
+	}
+	return nil
+}
+
+func (r *run) dirAt(ctx context.Context, p string) (bool, bool) {
+	if !r.inRepo(p) {
+		return false, false
+	}
+	return r.files.Stat(ctx, r.rel(p))
+}
+
+// grep filters its input with the options scripts use to test for a
+// line: -q, -v, -i, -E, -F, -c, -o. Files are read from the repository.
+func grep(hc interp.HandlerContext, args []string) error {
+	quiet, invert, fold, fixed, count, only := false, false, false, false, false, false
+	var pattern *string
+	for _, a := range args[1:] {
+		switch {
+		case pattern == nil && strings.HasPrefix(a, "-") && len(a) > 1:
+			for _, c := range a[1:] {
+				switch c {
+				case 'q':
+					quiet = true
+				case 'v':
+					invert = true
+				case 'i':
+					fold = true
+				case 'F':
+					fixed = true
+				case 'c':
+					count = true
+				case 'o':
+					only = true
+				}
+			}
+		case pattern == nil:
+			p := a
+			pattern = &p
+		}
+	}
+	if pattern == nil {
+		return status(2)
+	}
+	expr := *pattern
+	if fixed {
+		expr = regexp.QuoteMeta(expr)
+	}
+	if fold {
+		expr = "(?i)" + expr
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return status(2)
+	}
+	n := 0
+	sc := bufio.NewScanner(hc.Stdin)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if re.MatchString(line) == invert {
+			continue
+		}
+		n++
+		switch {
+		case quiet || count:
+		case only:
+			for _, m := range re.FindAllString(line, -1) {
+				fmt.Fprintln(hc.Stdout, m)
+			}
+		default:
+			fmt.Fprintln(hc.Stdout, line)
+		}
+	}
+	if count {
+		fmt.Fprintln(hc.Stdout, n)
+	}
+	if n == 0 {
+		return status(1)
+	}
+	return nil
+}
+
+func seq(hc interp.HandlerContext, args []string) error {
+	var nums []int
+	for _, a := range args[1:] {
+		n, err := strconv.Atoi(a)
+		if err != nil {
+			return status(1)
+		}
+		nums = append(nums, n)
+	}
+	first, step, last := 1, 1, 0
+	switch len(nums) {
+	case 1:
+		last = nums[0]
+	case 2:
+		first, last = nums[0], nums[1]
+	case 3:
+		first, step, last = nums[0], nums[1], nums[2]
+	default:
+		return status(1)
+	}
+	if step == 0 || (last-first)/step > 10000 {
+		return status(1)
+	}
+	for i := first; (step > 0 && i <= last) || (step < 0 && i >= last); i += step {
+		fmt.Fprintln(hc.Stdout, i)
+	}
+	return nil
+}

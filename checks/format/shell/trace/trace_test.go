@@ -1,0 +1,241 @@
+package trace
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// files is a repository in memory.
+type files map[string]string
+
+func (f files) ReadFile(_ context.Context, name string) ([]byte, error) {
+	s, ok := f[name]
+	if !ok {
+		return nil, fmt.Errorf("%s: %w", name, fs.ErrNotExist)
+	}
+	return []byte(s), nil
+}
+
+func (f files) Stat(_ context.Context, name string) (bool, bool) {
+	if _, ok := f[name]; ok {
+		return true, false
+	}
+	for p := range f {
+		if strings.HasPrefix(p, name+"/") {
+			return true, true
+		}
+	}
+	return false, false
+}
+
+// execs are the argv of the trace's exec steps, joined by spaces.
+func execs(tr *Trace) []string {
+	var out []string
+	for _, s := range tr.Steps {
+		if s.Kind == Exec {
+			out = append(out, strings.Join(s.Argv, " "))
+		}
+	}
+	return out
+}
+
+func find(tr *Trace, kind Kind, prefix string) (Step, bool) {
+	for _, s := range tr.Steps {
+		if s.Kind == kind && (strings.HasPrefix(strings.Join(s.Argv, " "), prefix) || strings.HasPrefix(s.Path, prefix)) {
+			return s, true
+		}
+	}
+	return Step{}, false
+}
+
+func TestValuesResolveAsBashResolvesThem(t *testing.T) {
+	repo := files{
+		"benchmarks/lib.sh": `
+serve_args() { echo "--tp $TP"; }
+SPEC_NUM_TOKENS="${SPEC_NUM_TOKENS:-2}"
+`,
+		"benchmarks/run.sh": `#!/usr/bin/env bash
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+trap 'echo bye' EXIT INT TERM
+MODEL_DIR="${DRAFT_MODEL_PATH:-/models/draft}"
+ARGS=(--model "$MODEL" $(serve_args))
+if [[ "$SPEC" == "mtp" ]]; then
+  ARGS+=(--speculative-config "{\"num_speculative_tokens\":$SPEC_NUM_TOKENS,\"model\":\"$MODEL_DIR\"}")
+fi
+NAME=${MODEL//\//_}
+printf '%q\n' "$NAME" > /tmp/name.txt
+vllm serve "${ARGS[@]}" &
+wait
+`,
+	}
+	tr := Run(context.Background(), repo, "benchmarks/run.sh", Options{Env: map[string]string{"MODEL": "org/m", "TP": "8", "SPEC": "mtp"}})
+	if tr.Stopped != "" || tr.Exit != 0 {
+		t.Fatalf("stopped %q exit %d stderr %s", tr.Stopped, tr.Exit, tr.Stderr)
+	}
+	want := `vllm serve --model org/m --tp 8 --speculative-config {"num_speculative_tokens":2,"model":"/models/draft"}`
+	if !slices.Contains(execs(tr), want) {
+		t.Errorf("no %q among %q", want, execs(tr))
+	}
+	w, ok := find(tr, Write, "/tmp/name.txt")
+	if !ok || w.Content != "org_m\n" {
+		t.Errorf("write of /tmp/name.txt = %+v", w)
+	}
+	if s, ok := find(tr, Source, "/repo/benchmarks/lib.sh"); !ok || s.File != "benchmarks/run.sh" || s.Line != 3 {
+		t.Errorf("source step %+v", s)
+	}
+	// A value the configuration sets overrides the script's default.
+	tr = Run(context.Background(), repo, "benchmarks/run.sh", Options{Env: map[string]string{"MODEL": "org/m", "TP": "8", "SPEC": "mtp", "SPEC_NUM_TOKENS": "4"}})
+	if !slices.ContainsFunc(execs(tr), func(s string) bool { return strings.Contains(s, `"num_speculative_tokens":4`) }) {
+		t.Errorf("the configuration's SPEC_NUM_TOKENS did not win: %q", execs(tr))
+	}
+}
+
+func TestScriptsHeredocsAndCopiesAreFollowed(t *testing.T) {
+	repo := files{
+		"runners/launch.sh": `
+export ENGINE_FLAG=1
+JOB=$(bash benchmarks/multi/submit.sh "$CONFIG")
+echo "job $JOB" > /tmp/job
+./benchmarks/multi/direct.sh
+bash -c 'pip install "git+https://example.test/transformers@main"'
+`,
+		"benchmarks/multi/submit.sh": "cat > /tmp/patch.py <<'END'\nimport vllm, os\nEND\npython3 /tmp/patch.py\n" +
+			"cp benchmarks/multi/fix.py /usr/lib/python3/site-packages/vllm/fix.py\necho 42\n",
+		"benchmarks/multi/fix.py":   "print('patched')\n",
+		"benchmarks/multi/direct.sh": "sglang_launch --flag \"$ENGINE_FLAG\"\n",
+	}
+	tr := Run(context.Background(), repo, "runners/launch.sh", Options{Env: map[string]string{"CONFIG": "c1"}})
+	if tr.Stopped != "" {
+		t.Fatalf("stopped: %s", tr.Stopped)
+	}
+	for _, want := range []string{"python3 /tmp/patch.py", "sglang_launch --flag 1", "pip install git+https://example.test/transformers@main"} {
+		if !slices.Contains(execs(tr), want) {
+			t.Errorf("no %q among %q", want, execs(tr))
+		}
+	}
+	if w, ok := find(tr, Write, "/tmp/job"); !ok || w.Content != "job 42\n" {
+		t.Errorf("a nested script's output was not captured: %+v", w)
+	}
+	if w, ok := find(tr, Write, "/tmp/patch.py"); !ok || !strings.Contains(w.Content, "import vllm") {
+		t.Errorf("heredoc write = %+v", w)
+	}
+	if w, ok := find(tr, Write, "/usr/lib/python3/site-packages/vllm/fix.py"); !ok || w.Content != "print('patched')\n" {
+		t.Errorf("copy = %+v", w)
+	}
+	s, ok := find(tr, Script, "/repo/benchmarks/multi/submit.sh")
+	if !ok || s.Argv[0] != "c1" || s.Env["ENGINE_FLAG"] != "1" || s.Depth != 1 {
+		t.Errorf("nested script step %+v", s)
+	}
+}
+
+func TestBounds(t *testing.T) {
+	for _, tc := range []struct {
+		name, script string
+		opt          Options
+		stopped      string
+	}{
+		{"an endless loop of builtins", "while true; do :; done\n", Options{MaxSteps: 500}, "more than 500 commands"},
+		{"a loop waiting on a cluster", "while ! grep -q done /tmp/state; do sleep 1; done\n", Options{MaxSteps: 500}, "more than 500 commands"},
+		{"scripts that start themselves", "bash benchmarks/s.sh\n", Options{MaxDepth: 4}, "nest deeper than 4"},
+		{"a script that does not parse", "if then fi (\n", Options{}, "does not parse"},
+		{"a write past the budget", "for i in $(seq 1 200); do echo 0123456789012345678901234567890123456789 >> /tmp/big; done\n", Options{MaxWritten: 4096}, "wrote more than 4096 bytes"},
+		{"slow", "while true; do sleep 0; done\n", Options{MaxSteps: 1 << 30, Timeout: 50 * time.Millisecond}, "longer than 50ms"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			repo := files{"benchmarks/s.sh": tc.script}
+			tr := Run(context.Background(), repo, "benchmarks/s.sh", tc.opt)
+			if !strings.Contains(tr.Stopped, tc.stopped) {
+				t.Fatalf("stopped %q, want it to say %q", tr.Stopped, tc.stopped)
+			}
+		})
+	}
+}
+
+func TestUnreadFilesAreListed(t *testing.T) {
+	repo := files{"benchmarks/s.sh": "source benchmarks/missing_lib.sh\nbash benchmarks/gone.sh\nvllm serve m\n"}
+	tr := Run(context.Background(), repo, "benchmarks/s.sh", Options{})
+	if !slices.Equal(tr.Unread, []string{"benchmarks/missing_lib.sh", "benchmarks/gone.sh"}) {
+		t.Errorf("unread %q", tr.Unread)
+	}
+	if !slices.Contains(execs(tr), "vllm serve m") {
+		t.Errorf("the trace stopped at an unread file: %q", execs(tr))
+	}
+	if tr := Run(context.Background(), repo, "benchmarks/none.sh", Options{}); !strings.Contains(tr.Stopped, "cannot be read") {
+		t.Errorf("a missing script: %q", tr.Stopped)
+	}
+}
+
+func TestSubshellFunctions(t *testing.T) {
+	repo := files{
+		"lib.sh": "run_it() (\n  local dir=\"$1\"\n  tool --dir \"$dir\"\n  exit 3\n)\n",
+		"s.sh":   "source lib.sh\nrun_it /d\necho \"rc=$?\" > /tmp/rc\n",
+	}
+	tr := Run(context.Background(), repo, "s.sh", Options{})
+	if !slices.Contains(execs(tr), "tool --dir /d") {
+		t.Fatalf("the function's command: %q (stderr %s)", execs(tr), tr.Stderr)
+	}
+	if w, ok := find(tr, Write, "/tmp/rc"); !ok || w.Content != "rc=3\n" {
+		t.Errorf("the function's exit status did not stay its own: %+v", w)
+	}
+	if got := subshellFuncs("f() ( a; b )\n"); got != "f() {  a; b ;}\n" {
+		t.Errorf("rewrite %q", got)
+	}
+}
+
+func TestStubsAnswerProbes(t *testing.T) {
+	repo := files{"s.sh": "if nvidia-smi --query-gpu=name --format=csv | grep -q H100; then GPU=h100; else GPU=other; fi\n" +
+		"HOST=$(hostname)\necho \"$GPU $HOST\" > /tmp/out\n"}
+	tr := Run(context.Background(), repo, "s.sh", Options{Stubs: map[string]Stub{"nvidia-smi": {Out: "NVIDIA H100 80GB\n"}}})
+	if w, _ := find(tr, Write, "/tmp/out"); w.Content != "h100 runner\n" {
+		t.Errorf("probes: %q", w.Content)
+	}
+}
+
+// A dry run touches nothing on this machine, whatever the script says.
+func TestNothingIsExecutedOrWritten(t *testing.T) {
+	dir := t.TempDir()
+	target := path.Join(dir, "should-not-exist")
+	keep := path.Join(dir, "keep")
+	if err := os.WriteFile(keep, []byte("k"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	script := "touch " + target + "\necho x > " + target + "\nbash -c 'touch " + target + "'\nrm -rf " + dir + "\n"
+	tr := Run(context.Background(), files{"s.sh": script}, "s.sh", Options{})
+	if len(tr.Steps) < 4 {
+		t.Fatalf("steps %+v", tr.Steps)
+	}
+	if _, err := os.Stat(target); err == nil {
+		t.Fatal("a dry run wrote a file")
+	}
+	if _, err := os.Stat(keep); err != nil {
+		t.Fatal("a dry run removed a file")
+	}
+}
+
+// FuzzTrace runs arbitrary scripts: a trace never panics, never touches
+// this machine, and always ends within its bounds.
+func FuzzTrace(f *testing.F) {
+	f.Add("while true; do :; done")
+	f.Add("f() ( f ); f")
+	f.Add("source s.sh")
+	f.Add("x=${y:-$(bash s.sh)}; cat > /tmp/a <<END\n$x\nEND\ncp /tmp/a /tmp/b")
+	f.Add("trap 'exit 2' INT; printf '%q' a; set -e; false; echo after")
+	f.Fuzz(func(t *testing.T, script string) {
+		start := time.Now()
+		tr := Run(context.Background(), files{"s.sh": script}, "s.sh", Options{MaxSteps: 2000, MaxDepth: 4, MaxWritten: 1 << 16, Timeout: 2 * time.Second})
+		if time.Since(start) > 5*time.Second {
+			t.Fatalf("a trace took %v", time.Since(start))
+		}
+		if len(tr.Steps) > 2000*4+100 {
+			t.Fatalf("%d steps past the bound", len(tr.Steps))
+		}
+	})
+}
