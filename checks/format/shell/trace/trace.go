@@ -167,7 +167,7 @@ type run struct {
 	// read with subshellFuncs applied.
 	sourcing string
 	stop     error
-	stderr  tail
+	stderr   tail
 }
 
 // tail keeps the last 4 KiB written to it.

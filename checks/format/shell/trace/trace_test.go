@@ -109,7 +109,7 @@ bash -c 'pip install "git+https://example.test/transformers@main"'
 `,
 		"benchmarks/multi/submit.sh": "cat > /tmp/patch.py <<'END'\nimport vllm, os\nEND\npython3 /tmp/patch.py\n" +
 			"cp benchmarks/multi/fix.py /usr/lib/python3/site-packages/vllm/fix.py\necho 42\n",
-		"benchmarks/multi/fix.py":   "print('patched')\n",
+		"benchmarks/multi/fix.py":    "print('patched')\n",
 		"benchmarks/multi/direct.sh": "sglang_launch --flag \"$ENGINE_FLAG\"\n",
 	}
 	tr := Run(context.Background(), repo, "runners/launch.sh", Options{Env: map[string]string{"CONFIG": "c1"}})
