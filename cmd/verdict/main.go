@@ -43,6 +43,7 @@ var commands = map[string]command{
 	"replay": {"re-verify a local clone's merged pull requests and report what Verdict could not read", func(ctx context.Context, args []string, env Env) int {
 		return cmdReplay(ctx, args, env.Stdout, env.Stderr)
 	}},
+	"trace":   {"dry-run what the benchmark job of one config point would execute (--repo-dir DIR --config KEY)", cmdTrace},
 	"history": {"print a PR's verifications, commands and bypasses from serve's database, newest first", cmdHistory},
 	"setup":   {"register the GitHub App through GitHub's manifest flow", cmdSetup},
 	"config":  {"validate a .github/verdict.yml offline (verdict config check [FILE])", cmdConfig},

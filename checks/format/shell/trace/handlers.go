@@ -175,6 +175,15 @@ func (r *run) answer(ctx context.Context, hc interp.HandlerContext, args []strin
 		return nil
 	case name == "bash" || name == "sh":
 		return r.shell(ctx, hc, args, env, depth)
+	case launchers[name] != nil:
+		inner, extra := launchers[name](args[1:])
+		if len(inner) == 0 {
+			return nil
+		}
+		for k, v := range extra {
+			env[k] = v
+		}
+		return r.answer(ctx, hc, inner, env, depth)
 	case strings.Contains(args[0], "/") && r.isScript(ctx, absPath(hc.Dir, args[0])):
 		return r.start(ctx, hc, absPath(hc.Dir, args[0]), "", args[1:], env, depth)
 	}

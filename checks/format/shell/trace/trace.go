@@ -280,6 +280,11 @@ func (r *run) script(ctx context.Context, abs, text string, args, env []string, 
 	// need not exist here (interp.Dir would stat it on this machine).
 	runner.Dir = dir
 	err = runner.Run(ctx, file)
+	// Background commands (a server started with &) run on; a dry run
+	// waits for them, so what they do is recorded before the trace ends.
+	if wait, perr := syntax.NewParser().Parse(strings.NewReader("wait\n"), abs); perr == nil {
+		runner.Run(ctx, wait)
+	}
 	if r.stop != nil {
 		return 0, r.stop
 	}

@@ -239,3 +239,23 @@ func FuzzTrace(f *testing.F) {
 		}
 	})
 }
+
+// A container or cluster launcher runs its command on the same files: the
+// trace follows it.
+func TestLaunchersAreFollowed(t *testing.T) {
+	repo := files{
+		"runners/launch.sh": "docker run --rm --gpus all -v \"$PWD:/repo\" -e SPEC=mtp --name bench img:1 bash benchmarks/run.sh 8\n" +
+			"srun --nodes=1 -N 1 --container-image=img --exclusive bash -c 'echo from-srun > /tmp/srun'\n" +
+			"sbatch --wrap 'trtllm-serve --tp 4'\n",
+		"benchmarks/run.sh": "vllm serve --tp \"$1\" --spec \"$SPEC\"\n",
+	}
+	tr := Run(context.Background(), repo, "runners/launch.sh", Options{})
+	for _, want := range []string{"vllm serve --tp 8 --spec mtp", "trtllm-serve --tp 4"} {
+		if !slices.Contains(execs(tr), want) {
+			t.Errorf("no %q among %q", want, execs(tr))
+		}
+	}
+	if w, ok := find(tr, Write, "/tmp/srun"); !ok || w.Content != "from-srun\n" {
+		t.Errorf("srun's command was not followed: %+v", w)
+	}
+}

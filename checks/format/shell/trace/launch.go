@@ -1,0 +1,83 @@
+package trace
+
+import "strings"
+
+// A launcher starts a command somewhere else (a container, a cluster
+// node) with the same files: the repository is mounted where the script
+// expects it. A dry run follows the command as if it ran here, with the
+// environment the launcher adds. Each takes the launcher's arguments
+// after its name and returns the command and the variables it sets.
+var launchers = map[string]func(args []string) (cmd []string, env map[string]string){
+	"docker": dockerRun,
+	"podman": dockerRun,
+	"srun":   slurmRun,
+	"sbatch": slurmRun,
+	"salloc": slurmRun,
+}
+
+// dockerFlags are docker run's options that take no value.
+var dockerFlags = set("--rm", "-d", "--detach", "-i", "-t", "-it", "-ti", "--init", "--privileged", "--interactive", "--tty", "-P", "--read-only")
+
+// dockerRun reads "docker run [options] IMAGE [COMMAND...]" (and exec,
+// which names a container instead of an image).
+func dockerRun(args []string) ([]string, map[string]string) {
+	if len(args) == 0 || (args[0] != "run" && args[0] != "exec") {
+		return nil, nil
+	}
+	env := map[string]string{}
+	rest := args[1:]
+	for len(rest) > 0 && strings.HasPrefix(rest[0], "-") {
+		opt := rest[0]
+		val, hasVal := "", strings.Contains(opt, "=")
+		if hasVal {
+			opt, val, _ = strings.Cut(opt, "=")
+		}
+		rest = rest[1:]
+		if !hasVal && !dockerFlags[opt] && len(rest) > 0 {
+			val, rest = rest[0], rest[1:]
+		}
+		if opt == "-e" || opt == "--env" {
+			if k, v, ok := strings.Cut(val, "="); ok {
+				env[k] = v
+			}
+		}
+	}
+	if len(rest) < 2 {
+		return nil, env // an image alone runs its own entrypoint
+	}
+	return rest[1:], env
+}
+
+// slurmFlags are srun/sbatch options that take no value.
+var slurmFlags = set("--exclusive", "--overlap", "--pty", "-l", "--label", "--no-container-mount-home",
+	"--container-remap-root", "--container-writable", "--mpi=pmix", "-Q", "--quiet", "-v", "--verbose", "--wait", "-W", "--parsable")
+
+// slurmRun reads "srun|sbatch|salloc [options] COMMAND..."; sbatch
+// --wrap runs its string as a command.
+func slurmRun(args []string) ([]string, map[string]string) {
+	env := map[string]string{}
+	rest := args
+	for len(rest) > 0 && strings.HasPrefix(rest[0], "-") {
+		opt := rest[0]
+		val, hasVal := "", strings.Contains(opt, "=")
+		if hasVal {
+			opt, val, _ = strings.Cut(opt, "=")
+		}
+		rest = rest[1:]
+		if !hasVal && !slurmFlags[opt] && len(rest) > 0 {
+			val, rest = rest[0], rest[1:]
+		}
+		if opt == "--wrap" {
+			return []string{"bash", "-c", val}, env
+		}
+	}
+	return rest, env
+}
+
+func set(items ...string) map[string]bool {
+	m := make(map[string]bool, len(items))
+	for _, it := range items {
+		m[it] = true
+	}
+	return m
+}

@@ -1,0 +1,268 @@
+// Package benchjob says what the InferenceX sweep would run for a master
+// config: one Job per search-space point (and runner launcher), with the
+// environment the benchmark workflow gives the launcher, and its dry run
+// (checks/format/shell/trace) from the launcher down to the server and
+// the client.
+//
+// The environment follows the repository's benchmark workflows: the
+// single-node template exports the point's TP, EP_SIZE, CONC, ... and the
+// multi-node one the prefill and decode sizes plus every
+// additional-settings entry; both run runners/launch_<machine>.sh, the
+// machine being one of those the runner label names in
+// configs/runners.yaml. Values the sweep generator computes and the
+// config does not state (duration, CPU DRAM budget) take the generator's
+// defaults, named in Defaults.
+package benchjob
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/verdict-bot/verdict/checks/format/shell/trace"
+	"github.com/verdict-bot/verdict/checks/format/yamlx"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+)
+
+// Root is where the dry run puts the repository: the workflow's
+// workspace, mounted at the same path in the containers the launchers
+// start, so host and container paths agree.
+const Root = "/workspace"
+
+// Defaults are the values the sweep generator computes for a job when the
+// config does not state them.
+var Defaults = map[string]string{
+	"DURATION":          "3600",
+	"TOTAL_CPU_DRAM_GB": "0",
+	"RUN_EVAL":          "false",
+	"EVAL_ONLY":         "false",
+	"RESULT_DIR":        "/workspace/results",
+	"GITHUB_WORKSPACE":  Root,
+	"HOME":              "/home/runner",
+	"USER":              "runner",
+	"PATH":              "/usr/local/bin:/usr/bin:/bin",
+}
+
+// Job is one benchmark job of a config.
+type Job struct {
+	Config string `json:"config"`
+	// Point says which search-space point, in the config's own words.
+	Point string `json:"point"`
+	// Launcher is the runner script the workflow starts; RunnerName the
+	// machine it runs on.
+	Launcher   string            `json:"launcher"`
+	RunnerName string            `json:"runner_name"`
+	Env        map[string]string `json:"env"`
+}
+
+// Runners reads configs/runners.yaml: runner label → machine names.
+func Runners(data []byte) (map[string][]string, error) {
+	if err := yamlx.CheckDepth(string(data)); err != nil {
+		return nil, err
+	}
+	var doc struct {
+		Labels map[string][]string `yaml:"labels"`
+	}
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("reading the runner labels: %w", err)
+	}
+	return doc.Labels, nil
+}
+
+// machines are the distinct launchers of a runner label: one machine of
+// each launcher prefix (the workflow runs runners/launch_${name%%_*}.sh).
+func machines(label string, labels map[string][]string) []string {
+	names := labels[label]
+	if len(names) == 0 {
+		if _, after, ok := strings.Cut(label, ":"); ok {
+			names = labels[after]
+			if len(names) == 0 {
+				names = []string{after + "_00"}
+			}
+		} else {
+			names = []string{label + "_00"}
+		}
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, n := range names {
+		prefix, _, _ := strings.Cut(n, "_")
+		if !seen[prefix] {
+			seen[prefix] = true
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// Jobs lists the jobs of a config: one per scenario, search-space element
+// and (single-node) concurrency, for each launcher of its runner label.
+func Jobs(e *repo.ConfigEntry, labels map[string][]string) []Job {
+	var out []Job
+	for _, sc := range e.Scenarios {
+		for i, sp := range sc.Search {
+			for _, base := range pointEnvs(e, sc, sp) {
+				for _, m := range machines(e.Runner, labels) {
+					prefix, _, _ := strings.Cut(m, "_")
+					env := maps.Clone(base.env)
+					env["RUNNER_NAME"], env["RUNNER_TYPE"] = m, e.Runner
+					out = append(out, Job{Config: e.Key, Point: fmt.Sprintf("%s #%d %s", sc.Type, i, base.desc),
+						Launcher: "runners/launch_" + prefix + ".sh", RunnerName: m, Env: env})
+				}
+			}
+		}
+	}
+	return out
+}
+
+type pointEnv struct {
+	desc string
+	env  map[string]string
+}
+
+// pointEnvs are the environments of one search-space element: one per
+// concurrency on a single node, one for the whole list on several.
+func pointEnvs(e *repo.ConfigEntry, sc repo.Scenario, sp repo.SearchSpace) []pointEnv {
+	env := maps.Clone(Defaults)
+	set := func(k string, v any) {
+		if v != nil && fmt.Sprint(v) != "" {
+			env[k] = fmt.Sprint(v)
+		}
+	}
+	set("MODEL", e.Model)
+	set("MODEL_PREFIX", e.ModelPrefix)
+	set("IMAGE", e.Image)
+	set("FRAMEWORK", e.Framework)
+	set("PRECISION", e.Precision)
+	set("DISAGG", strconv.FormatBool(e.Disagg))
+	set("SCENARIO_TYPE", sc.Type)
+	env["SCENARIO_SUBDIR"], env["IS_AGENTIC"] = "fixed_seq_len/", "0"
+	if sc.Type == "agentic-coding" {
+		env["SCENARIO_SUBDIR"], env["IS_AGENTIC"] = "agentic/", "1"
+	}
+	if sc.ISL > 0 {
+		set("ISL", sc.ISL)
+		set("OSL", sc.OSL)
+		set("MAX_MODEL_LEN", sc.ISL+sc.OSL+256)
+	}
+	f := sp.Fields.Map()
+	get := func(k string) any { return f[k] }
+	set("SPEC_DECODING", or(get("spec-decoding"), "none"))
+	set("KV_OFFLOADING", or(get("kv-offloading"), "none"))
+	set("DP_ATTENTION", or(get("dp-attn"), false))
+	set("TP", get("tp"))
+	set("EP_SIZE", or(get("ep"), 1))
+	set("PP_SIZE", or(get("pp"), 1))
+	set("DCP_SIZE", or(get("dcp-size"), 1))
+	set("PCP_SIZE", or(get("pcp-size"), 1))
+	if r := sp.SrtRecipe; r != "" {
+		set("SRT_RECIPE", r)
+	}
+	for _, side := range []string{"prefill", "decode"} {
+		m, ok := f[side].(map[string]any)
+		if !ok {
+			continue
+		}
+		up := strings.ToUpper(side)
+		set(up+"_NUM_WORKERS", m["num-worker"])
+		set(up+"_TP", m["tp"])
+		set(up+"_EP", m["ep"])
+		set(up+"_DP_ATTN", or(m["dp-attn"], false))
+		set(up+"_PP_SIZE", or(m["pp"], 1))
+		set(up+"_DCP_SIZE", or(m["dcp-size"], 1))
+		set(up+"_PCP_SIZE", or(m["pcp-size"], 1))
+		// The multi-node workflow exports each entry as it is written.
+		if list, ok := m["additional-settings"].([]any); ok {
+			for _, it := range list {
+				if k, v, ok := strings.Cut(fmt.Sprint(it), "="); ok {
+					env[k] = strings.Trim(v, `"'`)
+				}
+			}
+		}
+	}
+	// The sweep generator names a job's experiment after the model prefix
+	// (what launchers read, through ${EXP_NAME%%_*}) and the sequence
+	// lengths or, for agentic jobs, the point.
+	expName := func(conc int) string {
+		if sc.Type == "agentic-coding" {
+			name := fmt.Sprintf("%s_tp%s_conc%d_kv%s", e.ModelPrefix, env["TP"], conc, env["KV_OFFLOADING"])
+			if s := env["SPEC_DECODING"]; s != "none" {
+				name += "_spec-" + s
+			}
+			return name
+		}
+		return e.ModelPrefix + "_" + seqLen(sc.ISL, sc.OSL)
+	}
+	if e.MultiNode {
+		env["IS_MULTINODE"] = "true"
+		var concs []string
+		for _, c := range sp.Conc {
+			concs = append(concs, strconv.Itoa(c))
+		}
+		env["CONC_LIST"] = strings.Join(concs, " ")
+		if len(sp.Conc) > 0 {
+			env["CONC"] = concs[0]
+			env["EXP_NAME"] = expName(sp.Conc[0])
+		}
+		return []pointEnv{{desc: describe(f) + " conc=" + env["CONC_LIST"], env: env}}
+	}
+	var out []pointEnv
+	for _, c := range sp.Conc {
+		ce := maps.Clone(env)
+		ce["CONC"] = strconv.Itoa(c)
+		ce["EXP_NAME"] = expName(c)
+		out = append(out, pointEnv{desc: describe(f) + " conc=" + strconv.Itoa(c), env: ce})
+	}
+	return out
+}
+
+// seqLen is the generator's short name of a sequence-length pair.
+func seqLen(isl, osl int) string {
+	k := func(n int) string {
+		if n%1024 == 0 {
+			return strconv.Itoa(n/1024) + "k"
+		}
+		return strconv.Itoa(n)
+	}
+	if isl%1024 == 0 && osl%1024 == 0 {
+		return k(isl) + k(osl)
+	}
+	return fmt.Sprintf("%d_%d", isl, osl)
+}
+
+func or(v, def any) any {
+	if v == nil {
+		return def
+	}
+	return v
+}
+
+// describe is a search-space element in one line, its keys sorted.
+func describe(f map[string]any) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(f)) {
+		switch k {
+		case "conc-list", "conc-start", "conc-end", "prefill", "decode":
+			continue
+		}
+		parts = append(parts, k+"="+fmt.Sprint(f[k]))
+	}
+	return strings.Join(parts, " ")
+}
+
+// Run dry-runs a job from its launcher down, the repository at Root.
+func Run(ctx context.Context, files trace.Files, j Job, opt trace.Options) *trace.Trace {
+	opt.Root = Root
+	env := maps.Clone(j.Env)
+	for k, v := range opt.Env {
+		env[k] = v
+	}
+	opt.Env = env
+	return trace.Run(ctx, files, path.Clean(j.Launcher), opt)
+}
