@@ -116,8 +116,10 @@ func Prepare(ctx context.Context, repo *gitsource.Repo, req Request) (*Change, e
 	if body == "" {
 		body = headCommit.Body()
 	}
-	reviewDate := req.ReviewDate
-	if reviewDate.IsZero() {
+	// The review day is the UTC day (RULES.md): a commit dated 22:46 -0400
+	// on Aug 3 was made on Aug 4.
+	reviewDate := req.ReviewDate.UTC()
+	if req.ReviewDate.IsZero() {
 		reviewDate = time.Now().UTC()
 	}
 	settings := cfg.Settings

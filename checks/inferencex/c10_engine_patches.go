@@ -99,7 +99,7 @@ func runEnginePatches(ctx context.Context, pr *checks.PR) checks.Result {
 		checkWaiver(ctx, pr, cs, introduced, &fail, &review, &pass)
 	}
 	if len(existing) > 0 {
-		existingWaivers(ctx, pr, cs.Layout, existing, &review, &pass)
+		existingWaivers(ctx, pr, cs.Layout, existing, &pass)
 	}
 	// A file that could not be read may hold the patch: never a pass.
 	if t, ev, bad := changeset.UnreadEffective(cs.AllEffective()); bad {
@@ -201,9 +201,9 @@ func waiverLinked(so checks.SignOff, l repo.Layout, wp string) bool {
 }
 
 // existingWaivers looks for default-branch waivers naming each script with
-// a pre-existing patch. Attributing the original PR needs history, so a
-// missing waiver is for a human.
-func existingWaivers(ctx context.Context, pr *checks.PR, l repo.Layout, hits []serving.Patching, review, pass *findings) {
+// a pre-existing patch, to name beside it. A pre-existing patch is never
+// this PR's to answer for, waiver or not.
+func existingWaivers(ctx context.Context, pr *checks.PR, l repo.Layout, hits []serving.Patching, pass *findings) {
 	var waivers []repo.Waiver
 	reader, err := repo.ReaderFact.Of(ctx, pr)
 	var es []checks.DirEntry
@@ -243,8 +243,11 @@ func existingWaivers(ctx context.Context, pr *checks.PR, l repo.Layout, hits []s
 				checks.Evidence{Label: h.At(), Value: found})
 			continue
 		}
-		review.add(fmt.Sprintf("pre-existing patch at %s (%s) has no waiver on the default branch naming %s", h.At(), h.What, h.Path),
-			fmt.Sprintf("%s 处已有的补丁（%s）在默认分支上没有提及 %s 的豁免文件", h.At(), h.WhatZH, h.Path),
+		// Not this PR's: it was there before, and the PR did not touch the
+		// lines. The row names it so a reviewer sees it, and does not blame
+		// this PR for it.
+		pass.add(fmt.Sprintf("pre-existing patch at %s (%s), not introduced by this PR; no default-branch waiver names %s", h.At(), h.What, h.Path),
+			fmt.Sprintf("%s 处已有的补丁（%s）并非本 PR 引入；默认分支上没有提及 %s 的豁免文件", h.At(), h.WhatZH, h.Path),
 			checks.Evidence{Label: h.At(), Value: h.What})
 	}
 }

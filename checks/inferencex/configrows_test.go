@@ -326,7 +326,8 @@ PY
 				}
 				r.AppendChangelog("exm-*")
 			},
-			status: checks.Fail, want: []string{"Needs human review: pre-existing patch at {root}benchmarks/single_node/agentic/exm_fp4_mi355x_mtp.sh:5 (rewrites site-packages/vllm) has no waiver on the default branch"}},
+			// Not this PR's to answer for: named, not blamed.
+			status: checks.Pass, want: []string{"pre-existing patch at {root}benchmarks/single_node/agentic/exm_fp4_mi355x_mtp.sh:5 (rewrites site-packages/vllm), not introduced by this PR; no default-branch waiver names"}},
 		{name: "nothing relevant", check: inferencex.EnginePatches,
 			edit: func(r *inferencextest.Repo) { r.Head["README.md"] = "hello\n" }, status: checks.NA,
 			want: []string{"PR touches no benchmark scripts, images, configs or workflows."}},

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/verdict-bot/verdict/app/gitsource"
@@ -29,6 +30,7 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	python := fs.String("python", "python3", "Python with PyYAML and pydantic, to run the repository's utils/process_changelog.py")
 	toolMode := fs.String("changelog-tool", replay.ToolEntries, "how process_changelog.py runs: entries (its sweep-matrix generation answers an empty matrix; a refusal is re-run in full), full, or off")
 	quiet := fs.Bool("q", false, "no progress lines on stderr")
+	expect := fs.String("expect", "", "scorecard file (testdata/scorecard/*.yaml): print how the rows agree with the judged ones")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0 // -h asked for the usage; printing it is success
@@ -62,6 +64,16 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if !*quiet {
 		o.Progress = stderr
 	}
+	var expectations []replay.Expectation
+	if *expect != "" {
+		data, err := os.ReadFile(*expect)
+		if err != nil {
+			return fail("%v", err)
+		}
+		if expectations, err = replay.LoadExpectations(data); err != nil {
+			return fail("%s: %v", *expect, err)
+		}
+	}
 	repo, err := gitsource.Open(ctx, *dir, gitsource.Options{})
 	if err != nil {
 		return fail("%v", err)
@@ -71,15 +83,27 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if err != nil {
 		return fail("%v", oneLine(err))
 	}
+	var card *replay.Scorecard
+	if expectations != nil {
+		sc := replay.Score(rep, expectations)
+		card = &sc
+	}
 	if *format == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetEscapeHTML(false)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
+		out := struct {
+			*replay.Report
+			Scorecard *replay.Scorecard `json:"scorecard,omitempty"`
+		}{rep, card}
+		if err := enc.Encode(out); err != nil {
 			return fail("encoding the report: %v", err)
 		}
 		return exitPass
 	}
 	rep.Text(stdout)
+	if card != nil {
+		card.Text(stdout)
+	}
 	return exitPass
 }
