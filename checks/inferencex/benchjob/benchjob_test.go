@@ -2,8 +2,6 @@ package benchjob
 
 import (
 	"context"
-	"fmt"
-	"io/fs"
 	"slices"
 	"strings"
 	"testing"
@@ -12,27 +10,7 @@ import (
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
 )
 
-type files map[string]string
-
-func (f files) ReadFile(_ context.Context, name string) ([]byte, error) {
-	s, ok := f[name]
-	if !ok {
-		return nil, fmt.Errorf("%s: %w", name, fs.ErrNotExist)
-	}
-	return []byte(s), nil
-}
-
-func (f files) Stat(_ context.Context, name string) (bool, bool) {
-	if _, ok := f[name]; ok {
-		return true, false
-	}
-	for p := range f {
-		if strings.HasPrefix(p, name+"/") {
-			return true, true
-		}
-	}
-	return false, false
-}
+type files = trace.MapFiles
 
 const master = `dsr1-fp8-h200-sglang-mtp:
   image: lmsysorg/sglang:v0.5.9

@@ -25,23 +25,14 @@ func dockerRun(args []string) ([]string, map[string]string) {
 		return nil, nil
 	}
 	env := map[string]string{}
-	rest := args[1:]
-	for len(rest) > 0 && strings.HasPrefix(rest[0], "-") {
-		opt := rest[0]
-		val, hasVal := "", strings.Contains(opt, "=")
-		if hasVal {
-			opt, val, _ = strings.Cut(opt, "=")
-		}
-		rest = rest[1:]
-		if !hasVal && !dockerFlags[opt] && len(rest) > 0 {
-			val, rest = rest[0], rest[1:]
-		}
+	rest := options(args[1:], dockerFlags, func(opt, val string) bool {
 		if opt == "-e" || opt == "--env" {
 			if k, v, ok := strings.Cut(val, "="); ok {
 				env[k] = v
 			}
 		}
-	}
+		return false
+	})
 	if len(rest) < 2 {
 		return nil, env // an image alone runs its own entrypoint
 	}
@@ -55,7 +46,24 @@ var slurmFlags = set("--exclusive", "--overlap", "--pty", "-l", "--label", "--no
 // slurmRun reads "srun|sbatch|salloc [options] COMMAND..."; sbatch
 // --wrap runs its string as a command.
 func slurmRun(args []string) ([]string, map[string]string) {
-	env := map[string]string{}
+	var wrap []string
+	rest := options(args, slurmFlags, func(opt, val string) bool {
+		if opt == "--wrap" {
+			wrap = []string{"bash", "-c", val}
+			return true
+		}
+		return false
+	})
+	if wrap != nil {
+		return wrap, map[string]string{}
+	}
+	return rest, map[string]string{}
+}
+
+// options consumes a launcher's options (--opt=val, --opt val, or a flag
+// in flags), calling each with its value until each returns true, and
+// returns what follows them.
+func options(args []string, flags map[string]bool, each func(opt, val string) bool) []string {
 	rest := args
 	for len(rest) > 0 && strings.HasPrefix(rest[0], "-") {
 		opt := rest[0]
@@ -64,14 +72,14 @@ func slurmRun(args []string) ([]string, map[string]string) {
 			opt, val, _ = strings.Cut(opt, "=")
 		}
 		rest = rest[1:]
-		if !hasVal && !slurmFlags[opt] && len(rest) > 0 {
+		if !hasVal && !flags[opt] && len(rest) > 0 {
 			val, rest = rest[0], rest[1:]
 		}
-		if opt == "--wrap" {
-			return []string{"bash", "-c", val}, env
+		if each(opt, val) {
+			break
 		}
 	}
-	return rest, env
+	return rest
 }
 
 func set(items ...string) map[string]bool {

@@ -48,6 +48,32 @@ type Files interface {
 	Stat(ctx context.Context, name string) (exists, dir bool)
 }
 
+// MapFiles is a repository held in memory, path → content: for tests, and
+// for tools that trace a script they were handed.
+type MapFiles map[string]string
+
+// ReadFile implements Files.
+func (f MapFiles) ReadFile(_ context.Context, name string) ([]byte, error) {
+	s, ok := f[name]
+	if !ok {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	return []byte(s), nil
+}
+
+// Stat implements Files: a path is a directory when a file lies under it.
+func (f MapFiles) Stat(_ context.Context, name string) (bool, bool) {
+	if _, ok := f[name]; ok {
+		return true, false
+	}
+	for p := range f {
+		if strings.HasPrefix(p, name+"/") {
+			return true, true
+		}
+	}
+	return false, false
+}
+
 // Kind is what a step did.
 type Kind string
 

@@ -2,8 +2,6 @@ package trace
 
 import (
 	"context"
-	"fmt"
-	"io/fs"
 	"os"
 	"path"
 	"slices"
@@ -13,27 +11,7 @@ import (
 )
 
 // files is a repository in memory.
-type files map[string]string
-
-func (f files) ReadFile(_ context.Context, name string) ([]byte, error) {
-	s, ok := f[name]
-	if !ok {
-		return nil, fmt.Errorf("%s: %w", name, fs.ErrNotExist)
-	}
-	return []byte(s), nil
-}
-
-func (f files) Stat(_ context.Context, name string) (bool, bool) {
-	if _, ok := f[name]; ok {
-		return true, false
-	}
-	for p := range f {
-		if strings.HasPrefix(p, name+"/") {
-			return true, true
-		}
-	}
-	return false, false
-}
+type files = MapFiles
 
 // execs are the argv of the trace's exec steps, joined by spaces.
 func execs(tr *Trace) []string {
