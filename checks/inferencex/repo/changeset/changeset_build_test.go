@@ -96,6 +96,8 @@ func TestChangeSetBuild(t *testing.T) {
 				"script:" + r.Path("benchmarks/single_node/fixed_seq_len/dsr1_fp4_b200_mtp.sh"),
 				"launcher:" + r.Path("runners/launch_b200-dgxc.sh"),
 				"helper:" + r.Path("benchmarks/benchmark_lib.sh"),
+				// The server flags of the job's dry run come last.
+				"trace:(dry run of dsr1-fp4-b200-sglang-mtp)",
 			})
 			d := cs.Effective["dsv4-fp4-gb200-dynamo-sglang-disagg"]
 			if len(d) != 1 || d[0].Kind != "recipe" || !d[0].Changed || d[0].Path != r.Path("benchmarks/multi_node/srt-slurm-recipes/sglang/dsv4/disagg.yaml") {

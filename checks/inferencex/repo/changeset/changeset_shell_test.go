@@ -50,6 +50,7 @@ vllm serve "$MODEL" --tensor-parallel-size 8 &
 				"script:" + r.Path(script),
 				"helper:" + r.Path("benchmarks/benchmark_lib.sh"),
 				"helper:" + r.Path("benchmarks/single_node/agentic/gone_helper.sh"),
+				"trace:(dry run of exm-fp4-mi355x-vllm-agentic-mtp)",
 			}
 			if !reflect.DeepEqual(eff, want) {
 				t.Fatalf("effective = %q, want %q", eff, want)
@@ -91,6 +92,40 @@ func TestChangeSetRecipeSelector(t *testing.T) {
 			}
 			if want := []string{rp + " zip_override_mtp[1]", rp + " zip_override_mtp[1]"}; !reflect.DeepEqual(sels, want) {
 				t.Fatalf("refs %q, want %q", sels, want)
+			}
+		})
+	}
+}
+
+// The dry run of a config's job resolves what the static reading cannot:
+// a draft length given by a default expansion reaches the server flag.
+func TestChangeSetDryRunResolvesServerFlags(t *testing.T) {
+	for name, layout := range inferencextest.Layouts() {
+		t.Run(name, func(t *testing.T) {
+			r := inferencextest.NewRepo(layout)
+			script := "benchmarks/single_node/agentic/exm_fp4_mi355x_mtp.sh"
+			r.Head[script] = `#!/usr/bin/env bash
+source "$(dirname "$0")/../../benchmark_lib.sh"
+SPEC_NUM_TOKENS="${SPEC_NUM_TOKENS:-2}"
+SPEC_ARGS=(--speculative-config "{\"method\":\"mtp\",\"num_speculative_tokens\":$SPEC_NUM_TOKENS}")
+vllm serve "$MODEL" --tensor-parallel-size "$TP" "${SPEC_ARGS[@]}" &
+`
+			pr, _ := r.PR(t)
+			cs, err := changeset.Fact.Of(context.Background(), pr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files := cs.Effective["exm-fp4-mi355x-vllm-agentic-mtp"]
+			last := files[len(files)-1]
+			if last.Kind != "trace" {
+				t.Fatalf("no dry run among %d effective files", len(files))
+			}
+			got := map[string]string{}
+			for _, s := range last.Settings {
+				got[s.Name] = s.Value
+			}
+			if got["--speculative-config"] != `{"method":"mtp","num_speculative_tokens":2}` || got["--tensor-parallel-size"] == "" {
+				t.Errorf("dry-run settings %v", got)
 			}
 		})
 	}

@@ -64,7 +64,9 @@ func (b *builder) affected() {
 		c := *e // copied: recipe-based classification must not touch the shared map
 		cs.Affected = append(cs.Affected, &c)
 	}
+	b.prefetchTraced()
 	b.effective()
+	b.traced()
 }
 
 // isRuntimeFile reports whether p is a benchmark or runner file
