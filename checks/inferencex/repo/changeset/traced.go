@@ -183,4 +183,3 @@ func (f readerFiles) Stat(ctx context.Context, name string) (bool, bool) {
 	}
 	return false, false
 }
-
