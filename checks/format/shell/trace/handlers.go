@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"mvdan.cc/sh/v3/interp"
-	"mvdan.cc/sh/v3/syntax"
 )
 
 // call runs before every simple command, builtins and functions included:
@@ -95,24 +94,25 @@ func trapArgs(args []string) []string {
 	return out
 }
 
-// printfArgs gives %q (which the interpreter's printf lacks) the shell
-// quoting bash gives it.
+// printfArgs formats a printf call as bash would (the interpreter's
+// printf lacks %q and precision: %.2f) and hands the interpreter the
+// result to print with %s.
 func printfArgs(args []string) []string {
 	i := 1
 	if i < len(args) && args[i] == "-v" {
 		i += 2
 	}
-	if i >= len(args) || !strings.Contains(args[i], "%q") {
+	if i >= len(args) || i > len(args)-1 {
 		return args
 	}
-	out := append([]string(nil), args...)
-	out[i] = strings.ReplaceAll(out[i], "%q", "%s")
-	for j := i + 1; j < len(out); j++ {
-		if q, err := syntax.Quote(out[j], syntax.LangBash); err == nil {
-			out[j] = q
-		}
+	if i < len(args) && args[i] == "--" {
+		i++
 	}
-	return out
+	if i >= len(args) {
+		return args
+	}
+	out := append([]string(nil), args[:i]...)
+	return append(out, "%s", bashPrintf(args[i], args[i+1:]))
 }
 
 func absPath(dir, p string) string {
@@ -353,12 +353,31 @@ func (r *run) stat(ctx context.Context, name string, _ bool) (fs.FileInfo, error
 	if name == r.opt.Root {
 		return fileInfo{name: path.Base(name), dir: true}, nil
 	}
+	if dir, ok := r.made(name); ok {
+		return fileInfo{name: path.Base(name), dir: dir}, nil
+	}
 	if r.inRepo(name) {
 		if exists, dir := r.files.Stat(ctx, r.rel(name)); exists {
 			return fileInfo{name: path.Base(name), dir: dir}, nil
 		}
 	}
 	return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
+}
+
+// made reports whether name is a directory the script made, or lies in a
+// place a download filled (a file there exists; its content is unknown).
+func (r *run) made(name string) (dir, ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.dirs[name] || r.fetched[name] {
+		return true, true
+	}
+	for p := path.Dir(name); p != "/" && p != "."; p = path.Dir(p) {
+		if r.fetched[p] {
+			return false, true
+		}
+	}
+	return false, false
 }
 
 // readDir lists nothing: globs over directories match nothing rather than

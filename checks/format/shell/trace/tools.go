@@ -89,12 +89,80 @@ func (r *run) builtinTool(ctx context.Context, hc interp.HandlerContext, name st
 		return seq(hc, args)
 	case "false":
 		return status(1)
+	case "mkdir":
+		for _, a := range args[1:] {
+			if !strings.HasPrefix(a, "-") {
+				r.mark(r.dirs, absPath(hc.Dir, a))
+			}
+		}
+		return nil
+	case "hf", "huggingface-cli", "git", "curl", "wget":
+		if p := fetchTarget(name, args[1:]); p != "" {
+			r.mark(r.fetched, absPath(hc.Dir, p))
+		}
 	}
 	if s, ok := DefaultStubs[name]; ok {
 		io.WriteString(hc.Stdout, s.Out)
 		return status(s.Exit)
 	}
 	return nil
+}
+
+// mark records p in set.
+func (r *run) mark(set map[string]bool, p string) {
+	r.mu.Lock()
+	set[p] = true
+	r.mu.Unlock()
+}
+
+// fetchTarget is the place a download or clone fills: hf download's
+// --local-dir, git clone's directory, curl -o and wget -O's file.
+func fetchTarget(name string, args []string) string {
+	opt := func(flags ...string) string {
+		for i, a := range args {
+			for _, f := range flags {
+				if a == f && i+1 < len(args) {
+					return args[i+1]
+				}
+				if v, ok := strings.CutPrefix(a, f+"="); ok {
+					return v
+				}
+			}
+		}
+		return ""
+	}
+	switch name {
+	case "hf", "huggingface-cli":
+		if len(args) > 0 && args[0] == "download" {
+			return opt("--local-dir")
+		}
+	case "curl":
+		return opt("-o", "--output")
+	case "wget":
+		return opt("-O", "--output-document")
+	case "git":
+		if len(args) == 0 || args[0] != "clone" {
+			return ""
+		}
+		var pos []string
+		for i := 1; i < len(args); i++ {
+			a := args[i]
+			switch {
+			case a == "--depth" || a == "-b" || a == "--branch" || a == "--filter" || a == "-c":
+				i++
+			case strings.HasPrefix(a, "-"):
+			default:
+				pos = append(pos, a)
+			}
+		}
+		switch len(pos) {
+		case 1:
+			return strings.TrimSuffix(path.Base(pos[0]), ".git")
+		case 2:
+			return pos[1]
+		}
+	}
+	return ""
 }
 
 func status(code uint8) error {

@@ -189,6 +189,11 @@ type run struct {
 	steps   int
 	written int
 	overlay map[string][]byte // files the script wrote, by absolute path
+	// dirs are directories the script made; fetched are places a
+	// download or clone filled, whose content the trace cannot know but
+	// which exist (a model checkpoint, a cloned project).
+	dirs    map[string]bool
+	fetched map[string]bool
 	// sourcing is the file a source builtin is about to read: it is
 	// read with subshellFuncs applied.
 	sourcing string
@@ -251,7 +256,7 @@ func newRun(files Files, opt Options) *run {
 	if _, ok := env["SECONDS"]; !ok {
 		env["SECONDS"] = "0"
 	}
-	return &run{files: files, opt: opt, env0: env, overlay: map[string][]byte{}}
+	return &run{files: files, opt: opt, env0: env, overlay: map[string][]byte{}, dirs: map[string]bool{}, fetched: map[string]bool{}}
 }
 
 func (r *run) finish(ctx context.Context, exit int, err error) {

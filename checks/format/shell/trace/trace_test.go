@@ -237,3 +237,21 @@ func TestLaunchersAreFollowed(t *testing.T) {
 		t.Errorf("srun's command was not followed: %+v", w)
 	}
 }
+
+func TestPrintfAsBash(t *testing.T) {
+	for _, tc := range []struct {
+		format string
+		args   []string
+		want   string
+	}{
+		{`{"n":%d,"al":%.2f}`, []string{"3", "2.781"}, `{"n":3,"al":2.78}`},
+		{`%s=%q\n`, []string{"a", "b c"}, "a='b c'\n"},
+		{`%s,`, []string{"1", "2", "3"}, "1,2,3,"},
+		{`%5s|%-3d|%%`, []string{"ab", "7"}, "   ab|7  |%"},
+		{`%s %s`, []string{"only"}, "only "},
+	} {
+		if got := bashPrintf(tc.format, tc.args); got != tc.want {
+			t.Errorf("printf %q %q = %q, want %q", tc.format, tc.args, got, tc.want)
+		}
+	}
+}

@@ -37,7 +37,13 @@ func (b *builder) traced() {
 	}
 	n := 0
 	for _, e := range b.cs.Affected {
-		if e.MultiNode || n >= maxTracedConfigs {
+		if e.MultiNode {
+			if settings := exportedSettings(e); len(settings) > 0 {
+				b.cs.Effective[e.Key] = append(b.cs.Effective[e.Key], &repo.EffectiveFile{Path: e.File, Kind: "config", Settings: settings})
+			}
+			continue
+		}
+		if n >= maxTracedConfigs {
 			continue
 		}
 		n++
@@ -87,6 +93,39 @@ func (b *builder) runnerLabels() string {
 func (b *builder) prefetchTraced() {
 	files := readerFiles{reader: b.reader, ref: b.head, root: b.layout.Root}
 	go files.ReadFile(b.ctx, b.runnerLabels())
+}
+
+// exportedSettings are the additional-settings of a multi-node config's
+// search space, which the multi-node workflow exports into the job's
+// environment before it starts the launcher (the launchers hand them to
+// the recipe: SYNTHETIC_ACCEPTANCE=true with SYNTHETIC_ACCEPTANCE_LENGTH
+// pins the acceptance). CONFIG_FILE names a recipe, read as one. They are
+// environment settings of every role.
+func exportedSettings(e *repo.ConfigEntry) []repo.Setting {
+	var out []repo.Setting
+	seen := map[string]bool{}
+	for _, sc := range e.Scenarios {
+		for _, sp := range sc.Search {
+			f := sp.Fields.Map()
+			for _, side := range []string{"prefill", "decode"} {
+				m, ok := f[side].(map[string]any)
+				if !ok {
+					continue
+				}
+				list, _ := m["additional-settings"].([]any)
+				for _, it := range list {
+					k, v, ok := strings.Cut(fmt.Sprint(it), "=")
+					k = strings.TrimSpace(k)
+					if !ok || k == "" || strings.HasPrefix(k, "CONFIG_FILE") || seen[k+"="+v] {
+						continue
+					}
+					seen[k+"="+v] = true
+					out = append(out, repo.Setting{Name: k, Value: strings.Trim(v, `"'`), File: e.File, Line: e.Line, Kind: "env"})
+				}
+			}
+		}
+	}
+	return out
 }
 
 // serverSettings are the flags and exported environment of the server
