@@ -301,6 +301,18 @@ func TestEnginePatchesCheck(t *testing.T) {
 				r.Head["benchmarks/single_node/agentic/exm_fp4_mi355x_mtp.sh"] += "pip install --no-deps 'vllm==0.11.1'\n"
 			},
 			status: checks.Fail, want: []string{"installs serving-stack package vllm==0.11.1; no"}},
+		{name: "a force-reinstall through a helper function is what the job runs", check: inferencex.EnginePatches,
+			edit: func(r *inferencextest.Repo) {
+				// The helper is the base's; only the call, with its
+				// arguments, is new. Read as text, the helper's line shows
+				// no sign of patching; the dry run sees the install.
+				lib := "benchmarks/benchmark_lib.sh"
+				helper := "\nengine_pip() {\n    python3 -m pip install \"$@\"\n}\n"
+				r.Base[lib] += helper
+				r.Head[lib] += helper
+				r.Head["benchmarks/single_node/agentic/exm_fp4_mi355x_mtp.sh"] += "engine_pip --no-deps --force-reinstall \"kvstore-engine==0.3.1\"\n"
+			},
+			status: checks.Fail, want: []string{"force-reinstalls packages (pip install --force-reinstall)"}},
 		{name: "python heredoc rewrite", check: inferencex.EnginePatches,
 			edit: func(r *inferencextest.Repo) {
 				r.Head["benchmarks/single_node/agentic/exm_fp4_mi355x_mtp.sh"] += `python3 - <<'PY'

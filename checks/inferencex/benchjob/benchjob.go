@@ -16,6 +16,7 @@ package benchjob
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"path"
@@ -48,6 +49,10 @@ var Defaults = map[string]string{
 	"USER":              "runner",
 	"PATH":              "/usr/local/bin:/usr/bin:/bin",
 }
+
+// maxAgenticDRAMMiB is the sweep generator's cap on an agentic job's CPU
+// DRAM, 3 TB decimal in MiB, before its utilization is applied.
+const maxAgenticDRAMMiB = 2_861_022
 
 // Job is one benchmark job of a config.
 type Job struct {
@@ -151,6 +156,13 @@ func pointEnvs(e *repo.ConfigEntry, sc repo.Scenario, sp repo.SearchSpace) []poi
 		set("OSL", sc.OSL)
 		set("MAX_MODEL_LEN", sc.ISL+sc.OSL+256)
 	}
+	// The generator gives agentic jobs a CPU DRAM budget: the scenario's
+	// dram-utilization of its 3 TB (decimal) cap.
+	if u, ok := sc.Fields.Map()["dram-utilization"]; ok {
+		if x, err := strconv.ParseFloat(fmt.Sprint(u), 64); err == nil && x > 0 {
+			set("TOTAL_CPU_DRAM_GB", int(maxAgenticDRAMMiB*x*(1<<20)/1e9))
+		}
+	}
 	f := sp.Fields.Map()
 	get := func(k string) any { return f[k] }
 	set("SPEC_DECODING", or(get("spec-decoding"), "none"))
@@ -161,6 +173,15 @@ func pointEnvs(e *repo.ConfigEntry, sc repo.Scenario, sp repo.SearchSpace) []poi
 	set("PP_SIZE", or(get("pp"), 1))
 	set("DCP_SIZE", or(get("dcp-size"), 1))
 	set("PCP_SIZE", or(get("pcp-size"), 1))
+	// The offload backend and the router are objects: the workflow passes
+	// the backend's name and each as JSON metadata.
+	if kb, ok := get("kv-offload-backend").(map[string]any); ok {
+		set("KV_OFFLOAD_BACKEND", kb["name"])
+		set("KV_OFFLOAD_BACKEND_METADATA", jsonOf(kb))
+	}
+	if rt, ok := or(get("router"), f["router"]).(map[string]any); ok {
+		set("ROUTER_METADATA", jsonOf(rt))
+	}
 	if r := sp.SrtRecipe; r != "" {
 		set("SRT_RECIPE", r)
 	}
@@ -234,6 +255,15 @@ func seqLen(isl, osl int) string {
 		return k(isl) + k(osl)
 	}
 	return fmt.Sprintf("%d_%d", isl, osl)
+}
+
+// jsonOf is v as the workflow's toJson writes it.
+func jsonOf(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return ""
+	}
+	return string(b)
 }
 
 func or(v, def any) any {

@@ -2,8 +2,10 @@ package serving
 
 import (
 	"fmt"
+	"maps"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
@@ -234,12 +236,17 @@ type Found struct {
 // YAML, whose added lines are therefore not scanned again.
 func FindPatching(cs *changeset.Model, allowlist []string) (hits []Found, parsed map[string]bool) {
 	parsed = map[string]bool{}
-	seen := map[string]bool{}
+	seen := map[string]int{} // At() → index in hits
 	record := func(p Patching, introduced bool) {
-		if k := p.At(); !seen[k] {
-			seen[k] = true
-			hits = append(hits, Found{p, introduced})
+		k := p.At()
+		if i, ok := seen[k]; ok {
+			// A dry run can show a command the static reading took as
+			// pre-existing to be new in what the job runs.
+			hits[i].Introduced = hits[i].Introduced || introduced
+			return
 		}
+		seen[k] = len(hits)
+		hits = append(hits, Found{p, introduced})
 	}
 	scanLines := func(f *repo.EffectiveFile, from int, added map[int]bool) {
 		for i := from; i < len(f.Lines); i++ {
@@ -282,6 +289,36 @@ func FindPatching(cs *changeset.Model, allowlist []string) (hits []Found, parsed
 			scanLines(f, 0, added)
 		}
 	}
+	// What the jobs would run, with every value resolved: a patch made
+	// through a wrapper function, a variable or a nested script is found
+	// by the command that runs. It is introduced when its line is added,
+	// or when the job at the base does not run it; for a config the base
+	// does not have, when the files read statically show no patch of the
+	// kind already there.
+	static := map[string]bool{}
+	for _, h := range hits {
+		static[h.What] = true
+	}
+	for _, key := range slices.Sorted(maps.Keys(cs.DryRuns)) {
+		dr := cs.DryRuns[key]
+		base := map[string]bool{}
+		for _, c := range dr.Base {
+			base[normalizeRun(c.Text)] = true
+		}
+		for _, c := range dr.Head {
+			w, z := PatchingInLine(c.Text)
+			if w == "" || mentionsAllowlisted(c.Text, allowlist) {
+				continue
+			}
+			introduced := cs.AddedLineSet(c.File)[c.Line]
+			if dr.Based {
+				introduced = introduced || !base[normalizeRun(c.Text)]
+			} else {
+				introduced = introduced || !static[w]
+			}
+			record(Patching{Path: c.File, Line: c.Line, What: w, WhatZH: z}, introduced)
+		}
+	}
 	for _, a := range cs.RuntimeAdded(true) {
 		if parsed[a.Path] || strings.HasSuffix(a.Path, ".patch") || strings.HasSuffix(a.Path, ".diff") {
 			continue
@@ -292,6 +329,12 @@ func FindPatching(cs *changeset.Model, allowlist []string) (hits []Found, parsed
 	}
 	return hits, parsed
 }
+
+// longNumber is a run of digits a dry run makes up (a process ID in a
+// temporary path): two runs of one job differ there and nowhere else.
+var longNumber = regexp.MustCompile(`[0-9]{4,}`)
+
+func normalizeRun(text string) string { return longNumber.ReplaceAllString(text, "N") }
 
 // mentionsAllowlisted reports whether text names an allowlisted harness
 // patch file.

@@ -131,8 +131,9 @@ func (r *run) exec(abs string, depth int) func(interp.ExecHandlerFunc) interp.Ex
 			hc := interp.HandlerCtx(ctx)
 			env := exported(hc.Env)
 			file, line := r.where(abs, hc.Pos)
-			r.record(Step{Kind: Exec, Argv: args, Env: r.changed(env), File: file, Line: line, Depth: depth})
-			return r.answer(ctx, hc, args, env, depth)
+			at := Step{Kind: Exec, Argv: args, Env: r.changed(env), File: file, Line: line, Depth: depth}
+			r.record(at)
+			return r.answer(ctx, hc, args, env, depth, at)
 		}
 	}
 }
@@ -140,7 +141,7 @@ func (r *run) exec(abs string, depth int) func(interp.ExecHandlerFunc) interp.Ex
 // wrappers run the command that follows their own options.
 var wrappers = map[string]bool{"sudo": true, "nohup": true, "time": true, "stdbuf": true, "setsid": true, "exec": true}
 
-func (r *run) answer(ctx context.Context, hc interp.HandlerContext, args []string, env map[string]string, depth int) error {
+func (r *run) answer(ctx context.Context, hc interp.HandlerContext, args []string, env map[string]string, depth int, at Step) error {
 	name := path.Base(args[0])
 	switch {
 	case wrappers[name]:
@@ -151,7 +152,7 @@ func (r *run) answer(ctx context.Context, hc interp.HandlerContext, args []strin
 		if len(rest) == 0 {
 			return nil
 		}
-		return r.answer(ctx, hc, rest, env, depth)
+		return r.inner(ctx, hc, rest, env, depth, at)
 	case name == "env":
 		rest := args[1:]
 		for len(rest) > 0 && (strings.HasPrefix(rest[0], "-") || strings.Contains(rest[0], "=")) {
@@ -163,14 +164,14 @@ func (r *run) answer(ctx context.Context, hc interp.HandlerContext, args []strin
 		if len(rest) == 0 {
 			return nil
 		}
-		return r.answer(ctx, hc, rest, env, depth)
+		return r.inner(ctx, hc, rest, env, depth, at)
 	case name == "timeout":
 		rest := args[1:]
 		for len(rest) > 0 && strings.HasPrefix(rest[0], "-") {
 			rest = rest[1:]
 		}
 		if len(rest) > 1 {
-			return r.answer(ctx, hc, rest[1:], env, depth)
+			return r.inner(ctx, hc, rest[1:], env, depth, at)
 		}
 		return nil
 	case name == "bash" || name == "sh":
@@ -183,11 +184,19 @@ func (r *run) answer(ctx context.Context, hc interp.HandlerContext, args []strin
 		for k, v := range extra {
 			env[k] = v
 		}
-		return r.answer(ctx, hc, inner, env, depth)
+		return r.inner(ctx, hc, inner, env, depth, at)
 	case strings.Contains(args[0], "/") && r.isScript(ctx, absPath(hc.Dir, args[0])):
 		return r.start(ctx, hc, absPath(hc.Dir, args[0]), "", args[1:], env, depth)
 	}
 	return r.builtinTool(ctx, hc, name, args)
+}
+
+// inner records the command a wrapper or launcher runs as a step of its
+// own, where the outer command is written, and answers it: a server
+// started through srun, mpirun or docker is found by its own argv.
+func (r *run) inner(ctx context.Context, hc interp.HandlerContext, args []string, env map[string]string, depth int, at Step) error {
+	r.record(Step{Kind: Exec, Argv: args, Env: r.changed(env), File: at.File, Line: at.Line, Depth: depth})
+	return r.answer(ctx, hc, args, env, depth, at)
 }
 
 // isScript reports whether p is a file the trace can read (the repository

@@ -8,11 +8,31 @@ import "strings"
 // environment the launcher adds. Each takes the launcher's arguments
 // after its name and returns the command and the variables it sets.
 var launchers = map[string]func(args []string) (cmd []string, env map[string]string){
-	"docker": dockerRun,
-	"podman": dockerRun,
-	"srun":   slurmRun,
-	"sbatch": slurmRun,
-	"salloc": slurmRun,
+	"docker":  dockerRun,
+	"podman":  dockerRun,
+	"srun":    slurmRun,
+	"sbatch":  slurmRun,
+	"salloc":  slurmRun,
+	"mpirun":  mpiRun,
+	"mpiexec": mpiRun,
+}
+
+// mpiFlags are mpirun's options that take no value.
+var mpiFlags = set("--oversubscribe", "--allow-run-as-root", "--bind-to-none", "--tag-output", "-q", "--quiet", "-v", "--verbose")
+
+// mpiRun reads "mpirun [options] COMMAND...", with -x NAME=VALUE setting
+// the command's environment.
+func mpiRun(args []string) ([]string, map[string]string) {
+	env := map[string]string{}
+	rest := options(args, mpiFlags, func(opt, val string) bool {
+		if opt == "-x" {
+			if k, v, ok := strings.Cut(val, "="); ok {
+				env[k] = v
+			}
+		}
+		return false
+	})
+	return rest, env
 }
 
 // dockerFlags are docker run's options that take no value.

@@ -194,6 +194,7 @@ type run struct {
 	// which exist (a model checkpoint, a cloned project).
 	dirs    map[string]bool
 	fetched map[string]bool
+	squeued bool // a squeue query was answered
 	// sourcing is the file a source builtin is about to read: it is
 	// read with subshellFuncs applied.
 	sourcing string

@@ -32,6 +32,7 @@ func buildChangeSet(ctx context.Context, pr *checks.PR, ms *repo.Masters) (*Mode
 	}
 	cs.files = newFileCache()
 	b := newBuilder(ctx, r, l, pr.HeadSHA, cs)
+	b.base = pr.BaseSHA
 	for _, f := range files {
 		if f.PatchMissing || (f.Patch == "" && f.Additions+f.Deletions > 0) {
 			// Every line of a file the PR adds is an added line: read it at
@@ -180,11 +181,14 @@ type builder struct {
 	reader *repo.Reader
 	layout repo.Layout
 	head   string // H
+	base   string // the PR's base commit, for the dry runs' differences
 	cs     *Model
 	// parsed are the files this build uses, by path, as first asked for.
 	parsed map[string]*repo.EffectiveFile
 	// files is the parse cache cs shares with SharedUsersFact.
 	files *fileCache
+	// dryRuns collect the dry runs' commands per config.
+	dryRuns map[string]DryRun
 }
 
 func newBuilder(ctx context.Context, r *repo.Reader, l repo.Layout, head string, cs *Model) *builder {

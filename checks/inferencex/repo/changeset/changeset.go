@@ -29,6 +29,20 @@ var Fact = checks.NewFact("change set", []checks.Requirement{repo.MastersFact},
 		return buildChangeSet(ctx, pr, ms)
 	})
 
+// DryRun is what one config's jobs would run, at H and at the base.
+type DryRun struct {
+	Head, Base []DryCommand
+	// Based says the base was run too (the config exists there).
+	Based bool
+}
+
+// DryCommand is one command of a dry run and where it is written.
+type DryCommand struct {
+	Text string // the argv joined by spaces
+	File string
+	Line int
+}
+
 // Model is what the pull request changes in the benchmark repository
 // (RULES.md, "The change-set model"), computed once per verification and
 // shared by every check through Fact. Checks never re-read or
@@ -65,6 +79,11 @@ type Model struct {
 	// Effective holds, per affected config key, the files that define how it
 	// runs (recipes, scripts, sourced helpers), parsed at H.
 	Effective map[string][]*repo.EffectiveFile
+	// DryRuns hold, per affected single-node config, the commands its
+	// benchmark job's dry runs would run at H and at the PR's base (the
+	// same jobs, where the config exists there): what only H runs is
+	// what the PR introduces, however the script spells it.
+	DryRuns map[string]DryRun
 	// Extra are the changed benchmark/runner files (present at H) that are
 	// not an effective file of any affected config, parsed at H, so scans of
 	// runtime settings also see files that map to no known config.

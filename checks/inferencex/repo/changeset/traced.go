@@ -4,9 +4,15 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
+	"slices"
 	"strings"
 	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/verdict-bot/verdict/checks/format/yamlx"
 
 	"github.com/verdict-bot/verdict/checks/format/shell/trace"
 	"github.com/verdict-bot/verdict/checks/inferencex/benchjob"
@@ -70,6 +76,12 @@ func (b *builder) traced() {
 				opt.Root, opt.Env = benchjob.Root, j.Env
 				tr = trace.Run(ctx, files, strings.TrimPrefix(script, b.layout.Root), opt)
 			}
+			if tr != nil {
+				b.noteDryRun(e.Key, tr, false)
+				if base, ok := b.cs.MasterBase[e.Key]; ok && b.base != "" {
+					b.runAtBase(ctx, base, j, labels)
+				}
+			}
 			cancel()
 			if tr == nil {
 				continue
@@ -79,6 +91,51 @@ func (b *builder) traced() {
 		if len(settings) > 0 {
 			b.cs.Effective[e.Key] = append(b.cs.Effective[e.Key], &repo.EffectiveFile{Path: "(dry run of " + e.Key + ")", Kind: "trace", Settings: settings})
 		}
+		if dr := b.dryRuns[e.Key]; len(dr.Head) > 0 {
+			if b.cs.DryRuns == nil {
+				b.cs.DryRuns = map[string]DryRun{}
+			}
+			b.cs.DryRuns[e.Key] = dr
+		}
+	}
+}
+
+// noteDryRun keeps a trace's commands for the config, at H or at base.
+func (b *builder) noteDryRun(key string, tr *trace.Trace, atBase bool) {
+	if b.dryRuns == nil {
+		b.dryRuns = map[string]DryRun{}
+	}
+	dr := b.dryRuns[key]
+	for _, s := range tr.Steps {
+		if s.Kind != trace.Exec || len(s.Argv) == 0 {
+			continue
+		}
+		c := DryCommand{Text: strings.Join(s.Argv, " "), File: b.layout.Root + s.File, Line: s.Line}
+		if atBase {
+			dr.Base = append(dr.Base, c)
+		} else {
+			dr.Head = append(dr.Head, c)
+		}
+	}
+	if atBase {
+		dr.Based = true
+	}
+	b.dryRuns[key] = dr
+}
+
+// runAtBase runs the job of the base's entry of the config, its launcher
+// read at the base.
+func (b *builder) runAtBase(ctx context.Context, e *repo.ConfigEntry, headJob benchjob.Job, labels map[string][]string) {
+	files := readerFiles{reader: b.reader, ref: b.base, root: b.layout.Root}
+	for _, j := range benchjob.Jobs(e, labels) {
+		if j.Launcher != headJob.Launcher || j.Point != headJob.Point {
+			continue
+		}
+		if exists, _ := files.Stat(ctx, j.Launcher); !exists {
+			return
+		}
+		b.noteDryRun(e.Key, benchjob.Run(ctx, files, j, trace.Options{MaxSteps: traceSteps, Timeout: traceTimeout}), true)
+		return
 	}
 }
 
@@ -132,7 +189,11 @@ func exportedSettings(e *repo.ConfigEntry) []repo.Setting {
 // launches in a trace.
 func serverSettings(tr *trace.Trace, root string) []repo.Setting {
 	var out []repo.Setting
+	written := map[string]string{}
 	for _, s := range tr.Steps {
+		if s.Kind == trace.Write {
+			written[s.Path] = s.Content
+		}
 		if s.Kind != trace.Exec || !isServerLaunch(s.Argv) {
 			continue
 		}
@@ -151,11 +212,65 @@ func serverSettings(tr *trace.Trace, root string) []repo.Setting {
 				}
 			}
 			out = append(out, repo.Setting{Name: name, Value: val, File: file, Line: s.Line, Kind: "flag"})
+			// A configuration file the script wrote and passes to the
+			// server (trtllm-serve --config, --extra_llm_api_options):
+			// its keys are the server's settings too.
+			if content, ok := writtenFile(written, val); ok {
+				out = append(out, fileSettings(content, file, s.Line)...)
+			}
 		}
 		for k, v := range s.Env {
 			out = append(out, repo.Setting{Name: k, Value: v, File: file, Line: s.Line, Kind: "env"})
 		}
 	}
+	return out
+}
+
+// writtenFile finds the content a trace wrote to the file a flag names
+// (relative to wherever the server runs, so matched by its path's end).
+func writtenFile(written map[string]string, name string) (string, bool) {
+	if !strings.HasSuffix(name, ".yaml") && !strings.HasSuffix(name, ".yml") && !strings.HasSuffix(name, ".json") {
+		return "", false
+	}
+	if c, ok := written[name]; ok {
+		return c, true
+	}
+	for p, c := range written {
+		if strings.HasSuffix(p, "/"+strings.TrimPrefix(name, "./")) {
+			return c, true
+		}
+	}
+	return "", false
+}
+
+// fileSettings are a YAML or JSON configuration's scalar keys, nested keys
+// joined by dots (speculative_config.decoding_type).
+func fileSettings(content, file string, line int) []repo.Setting {
+	if yamlx.CheckDepth(content) != nil {
+		return nil
+	}
+	var m map[string]any
+	if yaml.Unmarshal([]byte(content), &m) != nil {
+		return nil
+	}
+	var out []repo.Setting
+	var walk func(prefix string, v any, depth int)
+	walk = func(prefix string, v any, depth int) {
+		if mm, ok := v.(map[string]any); ok && depth < 8 {
+			for _, k := range slices.Sorted(maps.Keys(mm)) {
+				name := k
+				if prefix != "" {
+					name = prefix + "." + k
+				}
+				walk(name, mm[k], depth+1)
+			}
+			return
+		}
+		if prefix != "" && v != nil {
+			out = append(out, repo.Setting{Name: prefix, Value: fmt.Sprint(v), File: file, Line: line, Kind: "arg"})
+		}
+	}
+	walk("", m, 0)
 	return out
 }
 
