@@ -74,7 +74,7 @@ func runDeprecated(ctx context.Context, pr *checks.PR) checks.Result {
 		for _, sc := range repo.EntryScenarios(e) {
 			for _, r := range doc.Matrix {
 				for _, d := range r.Deprecated {
-					if !d.Applies(e.ModelPrefix, e.Precision, e.SpecDecode, sc) || (!d.Since.IsZero() && day.Before(d.Since)) {
+					if !d.Applies(e.ModelPrefix, e.Precision, e.SpecDecode && !nonSpecPoints(e, sc), sc) || (!d.Since.IsZero() && day.Before(d.Since)) {
 						continue
 					}
 					fail.add(fmt.Sprintf("%s %s is deprecated (MODELS.md support matrix: %s)", e.ModelPrefix, d.Label(sc), strings.TrimSpace(d.Text)),
@@ -107,7 +107,7 @@ func runDeprecated(ctx context.Context, pr *checks.PR) checks.Result {
 					continue // allowed until and including its last day
 				}
 				for _, d := range n.Rules {
-					if !d.Applies(e.ModelPrefix, e.Precision, e.SpecDecode, sc) {
+					if !d.Applies(e.ModelPrefix, e.Precision, e.SpecDecode && !nonSpecPoints(e, sc), sc) {
 						continue
 					}
 					last := n.LastDay.Format("2006-01-02")
@@ -148,4 +148,32 @@ func runDeprecated(ctx context.Context, pr *checks.PR) checks.Result {
 	}
 	return checks.PassR(checks.T(fmt.Sprintf("%s %s active (review date %s).", strings.Join(active, ", "), verb, dayS),
 		fmt.Sprintf("%s 仍在使用中（评审日期 %s）。", strings.Join(activeZH, "、"), dayS)), ev...)
+}
+
+// nonSpecPoints reports whether a config runs points of scenario sc
+// without speculative decoding: an element that says spec-decoding none,
+// or one that says nothing where another element of the entry names a
+// method. A rule for the non-speculative arm of a model then applies to
+// those points, whatever the rest of the entry runs.
+func nonSpecPoints(e *repo.ConfigEntry, sc string) bool {
+	named := false
+	for _, s := range e.Scenarios {
+		for _, sp := range s.Search {
+			if m := strings.ToLower(strings.TrimSpace(sp.SpecDecoding)); m != "" && m != "none" {
+				named = true
+			}
+		}
+	}
+	for _, s := range e.Scenarios {
+		if s.Type != sc {
+			continue
+		}
+		for _, sp := range s.Search {
+			switch m := strings.ToLower(strings.TrimSpace(sp.SpecDecoding)); {
+			case m == "none", m == "" && named:
+				return true
+			}
+		}
+	}
+	return false
 }
