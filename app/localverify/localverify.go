@@ -22,6 +22,7 @@ import (
 	"github.com/verdict-bot/verdict/app/repoconfig"
 	"github.com/verdict-bot/verdict/app/scope"
 	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/inferencex"
 	"github.com/verdict-bot/verdict/checks/format/signoff"
 	infxrepo "github.com/verdict-bot/verdict/checks/inferencex/repo"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
@@ -226,6 +227,9 @@ func (c *Change) Verify(ctx context.Context, force bool) (Outcome, error) {
 		Rows:       rows,
 		Overall:    checks.Decide(rows),
 		Escalation: c.Config.EscalationHandles,
+	}
+	if keys, ok := inferencex.AffectedConfigs(c.PR); ok {
+		out.Verdict.AffectedConfigs = keys
 	}
 	out.Refused, out.NeedsGitHub = map[int][]string{}, map[int]bool{}
 	for _, r := range rows {
