@@ -27,6 +27,9 @@ const (
 	maxTracedJobs    = 4
 	traceSteps       = 5000
 	traceTimeout     = 3 * time.Second
+	// dryRunBudget bounds all the dry runs of one change set: past it the
+	// remaining configs keep their statically read settings only.
+	dryRunBudget = 20 * time.Second
 )
 
 // traced adds to each affected single-node config the settings its server
@@ -42,6 +45,7 @@ func (b *builder) traced() {
 		labels, _ = benchjob.Runners(data)
 	}
 	n := 0
+	deadline := time.Now().Add(dryRunBudget)
 	for _, e := range b.cs.Affected {
 		if e.MultiNode {
 			if settings := exportedSettings(e); len(settings) > 0 {
@@ -49,7 +53,7 @@ func (b *builder) traced() {
 			}
 			continue
 		}
-		if n >= maxTracedConfigs {
+		if n >= maxTracedConfigs || time.Now().After(deadline) {
 			continue
 		}
 		n++
