@@ -198,8 +198,11 @@ type run struct {
 	// sourcing is the file a source builtin is about to read: it is
 	// read with subshellFuncs applied.
 	sourcing string
-	stop     error
-	stderr   tail
+	// sourced are the files read by source, in order: the k-th has the
+	// line numbers of block k.
+	sourced []string
+	stop    error
+	stderr  tail
 }
 
 // tail keeps the last 4 KiB written to it.
@@ -429,7 +432,19 @@ func (r *run) read(ctx context.Context, abs string) ([]byte, error) {
 	}
 	data, err := r.files.ReadFile(ctx, r.rel(abs))
 	if err == nil && r.takeSourcing(abs) {
-		data = []byte(subshellFuncs(string(data)))
+		// A sourced file's lines are numbered from its own block, so that a
+		// command of a function it defines, run later from anywhere, is
+		// cited at its own file and line (see where).
+		r.mu.Lock()
+		k := 0
+		if i := slices.Index(r.sourced, r.rel(abs)); i >= 0 {
+			k = i + 1 // sourced again: the same block
+		} else if len(r.sourced) < maxSourcedBlocks {
+			r.sourced = append(r.sourced, r.rel(abs))
+			k = len(r.sourced)
+		}
+		r.mu.Unlock()
+		data = []byte(strings.Repeat("\n", k*lineBlock) + subshellFuncs(string(data)))
 	}
 	if err != nil {
 		r.mu.Lock()
@@ -504,5 +519,21 @@ func (r *run) where(abs string, pos syntax.Pos) (string, int) {
 	if !pos.IsValid() {
 		return r.rel(abs), 0
 	}
-	return r.rel(abs), int(pos.Line())
+	line := int(pos.Line())
+	if k := line / lineBlock; k > 0 {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if k <= len(r.sourced) {
+			return r.sourced[k-1], line % lineBlock
+		}
+	}
+	return r.rel(abs), line
 }
+
+// lineBlock is the span of line numbers each sourced file is given; a
+// file longer than that is cited at the script that sourced it.
+const lineBlock = 10000
+
+// maxSourcedBlocks bounds the files given blocks of their own (the padding
+// costs a byte a line); later ones are cited at the script.
+const maxSourcedBlocks = 16

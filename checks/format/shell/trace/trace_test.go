@@ -255,3 +255,20 @@ func TestPrintfAsBash(t *testing.T) {
 		}
 	}
 }
+
+// A command of a function defined in a sourced file is cited at that file
+// and line, wherever it is called from.
+func TestStepsCiteTheFileTheyAreWrittenIn(t *testing.T) {
+	repo := files{
+		"lib.sh": "# helpers\n\nengine_pip() {\n  python3 -m pip install \"$@\"\n}\n",
+		"s.sh":   "source lib.sh\n\nengine_pip --force-reinstall x\necho done > /tmp/done\n",
+	}
+	tr := Run(context.Background(), repo, "s.sh", Options{})
+	pip, ok := find(tr, Exec, "python3 -m pip install --force-reinstall x")
+	if !ok || pip.File != "lib.sh" || pip.Line != 4 {
+		t.Errorf("the install is cited at %s:%d, want lib.sh:4", pip.File, pip.Line)
+	}
+	if w, ok := find(tr, Write, "/tmp/done"); !ok || w.File != "s.sh" {
+		t.Errorf("the script's own write is cited at %s, want s.sh", w.File)
+	}
+}
