@@ -74,7 +74,7 @@ func runDeprecated(ctx context.Context, pr *checks.PR) checks.Result {
 		for _, sc := range repo.EntryScenarios(e) {
 			for _, r := range doc.Matrix {
 				for _, d := range r.Deprecated {
-					if !d.Applies(e.ModelPrefix, e.Precision, e.SpecDecode && !nonSpecPoints(e, sc), sc) || (!d.Since.IsZero() && day.Before(d.Since)) {
+					if !d.Applies(e.ModelPrefix, e.Precision, e.SpecDecode && !nonSpecPoints(e, sc, recipesOf(cs, e)), sc) || (!d.Since.IsZero() && day.Before(d.Since)) {
 						continue
 					}
 					fail.add(fmt.Sprintf("%s %s is deprecated (MODELS.md support matrix: %s)", e.ModelPrefix, d.Label(sc), strings.TrimSpace(d.Text)),
@@ -107,7 +107,7 @@ func runDeprecated(ctx context.Context, pr *checks.PR) checks.Result {
 					continue // allowed until and including its last day
 				}
 				for _, d := range n.Rules {
-					if !d.Applies(e.ModelPrefix, e.Precision, e.SpecDecode && !nonSpecPoints(e, sc), sc) {
+					if !d.Applies(e.ModelPrefix, e.Precision, e.SpecDecode && !nonSpecPoints(e, sc, recipesOf(cs, e)), sc) {
 						continue
 					}
 					last := n.LastDay.Format("2006-01-02")
@@ -152,10 +152,11 @@ func runDeprecated(ctx context.Context, pr *checks.PR) checks.Result {
 
 // nonSpecPoints reports whether a config runs points of scenario sc
 // without speculative decoding: an element that says spec-decoding none,
-// or one that says nothing where another element of the entry names a
-// method. A rule for the non-speculative arm of a model then applies to
+// one that says nothing where another element of the entry names a
+// method, or one whose recipes (every one read, none a variant) set no
+// speculative decoding whatever the element says. A rule for the non-speculative arm of a model then applies to
 // those points, whatever the rest of the entry runs.
-func nonSpecPoints(e *repo.ConfigEntry, sc string) bool {
+func nonSpecPoints(e *repo.ConfigEntry, sc string, recipe recipeLookup) bool {
 	named := false
 	for _, s := range e.Scenarios {
 		for _, sp := range s.Search {
@@ -165,15 +166,56 @@ func nonSpecPoints(e *repo.ConfigEntry, sc string) bool {
 		}
 	}
 	for _, s := range e.Scenarios {
-		if s.Type != sc {
+		if repo.ScenarioName(s) != sc {
 			continue
 		}
 		for _, sp := range s.Search {
 			switch m := strings.ToLower(strings.TrimSpace(sp.SpecDecoding)); {
 			case m == "none", m == "" && named:
 				return true
+			case draftlessRecipes(sp, recipe):
+				return true
 			}
 		}
 	}
 	return false
+}
+
+// draftlessRecipes reports whether a search-space element runs recipes,
+// every one of them read and named without a variant selector, none of
+// which sets speculative decoding.
+func draftlessRecipes(sp repo.SearchSpace, recipe recipeLookup) bool {
+	if recipe.find == nil {
+		return false
+	}
+	refs := repo.RecipeRefs(recipe.layout, sp)
+	if len(refs) == 0 {
+		return false
+	}
+	for _, ref := range refs {
+		f := recipe.find(ref.Path)
+		if ref.Selector != "" || f == nil || f.Err != "" || changeset.RecipeIsSpecDecode(f) {
+			return false
+		}
+	}
+	return true
+}
+
+// recipeLookup finds a config's recipe files, by the paths RecipeRefs
+// gives in its layout.
+type recipeLookup struct {
+	layout repo.Layout
+	find   func(path string) *repo.EffectiveFile
+}
+
+// recipesOf looks among a config's effective files.
+func recipesOf(cs *changeset.Model, e *repo.ConfigEntry) recipeLookup {
+	return recipeLookup{layout: cs.Layout, find: func(p string) *repo.EffectiveFile {
+		for _, f := range cs.Effective[e.Key] {
+			if f.Kind == "recipe" && f.Path == p {
+				return f
+			}
+		}
+		return nil
+	}}
 }

@@ -24,11 +24,11 @@ func TestNonSpecPoints(t *testing.T) {
 		{"a point says nothing beside one that drafts", []string{"dspark", ""}, true},
 		{"no point says anything", []string{"", ""}, false},
 	} {
-		if got := nonSpecPoints(entry(tc.specs...), "agentic-coding"); got != tc.want {
+		if got := nonSpecPoints(entry(tc.specs...), "Agentic coding", recipeLookup{}); got != tc.want {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
 	}
-	if nonSpecPoints(entry("dspark", "none"), "fixed-seq-len") {
+	if nonSpecPoints(entry("dspark", "none"), "Single-turn 8k1k", recipeLookup{}) {
 		t.Error("a point of another scenario counted")
 	}
 }

@@ -285,7 +285,7 @@ func (b *builder) effective() {
 		for _, r := range perKey[e.Key] {
 			ef := b.parsed[r.path]
 			cs.Effective[e.Key] = append(cs.Effective[e.Key], ef)
-			if r.kind == "recipe" && ef.Err == "" && recipeIsSpecDecode(ef) {
+			if r.kind == "recipe" && ef.Err == "" && RecipeIsSpecDecode(ef) {
 				e.SpecDecode = true
 			}
 		}
@@ -475,9 +475,9 @@ func (b *builder) workspaceFile(rest string) string {
 	return ""
 }
 
-// recipeIsSpecDecode applies the recipe rule of spec-decode classification:
+// RecipeIsSpecDecode applies the recipe rule of spec-decode classification:
 // any speculative_* setting makes the config spec-decode.
-func recipeIsSpecDecode(ef *repo.EffectiveFile) bool {
+func RecipeIsSpecDecode(ef *repo.EffectiveFile) bool {
 	for _, s := range ef.Settings {
 		n := repo.SnakeName(s.Name)
 		switch {
