@@ -187,8 +187,6 @@ type builder struct {
 	parsed map[string]*repo.EffectiveFile
 	// files is the parse cache cs shares with SharedUsersFact.
 	files *fileCache
-	// dryRuns collect the dry runs' commands per config.
-	dryRuns map[string]DryRun
 }
 
 func newBuilder(ctx context.Context, r *repo.Reader, l repo.Layout, head string, cs *Model) *builder {

@@ -44,8 +44,11 @@ func (b *builder) traced() {
 	if data, err := files.ReadFile(b.ctx, b.runnerLabels()); err == nil {
 		labels, _ = benchjob.Runners(data)
 	}
-	n := 0
-	deadline := time.Now().Add(dryRunBudget)
+	type target struct {
+		e      *repo.ConfigEntry
+		script string // the script the config names, for a runner without a launcher
+	}
+	var targets []target
 	for _, e := range b.cs.Affected {
 		if e.MultiNode {
 			if settings := exportedSettings(e); len(settings) > 0 {
@@ -53,94 +56,103 @@ func (b *builder) traced() {
 			}
 			continue
 		}
-		if n >= maxTracedConfigs || time.Now().After(deadline) {
-			continue
+		if len(targets) < maxTracedConfigs {
+			targets = append(targets, target{e, b.scriptPath(e)})
 		}
-		n++
-		seen := map[string]bool{}
-		var settings []repo.Setting
-		jobs := 0
-		for _, j := range benchjob.Jobs(e, labels) {
-			element, _, _ := strings.Cut(j.Point, " conc=")
-			if k := j.Launcher + "\x00" + element; seen[k] || jobs >= maxTracedJobs {
-				continue
-			} else {
-				seen[k] = true
-			}
-			jobs++
-			ctx, cancel := context.WithTimeout(b.ctx, traceTimeout)
-			opt := trace.Options{MaxSteps: traceSteps, Timeout: traceTimeout}
-			var tr *trace.Trace
-			if exists, _ := files.Stat(ctx, j.Launcher); exists {
-				tr = benchjob.Run(ctx, files, j, opt)
-			} else if script := b.scriptPath(e); script != "" {
-				// No launcher for the runner (a repository that starts
-				// its scripts otherwise): the script the config names,
-				// with the job's environment.
-				opt.Root, opt.Env = benchjob.Root, j.Env
-				tr = trace.Run(ctx, files, strings.TrimPrefix(script, b.layout.Root), opt)
-			}
-			if tr != nil {
-				b.noteDryRun(e.Key, tr, false)
-				if base, ok := b.cs.MasterBase[e.Key]; ok && b.base != "" {
-					b.runAtBase(ctx, base, j, labels)
-				}
-			}
-			cancel()
-			if tr == nil {
-				continue
-			}
-			settings = append(settings, serverSettings(tr, b.layout.Root)...)
+	}
+	// Configs are run side by side: a dry run waits on reads of files the
+	// static reading did not need (the base's launcher and scripts).
+	deadline := time.Now().Add(dryRunBudget)
+	settings := make([][]repo.Setting, len(targets))
+	runs := make([]DryRun, len(targets))
+	repo.Parallel(dryRunsAtOnce, len(targets), func(i int) {
+		if time.Now().After(deadline) {
+			return
 		}
-		if len(settings) > 0 {
-			b.cs.Effective[e.Key] = append(b.cs.Effective[e.Key], &repo.EffectiveFile{Path: "(dry run of " + e.Key + ")", Kind: "trace", Settings: settings})
+		settings[i], runs[i] = b.dryRunConfig(files, targets[i].e, targets[i].script, labels)
+	})
+	for i, t := range targets {
+		if len(settings[i]) > 0 {
+			b.cs.Effective[t.e.Key] = append(b.cs.Effective[t.e.Key], &repo.EffectiveFile{Path: "(dry run of " + t.e.Key + ")", Kind: "trace", Settings: settings[i]})
 		}
-		if dr := b.dryRuns[e.Key]; len(dr.Head) > 0 {
+		if len(runs[i].Head) > 0 {
 			if b.cs.DryRuns == nil {
 				b.cs.DryRuns = map[string]DryRun{}
 			}
-			b.cs.DryRuns[e.Key] = dr
+			b.cs.DryRuns[t.e.Key] = runs[i]
 		}
 	}
 }
 
-// noteDryRun keeps a trace's commands for the config, at H or at base.
-func (b *builder) noteDryRun(key string, tr *trace.Trace, atBase bool) {
-	if b.dryRuns == nil {
-		b.dryRuns = map[string]DryRun{}
-	}
-	dr := b.dryRuns[key]
-	for _, s := range tr.Steps {
-		if s.Kind != trace.Exec || len(s.Argv) == 0 {
+// dryRunsAtOnce bounds the configs run dry side by side.
+const dryRunsAtOnce = 4
+
+// dryRunConfig runs a config's jobs dry at H (and, where the config was
+// there, at the base) and returns its servers' settings and its commands.
+func (b *builder) dryRunConfig(files readerFiles, e *repo.ConfigEntry, script string, labels map[string][]string) ([]repo.Setting, DryRun) {
+	var settings []repo.Setting
+	var dr DryRun
+	seen := map[string]bool{}
+	jobs := 0
+	for _, j := range benchjob.Jobs(e, labels) {
+		element, _, _ := strings.Cut(j.Point, " conc=")
+		if k := j.Launcher + "\x00" + element; seen[k] || jobs >= maxTracedJobs {
 			continue
-		}
-		c := DryCommand{Text: strings.Join(s.Argv, " "), File: b.layout.Root + s.File, Line: s.Line}
-		if atBase {
-			dr.Base = append(dr.Base, c)
 		} else {
-			dr.Head = append(dr.Head, c)
+			seen[k] = true
+		}
+		jobs++
+		ctx, cancel := context.WithTimeout(b.ctx, traceTimeout)
+		opt := trace.Options{MaxSteps: traceSteps, Timeout: traceTimeout}
+		var tr *trace.Trace
+		if exists, _ := files.Stat(ctx, j.Launcher); exists {
+			tr = benchjob.Run(ctx, files, j, opt)
+		} else if script != "" {
+			// No launcher for the runner (a repository that starts its
+			// scripts otherwise): the script the config names, with the
+			// job's environment.
+			opt.Root, opt.Env = benchjob.Root, j.Env
+			tr = trace.Run(ctx, files, strings.TrimPrefix(script, b.layout.Root), opt)
+		}
+		if tr != nil {
+			dr.Head = append(dr.Head, b.commands(tr)...)
+			if base, ok := b.cs.MasterBase[e.Key]; ok && b.base != "" {
+				if btr := b.runAtBase(ctx, base, j, labels); btr != nil {
+					dr.Base, dr.Based = append(dr.Base, b.commands(btr)...), true
+				}
+			}
+			settings = append(settings, serverSettings(tr, b.layout.Root)...)
+		}
+		cancel()
+	}
+	return settings, dr
+}
+
+// commands are a trace's commands, where they are written.
+func (b *builder) commands(tr *trace.Trace) []DryCommand {
+	var out []DryCommand
+	for _, s := range tr.Steps {
+		if s.Kind == trace.Exec && len(s.Argv) > 0 {
+			out = append(out, DryCommand{Text: strings.Join(s.Argv, " "), File: b.layout.Root + s.File, Line: s.Line})
 		}
 	}
-	if atBase {
-		dr.Based = true
-	}
-	b.dryRuns[key] = dr
+	return out
 }
 
 // runAtBase runs the job of the base's entry of the config, its launcher
 // read at the base.
-func (b *builder) runAtBase(ctx context.Context, e *repo.ConfigEntry, headJob benchjob.Job, labels map[string][]string) {
+func (b *builder) runAtBase(ctx context.Context, e *repo.ConfigEntry, headJob benchjob.Job, labels map[string][]string) *trace.Trace {
 	files := readerFiles{reader: b.reader, ref: b.base, root: b.layout.Root}
 	for _, j := range benchjob.Jobs(e, labels) {
 		if j.Launcher != headJob.Launcher || j.Point != headJob.Point {
 			continue
 		}
 		if exists, _ := files.Stat(ctx, j.Launcher); !exists {
-			return
+			return nil
 		}
-		b.noteDryRun(e.Key, benchjob.Run(ctx, files, j, trace.Options{MaxSteps: traceSteps, Timeout: traceTimeout}), true)
-		return
+		return benchjob.Run(ctx, files, j, trace.Options{MaxSteps: traceSteps, Timeout: traceTimeout})
 	}
+	return nil
 }
 
 // runnerLabels is the file of runner labels, relative to the layout's
