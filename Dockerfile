@@ -5,8 +5,8 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-# The build context has no .git, so the version and revision that
-# `verdict version` prints come in as arguments (.ci/run passes both).
+# .dockerignore keeps .git out of the context, so the version and revision
+# that `verdict version` prints come in as arguments (.ci/run passes both).
 ARG VERSION=dev
 ARG REVISION=
 RUN CGO_ENABLED=0 GOOS=linux go build -trimpath \
