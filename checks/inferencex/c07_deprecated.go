@@ -153,10 +153,16 @@ func runDeprecated(ctx context.Context, pr *checks.PR) checks.Result {
 // nonSpecPoints reports whether a config runs points of scenario sc
 // without speculative decoding: an element that says spec-decoding none,
 // one that says nothing where another element of the entry names a
-// method, or one whose recipes (every one read, none a variant) set no
-// speculative decoding whatever the element says. A rule for the non-speculative arm of a model then applies to
+// method, one whose recipes (every one read, none a variant) set no
+// speculative decoding whatever the element says, or one whose dry run
+// starts its server without a draft. A rule for the non-speculative arm of a model then applies to
 // those points, whatever the rest of the entry runs.
 func nonSpecPoints(e *repo.ConfigEntry, sc string, recipe recipeLookup) bool {
+	for _, p := range recipe.noDraft {
+		if p.Scenario == sc {
+			return true // its dry run starts a server without a draft
+		}
+	}
 	named := false
 	for _, s := range e.Scenarios {
 		for _, sp := range s.Search {
@@ -206,11 +212,13 @@ func draftlessRecipes(sp repo.SearchSpace, recipe recipeLookup) bool {
 type recipeLookup struct {
 	layout repo.Layout
 	find   func(path string) *repo.EffectiveFile
+	// noDraft are the config's points whose dry run serves without a draft.
+	noDraft []changeset.DryPoint
 }
 
 // recipesOf looks among a config's effective files.
 func recipesOf(cs *changeset.Model, e *repo.ConfigEntry) recipeLookup {
-	return recipeLookup{layout: cs.Layout, find: func(p string) *repo.EffectiveFile {
+	return recipeLookup{layout: cs.Layout, noDraft: cs.DryRuns[e.Key].NoDraft, find: func(p string) *repo.EffectiveFile {
 		for _, f := range cs.Effective[e.Key] {
 			if f.Kind == "recipe" && f.Path == p {
 				return f

@@ -214,6 +214,32 @@ func TestDeprecatedCheck(t *testing.T) {
       - { tp: 8, conc-list: [1, 4] }
 `)
 			}), status: checks.Pass, want: []string{"exm Agentic coding is active (review date 2026-10-05)."}},
+		{name: "a point without a draft of a model whose non-spec arm is deprecated", check: inferencex.DeprecatedModels,
+			edit: onDate("2026-10-05", func(r *inferencextest.Repo) {
+				enactArmRetirement(r)
+				r.Head["configs/amd-master.yaml"] = strings.Replace(r.Head["configs/amd-master.yaml"],
+					"      - { tp: 8, ep: 1, spec-decoding: mtp, kv-offloading: none, conc-list: [1, 4, 8] }\n",
+					"      - { tp: 8, ep: 1, spec-decoding: mtp, kv-offloading: none, conc-list: [1, 4, 8] }\n"+
+						"      - { tp: 8, ep: 1, spec-decoding: none, kv-offloading: none, conc-list: [16] }\n", 1)
+			}), status: checks.Fail, want: []string{"exm Agentic coding is deprecated (MODELS.md Deprecation Notice"}},
+		{name: "a script that serves its highest concurrency without a draft", check: inferencex.DeprecatedModels,
+			edit: onDate("2026-10-05", func(r *inferencextest.Repo) {
+				enactArmRetirement(r)
+				r.Head["benchmarks/single_node/agentic/exm_fp4_mi355x_mtp.sh"] = `#!/usr/bin/env bash
+if [ "$CONC" -ge 8 ]; then
+  vllm serve "$MODEL" --tensor-parallel-size "$TP" &
+else
+  vllm serve "$MODEL" --tensor-parallel-size "$TP" --speculative-config '{"method":"mtp","num_speculative_tokens":2}' &
+fi
+`
+			}), status: checks.Fail, want: []string{"exm Agentic coding is deprecated (MODELS.md Deprecation Notice"}},
+		{name: "every point drafts", check: inferencex.DeprecatedModels,
+			edit: onDate("2026-10-05", func(r *inferencextest.Repo) {
+				enactArmRetirement(r)
+				r.Head["benchmarks/single_node/agentic/exm_fp4_mi355x_mtp.sh"] = "#!/usr/bin/env bash\n" +
+					`vllm serve "$MODEL" --speculative-config '{"method":"mtp","num_speculative_tokens":2}' &
+`
+			}), status: checks.Pass, want: []string{"exm Agentic coding is active"}},
 		{name: "scenario deprecated for all models", check: inferencex.DeprecatedModels,
 			edit: func(r *inferencextest.Repo) {
 				r.Head["configs/amd-master.yaml"] = strings.Replace(r.Head["configs/amd-master.yaml"], "    - isl: 8192\n      osl: 1024\n      search-space:\n      - { tp: 8, conc-start: 4, conc-end: 64 }",
@@ -464,4 +490,20 @@ func TestChatTemplateCheck(t *testing.T) {
 			edit:   func(r *inferencextest.Repo) { r.AppendChangelog("qwen3.5-*") },
 			status: checks.NA, want: []string{"PR affects no spec-decode configuration."}},
 	})
+}
+
+// enactArmRetirement makes the fixture's retirement of ExampleModel's
+// non-MTP arm apply (it ships "not yet enacted").
+func enactArmRetirement(r *inferencextest.Repo) {
+	if r.Default == nil {
+		r.Default = map[string]string{}
+		for p, c := range r.Base {
+			r.Default[p] = c
+		}
+	}
+	for p, c := range r.Default {
+		if strings.HasSuffix(p, "MODELS.md") {
+			r.Default[p] = strings.Replace(c, "**Status: not yet enacted.** The non-MTP arms still run.\n", "", 1)
+		}
+	}
 }

@@ -57,6 +57,9 @@ const maxAgenticDRAMMiB = 2_861_022
 // Job is one benchmark job of a config.
 type Job struct {
 	Config string `json:"config"`
+	// Scenario is the point's scenario as MODELS.md names it
+	// ("Agentic coding", "Single-turn 8k1k").
+	Scenario string `json:"scenario"`
 	// Point says which search-space point, in the config's own words.
 	Point string `json:"point"`
 	// Launcher is the runner script the workflow starts; RunnerName the
@@ -117,7 +120,7 @@ func Jobs(e *repo.ConfigEntry, labels map[string][]string) []Job {
 					prefix, _, _ := strings.Cut(m, "_")
 					env := maps.Clone(base.env)
 					env["RUNNER_NAME"], env["RUNNER_TYPE"] = m, e.Runner
-					out = append(out, Job{Config: e.Key, Point: fmt.Sprintf("%s #%d %s", sc.Type, i, base.desc),
+					out = append(out, Job{Config: e.Key, Scenario: repo.ScenarioName(sc), Point: fmt.Sprintf("%s #%d %s", sc.Type, i, base.desc),
 						Launcher: "runners/launch_" + prefix + ".sh", RunnerName: m, Env: env})
 				}
 			}

@@ -34,6 +34,14 @@ type DryRun struct {
 	Head, Base []DryCommand
 	// Based says the base was run too (the config exists there).
 	Based bool
+	// NoDraft are the points (by scenario, as MODELS.md names it) whose
+	// dry run at H starts a server with no speculative decoding.
+	NoDraft []DryPoint
+}
+
+// DryPoint is one point of a config's dry runs.
+type DryPoint struct {
+	Scenario, Point string
 }
 
 // DryCommand is one command of a dry run and where it is written.

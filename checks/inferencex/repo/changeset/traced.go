@@ -24,7 +24,7 @@ import (
 // launcher, each trace within its own step and time bounds.
 const (
 	maxTracedConfigs = 32
-	maxTracedJobs    = 4
+	maxTracedJobs    = 6
 	traceSteps       = 5000
 	traceTimeout     = 3 * time.Second
 	// dryRunBudget bounds all the dry runs of one change set: past it the
@@ -92,16 +92,8 @@ const dryRunsAtOnce = 4
 func (b *builder) dryRunConfig(files readerFiles, e *repo.ConfigEntry, script string, labels map[string][]string) ([]repo.Setting, DryRun) {
 	var settings []repo.Setting
 	var dr DryRun
-	seen := map[string]bool{}
-	jobs := 0
-	for _, j := range benchjob.Jobs(e, labels) {
-		element, _, _ := strings.Cut(j.Point, " conc=")
-		if k := j.Launcher + "\x00" + element; seen[k] || jobs >= maxTracedJobs {
-			continue
-		} else {
-			seen[k] = true
-		}
-		jobs++
+	picked, isLast := pickJobs(benchjob.Jobs(e, labels))
+	for i, j := range picked {
 		ctx, cancel := context.WithTimeout(b.ctx, traceTimeout)
 		opt := trace.Options{MaxSteps: traceSteps, Timeout: traceTimeout}
 		var tr *trace.Trace
@@ -121,11 +113,73 @@ func (b *builder) dryRunConfig(files readerFiles, e *repo.ConfigEntry, script st
 					dr.Base, dr.Based = append(dr.Base, b.commands(btr)...), true
 				}
 			}
-			settings = append(settings, serverSettings(tr, b.layout.Root)...)
+			ss := serverSettings(tr, b.layout.Root)
+			if launched(tr) && !drafts(ss) {
+				dr.NoDraft = append(dr.NoDraft, DryPoint{Scenario: j.Scenario, Point: j.Point})
+			}
+			// The settings are the elements' first points': a last point's
+			// values (another draft length for its concurrency) would
+			// override them for every point.
+			if !isLast[i] {
+				settings = append(settings, ss...)
+			}
 		}
 		cancel()
 	}
 	return settings, dr
+}
+
+// pickJobs chooses the jobs run dry: for each launcher and search-space
+// element its first point, then (room permitting) its last, since a script
+// may serve its highest concurrencies differently; at most maxTracedJobs.
+// last marks the jobs that are an element's last point.
+func pickJobs(jobs []benchjob.Job) (picked []benchjob.Job, last []bool) {
+	type group struct{ first, last int }
+	var order []string
+	groups := map[string]*group{}
+	for i, j := range jobs {
+		element, _, _ := strings.Cut(j.Point, " conc=")
+		k := j.Launcher + "\x00" + element
+		if g, ok := groups[k]; ok {
+			g.last = i
+			continue
+		}
+		groups[k] = &group{i, i}
+		order = append(order, k)
+	}
+	for _, k := range order {
+		picked, last = append(picked, jobs[groups[k].first]), append(last, false)
+	}
+	for _, k := range order {
+		if g := groups[k]; g.last != g.first {
+			picked, last = append(picked, jobs[g.last]), append(last, true)
+		}
+	}
+	if len(picked) > maxTracedJobs {
+		picked, last = picked[:maxTracedJobs], last[:maxTracedJobs]
+	}
+	return picked, last
+}
+
+// launched reports whether a trace starts an inference server.
+func launched(tr *trace.Trace) bool {
+	for _, s := range tr.Steps {
+		if s.Kind == trace.Exec && isServerLaunch(s.Argv) {
+			return true
+		}
+	}
+	return false
+}
+
+// drafts reports whether server settings turn speculative decoding on.
+func drafts(ss []repo.Setting) bool {
+	for _, s := range ss {
+		n := strings.ToLower(strings.TrimLeft(s.Name, "-"))
+		if strings.Contains(n, "speculative") || strings.Contains(n, "draft") || strings.Contains(n, "spec_decode") || strings.Contains(n, "spec-decode") {
+			return true
+		}
+	}
+	return false
 }
 
 // commands are a trace's commands, where they are written.
