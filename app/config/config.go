@@ -99,14 +99,32 @@ const (
 	DefaultIdleTimeout       = 120 * time.Second
 )
 
-// MissingError names a required setting that was not given.
+// MissingError names a required setting that was not given, and every
+// other one missing with it, so one start says all that is wrong.
 type MissingError struct {
 	Setting string // e.g. VERDICT_WEBHOOK_SECRET
 	Flag    string
+	// Also are the other missing settings, as "SETTING (or flag -F)".
+	Also []string
 }
 
 func (e *MissingError) Error() string {
-	return fmt.Sprintf("missing required setting %s (or flag -%s)", e.Setting, e.Flag)
+	msg := fmt.Sprintf("missing required setting %s (or flag -%s)", e.Setting, e.Flag)
+	if len(e.Also) > 0 {
+		msg += "; also missing: " + strings.Join(e.Also, ", ")
+	}
+	return msg
+}
+
+// missing collects the required settings not given.
+type missing struct{ first *MissingError }
+
+func (m *missing) add(setting, flag string) {
+	if m.first == nil {
+		m.first = &MissingError{Setting: setting, Flag: flag}
+		return
+	}
+	m.first.Also = append(m.first.Also, fmt.Sprintf("%s (or flag -%s)", setting, flag))
 }
 
 // ErrHelp is returned when -h was asked for (usage already printed).
@@ -186,11 +204,18 @@ func LoadServer(args []string, getenv func(string) string, out io.Writer) (Serve
 			s.WebhookSecrets = append(s.WebhookSecrets, []byte(part))
 		}
 	}
+	var miss missing
 	if len(s.WebhookSecrets) == 0 {
-		return Server{}, &MissingError{"VERDICT_WEBHOOK_SECRET", "webhook-secret"}
+		miss.add("VERDICT_WEBHOOK_SECRET", "webhook-secret")
 	}
 	if *appID == "" {
-		return Server{}, &MissingError{"VERDICT_APP_ID", "app-id"}
+		miss.add("VERDICT_APP_ID", "app-id")
+	}
+	if s.PrivateKeyFile == "" && keyPEM == "" {
+		miss.add("VERDICT_PRIVATE_KEY_FILE or VERDICT_PRIVATE_KEY", "private-key-file")
+	}
+	if miss.first != nil {
+		return Server{}, miss.first
 	}
 	id, err := strconv.ParseInt(*appID, 10, 64)
 	if err != nil || id <= 0 {
@@ -204,10 +229,8 @@ func LoadServer(args []string, getenv func(string) string, out io.Writer) (Serve
 			return Server{}, fmt.Errorf("invalid setting VERDICT_PRIVATE_KEY_FILE: %w", err)
 		}
 		s.PrivateKey = b
-	case keyPEM != "":
+	default: // one of the two is set (checked above)
 		s.PrivateKey = []byte(keyPEM)
-	default:
-		return Server{}, &MissingError{"VERDICT_PRIVATE_KEY_FILE or VERDICT_PRIVATE_KEY", "private-key-file"}
 	}
 	if !strings.Contains(string(s.PrivateKey), "PRIVATE KEY-----") {
 		return Server{}, errors.New("invalid setting VERDICT_PRIVATE_KEY(_FILE): not a PEM private key")

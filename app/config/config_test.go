@@ -144,4 +144,10 @@ func TestMissingErrorNamesSetting(t *testing.T) {
 	if !errors.As(err, &m) || m.Setting != "VERDICT_WEBHOOK_SECRET" {
 		t.Fatalf("err = %v", err)
 	}
+	// One start names every missing setting, not one per attempt.
+	for _, want := range []string{"VERDICT_APP_ID (or flag -app-id)", "VERDICT_PRIVATE_KEY_FILE or VERDICT_PRIVATE_KEY"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q does not name %s", err, want)
+		}
+	}
 }

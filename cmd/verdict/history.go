@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -119,6 +120,13 @@ func cmdHistory(ctx context.Context, args []string, env Env) int {
 	case *limit < 0:
 		return fail(2, "--limit must not be negative")
 	}
+	// A reader of serve's database must not create one: a mistyped path
+	// would otherwise answer "0 events" as if the PR had none.
+	if p, ok := sqliteFile(*dbURL); ok {
+		if _, err := os.Stat(p); err != nil {
+			return fail(1, "no database at %s: give serve's with --database-url or VERDICT_DATABASE_URL", p)
+		}
+	}
 	st, err := store.Open(ctx, *dbURL)
 	if err != nil {
 		return fail(1, "%s", oneLine(err))
@@ -220,4 +228,18 @@ func writeHistoryText(w io.Writer, repo string, pr int, events []store.Event) er
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// sqliteFile is the file a sqlite:// URL names (ok false for PostgreSQL
+// and in-memory databases).
+func sqliteFile(rawURL string) (string, bool) {
+	rest, ok := strings.CutPrefix(rawURL, "sqlite://")
+	if !ok {
+		return "", false
+	}
+	rest, _, _ = strings.Cut(rest, "?")
+	if rest == "" || strings.HasPrefix(rest, ":memory:") {
+		return "", false
+	}
+	return rest, true
 }

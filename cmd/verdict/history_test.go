@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -96,7 +97,13 @@ func TestAppHistory(t *testing.T) {
 }
 
 func TestHistoryUsage(t *testing.T) {
-	db := "sqlite://" + t.TempDir() + "/v.db"
+	dir := t.TempDir()
+	db := "sqlite://" + dir + "/v.db"
+	st, err := store.Open(context.Background(), db) // serve made it
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
 	for _, tc := range []struct {
 		args []string
 		code int
@@ -107,6 +114,8 @@ func TestHistoryUsage(t *testing.T) {
 		{[]string{"--repo", "o/r", "--pr", "1", "--format", "yaml"}, 2, "--format must be text or json"},
 		{[]string{"--repo", "o/r", "--pr", "1", "--database-url", "mysql://x"}, 1, "database URL"},
 		{[]string{"--repo", "o/r", "--pr", "1"}, 0, ""},
+		// A mistyped path is no empty history: nothing is created.
+		{[]string{"--repo", "o/r", "--pr", "1", "--database-url", "sqlite://" + dir + "/typo.db"}, 1, "no database at " + dir + "/typo.db"},
 	} {
 		code, out, errs := historyOf(t, db, tc.args...)
 		if code != tc.code || !strings.Contains(errs, tc.err) || (tc.err != "" && strings.Count(errs, "\n") != 1) {
@@ -115,5 +124,8 @@ func TestHistoryUsage(t *testing.T) {
 		if code == 0 && out != "o/r#1: 0 events, newest first\n" {
 			t.Errorf("empty history printed %q", out)
 		}
+	}
+	if _, err := os.Stat(dir + "/typo.db"); err == nil {
+		t.Error("verdict history created a database at a mistyped path")
 	}
 }
