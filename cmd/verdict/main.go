@@ -43,11 +43,12 @@ var commands = map[string]command{
 	"replay": {"re-verify a local clone's merged pull requests and report what Verdict could not read", func(ctx context.Context, args []string, env Env) int {
 		return cmdReplay(ctx, args, env.Stdout, env.Stderr)
 	}},
-	"trace":   {"dry-run what the benchmark job of one config point would execute (--repo-dir DIR --config KEY)", cmdTrace},
-	"history": {"print a PR's verifications, commands and bypasses from serve's database, newest first", cmdHistory},
-	"setup":   {"register the GitHub App through GitHub's manifest flow", cmdSetup},
-	"config":  {"validate a .github/verdict.yml offline (verdict config check [FILE])", cmdConfig},
-	"version": {"print the module version, VCS revision and Go toolchain", cmdVersion},
+	"trace":       {"dry-run what the benchmark job of one config point would execute (--repo-dir DIR --config KEY)", cmdTrace},
+	"history":     {"print a PR's verifications, commands and bypasses from serve's database, newest first", cmdHistory},
+	"setup":       {"register the GitHub App through GitHub's manifest flow", cmdSetup},
+	"config":      {"validate a .github/verdict.yml offline (verdict config check [FILE])", cmdConfig},
+	"version":     {"print the module version, VCS revision and Go toolchain", cmdVersion},
+	"healthcheck": {"exit 0 when the local serve answers /healthz (the image's HEALTHCHECK)", cmdHealthcheck},
 }
 
 func main() {
