@@ -108,6 +108,12 @@ func runEnginePatches(ctx context.Context, pr *checks.PR) checks.Result {
 	if r, ok := blocking(&fail, &review); ok {
 		return r
 	}
+	if t, ev, gap := cs.DryRunsIncomplete(); gap {
+		if pass.empty() {
+			pass.add("No engine/serving-stack patching", "未发现对引擎/服务栈的补丁")
+		}
+		pass.add(t.EN, t.ZH, ev...)
+	}
 	if !pass.empty() {
 		return checks.PassR(pass.text(), pass.ev...)
 	}

@@ -366,6 +366,13 @@ PY
 			},
 			// Not this PR's to answer for: named, not blamed.
 			status: checks.Pass, want: []string{"pre-existing patch at {root}benchmarks/single_node/agentic/exm_fp4_mi355x_mtp.sh:5 (rewrites site-packages/vllm), not introduced by this PR; no default-branch waiver names"}},
+		{name: "a dry run stopped at its bound is named", check: inferencex.EnginePatches,
+			edit: func(r *inferencextest.Repo) {
+				// What the job runs after the endless wait is unknown: the
+				// pass rests on the static reading and says so.
+				r.Head["benchmarks/single_node/agentic/exm_fp4_mi355x_mtp.sh"] += "until false; do sleep 5; done\n"
+			},
+			status: checks.Pass, want: []string{"No engine/serving-stack patching; dry runs incomplete for 1 config(s) (exm-fp4-mi355x-vllm-agentic-mtp: the dry run stopped: ", "for them the static reading decided."}},
 		{name: "nothing relevant", check: inferencex.EnginePatches,
 			edit: func(r *inferencextest.Repo) { r.Head["README.md"] = "hello\n" }, status: checks.NA,
 			want: []string{"PR touches no benchmark scripts, images, configs or workflows."}},

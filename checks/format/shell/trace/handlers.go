@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,7 +27,19 @@ func (r *run) call(abs string) interp.CallHandlerFunc {
 		if len(args) == 0 {
 			return args, nil
 		}
+		if r.marked(args[0]) {
+			return []string{"true"}, nil
+		}
 		switch args[0] {
+		case "sleep":
+			if !r.sleep(ctx) {
+				return []string{"exit", "0"}, nil
+			}
+		case clockName:
+			now, _ := strconv.Atoi(interp.HandlerCtx(ctx).Env.Get("SECONDS").String())
+			return []string{"echo", strconv.Itoa(now + sleepSeconds(args[1:]))}, nil
+		case "wait":
+			r.waitJobs(ctx)
 		case "set":
 			return setArgs(args), nil
 		case "kill":
@@ -246,6 +260,12 @@ func (r *run) start(ctx context.Context, hc interp.HandlerContext, p, text strin
 		text = string(data)
 	}
 	r.record(Step{Kind: Script, Path: name, Argv: args, Env: r.changed(env), Depth: depth + 1})
+	if job := hc.Env.Get(bgVar).String(); job != "" {
+		// A script a background job starts is that job: its sleeps are
+		// the job's.
+		env = maps.Clone(env)
+		env[bgVar] = job
+	}
 	exit, err := r.script(ctx, name, text, args, envList(env), hc.Dir, hc.Stdout, depth+1)
 	if err != nil {
 		return err

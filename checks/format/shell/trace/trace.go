@@ -122,6 +122,10 @@ type Trace struct {
 	// (naming it), a script that does not parse, or a script error the
 	// interpreter cannot go past. "" when the script ran to its end.
 	Stopped string `json:"stopped,omitempty"`
+	// Bounded says Stopped names one of the trace's own bounds (steps,
+	// nesting, bytes, time) rather than the script's end or error: what
+	// the script would have done after it is unknown.
+	Bounded bool `json:"bounded,omitempty"`
 	// Exit is the script's exit status (0 when it ran to its end).
 	Exit int `json:"exit"`
 	// Stderr is the end of what the scripts wrote to standard error (at
@@ -203,6 +207,7 @@ type run struct {
 	sourced []string
 	stop    error
 	stderr  tail
+	bg      background
 }
 
 // tail keeps the last 4 KiB written to it.
@@ -269,9 +274,9 @@ func (r *run) finish(ctx context.Context, exit int, err error) {
 	var lim *errLimit
 	switch {
 	case r.stop != nil && errors.As(r.stop, &lim):
-		r.tr.Stopped = lim.what
+		r.tr.Stopped, r.tr.Bounded = lim.what, true
 	case ctx.Err() != nil:
-		r.tr.Stopped = fmt.Sprintf("the trace took longer than %v", r.opt.Timeout)
+		r.tr.Stopped, r.tr.Bounded = fmt.Sprintf("the trace took longer than %v", r.opt.Timeout), true
 	case err != nil:
 		r.tr.Stopped = err.Error()
 	}
@@ -298,6 +303,9 @@ func (r *run) script(ctx context.Context, abs, text string, args, env []string, 
 	if err != nil {
 		return 0, r.halt(fmt.Errorf("%s does not parse: %w", r.rel(abs), err))
 	}
+	noFifos(file)
+	clocked(file)
+	markBackground(file)
 	runner, err := interp.New(
 		interp.Env(expand.ListEnviron(env...)),
 		interp.Params(append([]string{"--"}, args...)...),
@@ -493,7 +501,7 @@ func (r *run) tick() error {
 func exported(env expand.Environ) map[string]string {
 	out := map[string]string{}
 	env.Each(func(name string, vr expand.Variable) bool {
-		if vr.Exported && vr.Kind == expand.String {
+		if vr.Exported && vr.Kind == expand.String && name != bgVar {
 			out[name] = vr.Str
 		}
 		return true
@@ -505,6 +513,9 @@ func exported(env expand.Environ) map[string]string {
 func (r *run) changed(env map[string]string) map[string]string {
 	out := map[string]string{}
 	for k, v := range env {
+		if k == "SECONDS" {
+			continue // the dry run's clock, not a setting
+		}
 		if old, ok := r.env0[k]; !ok || old != v {
 			out[k] = v
 		}

@@ -272,3 +272,171 @@ func TestStepsCiteTheFileTheyAreWrittenIn(t *testing.T) {
 		t.Errorf("the script's own write is cited at %s, want s.sh", w.File)
 	}
 }
+
+// A script waiting for its background server's log must see it however
+// busy the machine is: the wait is the same dry run every time, never a
+// race between the loop and the job it waits on.
+func TestWaitingOnABackgroundJobIsDeterministic(t *testing.T) {
+	script := `SERVER_LOG=/tmp/r/server.log
+CMD=(vllm serve /models/m --port 8000)
+"${CMD[@]}" > "$SERVER_LOG" 2>&1 &
+while [[ ! -f "$SERVER_LOG" ]]; do
+    sleep 1
+done
+echo ready
+aiperf profile --url http://localhost:8000
+`
+	repo := files{"benchmarks/s.sh": script}
+	// Load the machine as a replay does: many traces side by side and
+	// goroutines that never block.
+	stop := make(chan struct{})
+	defer close(stop)
+	for range 8 {
+		go func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+			}
+		}()
+	}
+	const runs = 64
+	results := make(chan *Trace, runs)
+	for range runs {
+		go func() {
+			results <- Run(context.Background(), repo, "benchmarks/s.sh", Options{MaxSteps: 300})
+		}()
+	}
+	sleeps := map[int]int{}
+	for range runs {
+		tr := <-results
+		if tr.Stopped != "" {
+			t.Fatalf("stopped: %s", tr.Stopped)
+		}
+		if _, ok := find(tr, Exec, "aiperf profile"); !ok {
+			t.Fatalf("the client after the wait was not reached: %v", execs(tr))
+		}
+		n := 0
+		for _, s := range tr.Steps {
+			if s.Kind == Exec && len(s.Argv) > 0 && s.Argv[0] == "sleep" {
+				n++
+			}
+		}
+		sleeps[n]++
+	}
+	if len(sleeps) != 1 {
+		t.Errorf("the wait took different numbers of sleeps across runs: %v", sleeps)
+	}
+}
+
+// A background loop that watches the machine runs once per foreground
+// sleep, and ends when the foreground waits for its jobs: the dry run
+// neither races it nor spends its bounds on it.
+func TestBackgroundLoopsTakeTurns(t *testing.T) {
+	script := `( while true; do nvidia-smi --query-gpu=power.draw --format=csv; sleep 5; done ) > /tmp/power.csv &
+MON=$!
+bash benchmarks/server.sh > /tmp/server.log 2>&1 &
+for i in 1 2 3; do sleep 1; done
+kill "$MON"
+wait
+echo done
+`
+	repo := files{"benchmarks/s.sh": script, "benchmarks/server.sh": "vllm serve /models/m &\nsleep 2\nwait\n"}
+	for range 20 {
+		tr := Run(context.Background(), repo, "benchmarks/s.sh", Options{MaxSteps: 2000, Timeout: 10 * time.Second})
+		if tr.Stopped != "" {
+			t.Fatalf("stopped: %s", tr.Stopped)
+		}
+		polls := 0
+		for _, c := range execs(tr) {
+			if strings.HasPrefix(c, "nvidia-smi") {
+				polls++
+			}
+		}
+		// Once when started, once after each of the three sleeps.
+		if polls != 4 {
+			t.Fatalf("the monitor polled %d times: %v", polls, execs(tr))
+		}
+		if _, ok := find(tr, Exec, "vllm serve"); !ok {
+			t.Fatalf("the server script was not followed: %v", execs(tr))
+		}
+	}
+}
+
+// A job that exits early is done all the same: the next sleep does not
+// wait for it until the time bound.
+func TestBackgroundJobThatExitsIsDone(t *testing.T) {
+	script := "check() { exit 1; }\ncheck &\nexit 2 &\nsleep 1\necho after\nwait\n"
+	tr := Run(context.Background(), files{"benchmarks/s.sh": script}, "benchmarks/s.sh", Options{Timeout: 2 * time.Second})
+	if tr.Stopped != "" {
+		t.Fatalf("stopped: %s", tr.Stopped)
+	}
+	if _, ok := find(tr, Exec, "sleep 1"); !ok {
+		t.Fatalf("steps %v", execs(tr))
+	}
+}
+
+// Process substitutions make no named pipe here: their commands are
+// traced and their output reads as empty.
+func TestProcessSubstitutionsAreTracedWithoutPipes(t *testing.T) {
+	script := "exec > >(tee /tmp/run.log)\ndiff <(sort a.txt) <(sort b.txt)\nvllm serve /models/m\n"
+	tr := Run(context.Background(), files{"benchmarks/s.sh": script}, "benchmarks/s.sh", Options{Timeout: 2 * time.Second})
+	if tr.Stopped != "" {
+		t.Fatalf("stopped: %s", tr.Stopped)
+	}
+	for _, want := range []string{"tee /tmp/run.log", "sort a.txt", "sort b.txt", "diff /dev/null /dev/null", "vllm serve /models/m"} {
+		if _, ok := find(tr, Exec, want); !ok {
+			t.Errorf("no step %q in %v", want, execs(tr))
+		}
+	}
+}
+
+// A sleep passes its time on the dry run's clock: a loop with a deadline
+// on $SECONDS ends as it would, however long the process it waits on
+// stays alive, and the clock is no setting of the steps.
+func TestSleepsAdvanceTheClock(t *testing.T) {
+	script := `stop() {
+    kill -TERM "$1"
+    local deadline=$((SECONDS + 30))
+    while kill -0 "$1" && [[ $SECONDS -lt $deadline ]]; do
+        sleep 1
+    done
+}
+stop 42
+sleep 1m 30s
+echo "$SECONDS" > /tmp/clock
+vllm serve /models/m
+`
+	tr := Run(context.Background(), files{"benchmarks/s.sh": script}, "benchmarks/s.sh", Options{MaxSteps: 1000})
+	if tr.Stopped != "" {
+		t.Fatalf("stopped: %s", tr.Stopped)
+	}
+	sleeps := 0
+	for _, s := range tr.Steps {
+		if s.Kind == Exec && s.Argv[0] == "sleep" {
+			sleeps++
+		}
+		if _, ok := s.Env["SECONDS"]; ok {
+			t.Errorf("step %v carries the clock", s.Argv)
+		}
+	}
+	if sleeps != 31 {
+		t.Errorf("%d sleeps, want 30 in the loop and one more", sleeps)
+	}
+	if w, ok := find(tr, Write, "/tmp/clock"); !ok || w.Content != "120\n" {
+		t.Errorf("clock %+v", w)
+	}
+	if _, ok := find(tr, Exec, "vllm serve"); !ok {
+		t.Errorf("steps %v", execs(tr))
+	}
+	for _, tc := range []struct {
+		args []string
+		want int
+	}{{[]string{"1"}, 1}, {[]string{"0.2"}, 1}, {[]string{"2m", "5"}, 125}, {[]string{"1d"}, 86400}, {[]string{"x"}, 0}, {[]string{"-1"}, 0}, {[]string{"inf"}, 0}} {
+		if got := sleepSeconds(tc.args); got != tc.want {
+			t.Errorf("sleepSeconds(%q) = %d, want %d", tc.args, got, tc.want)
+		}
+	}
+}

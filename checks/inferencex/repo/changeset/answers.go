@@ -110,3 +110,28 @@ func UnreadEffective(files []*repo.EffectiveFile) (checks.Text, []checks.Evidenc
 	t := checks.Text{EN: fmt.Sprintf("%s could not be read (%s)", bad[0].Path, why), ZH: fmt.Sprintf("无法读取 %s（%s）", bad[0].Path, checks.Code(why))}
 	return t.AndMore(len(bad) - 1), ev, true
 }
+
+// DryRunsIncomplete names the affected configs whose dry runs were not
+// made or stopped at a bound (Model.DryRunGaps), the first with its reason
+// and the others counted: a row that passes on what the jobs would run
+// says that for these configs the static reading alone decided.
+func (cs *Model) DryRunsIncomplete() (checks.Text, []checks.Evidence, bool) {
+	if len(cs.DryRunGaps) == 0 {
+		return checks.Text{}, nil, false
+	}
+	var ev []checks.Evidence
+	configs := map[string]bool{}
+	for _, g := range cs.DryRunGaps {
+		configs[g.Config] = true
+		label := g.Config
+		if g.Point != "" {
+			label += " (" + g.Point + ")"
+		}
+		ev = append(ev, checks.Evidence{Label: label, Value: g.Why})
+	}
+	first := cs.DryRunGaps[0]
+	t := checks.T(
+		fmt.Sprintf("dry runs incomplete for %d config(s) (%s: %s); for them the static reading decided", len(configs), first.Config, first.Why),
+		fmt.Sprintf("%d 个配置的试运行不完整（%s：%s）；这些配置仅依据静态读取判断", len(configs), first.Config, checks.Code(first.Why)))
+	return t, ev, true
+}

@@ -39,6 +39,12 @@ type DryRun struct {
 	NoDraft []DryPoint
 }
 
+// DryRunGap is a config, or one point of it, with no complete dry run.
+type DryRunGap struct {
+	Config, Point string
+	Why           string
+}
+
 // DryPoint is one point of a config's dry runs.
 type DryPoint struct {
 	Scenario, Point string
@@ -92,6 +98,10 @@ type Model struct {
 	// same jobs, where the config exists there): what only H runs is
 	// what the PR introduces, however the script spells it.
 	DryRuns map[string]DryRun
+	// DryRunGaps are the affected configs (or points of them) whose dry
+	// run was not made or stopped at one of its bounds: for them the rows
+	// have the static reading only, and say so.
+	DryRunGaps []DryRunGap
 	// Extra are the changed benchmark/runner files (present at H) that are
 	// not an effective file of any affected config, parsed at H, so scans of
 	// runtime settings also see files that map to no known config.

@@ -130,3 +130,50 @@ vllm serve "$MODEL" --tensor-parallel-size "$TP" "${SPEC_ARGS[@]}" &
 		})
 	}
 }
+
+// A dry run that stops at one of its bounds is named, so a row never
+// presents what the static reading alone decided as the job's behaviour.
+func TestChangeSetNamesDryRunsStoppedAtABound(t *testing.T) {
+	for name, layout := range inferencextest.Layouts() {
+		t.Run(name, func(t *testing.T) {
+			r := inferencextest.NewRepo(layout)
+			script := "benchmarks/single_node/agentic/exm_fp4_mi355x_mtp.sh"
+			r.Head[script] = `#!/usr/bin/env bash
+while true; do sleep 1; done
+vllm serve "$MODEL" --tensor-parallel-size "$TP" &
+`
+			pr, _ := r.PR(t)
+			cs, err := changeset.Fact.Of(context.Background(), pr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []changeset.DryRunGap
+			for _, g := range cs.DryRunGaps {
+				if g.Config == "exm-fp4-mi355x-vllm-agentic-mtp" {
+					got = append(got, g)
+				}
+			}
+			if len(got) == 0 || got[0].Point == "" || !strings.Contains(got[0].Why, "stopped") {
+				t.Fatalf("gaps %+v", cs.DryRunGaps)
+			}
+			text, ev, ok := cs.DryRunsIncomplete()
+			if !ok || !strings.Contains(text.EN, "exm-fp4-mi355x-vllm-agentic-mtp") || len(ev) != len(cs.DryRunGaps) {
+				t.Errorf("DryRunsIncomplete = %q, %d evidence, %v", text.EN, len(ev), ok)
+			}
+		})
+	}
+}
+
+// A dry run that ends (the script's own exit included) is no gap.
+func TestChangeSetCompleteDryRunsHaveNoGaps(t *testing.T) {
+	r := inferencextest.NewRepo(inferencextest.Layouts()["legacy"])
+	r.Head["benchmarks/single_node/agentic/exm_fp4_mi355x_mtp.sh"] = "#!/usr/bin/env bash\nvllm serve \"$MODEL\" &\nexit 3\n"
+	pr, _ := r.PR(t)
+	cs, err := changeset.Fact.Of(context.Background(), pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, gap := cs.DryRunsIncomplete(); gap {
+		t.Errorf("gaps %+v", cs.DryRunGaps)
+	}
+}

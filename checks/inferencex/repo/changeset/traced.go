@@ -58,6 +58,8 @@ func (b *builder) traced() {
 		}
 		if len(targets) < maxTracedConfigs {
 			targets = append(targets, target{e, b.scriptPath(e)})
+		} else {
+			b.cs.DryRunGaps = append(b.cs.DryRunGaps, DryRunGap{Config: e.Key, Why: fmt.Sprintf("not run dry: the change set affects more than %d single-node configs", maxTracedConfigs)})
 		}
 	}
 	// Configs are run side by side: a dry run waits on reads of files the
@@ -65,13 +67,16 @@ func (b *builder) traced() {
 	deadline := time.Now().Add(dryRunBudget)
 	settings := make([][]repo.Setting, len(targets))
 	runs := make([]DryRun, len(targets))
+	gaps := make([][]DryRunGap, len(targets))
 	repo.Parallel(dryRunsAtOnce, len(targets), func(i int) {
 		if time.Now().After(deadline) {
+			gaps[i] = []DryRunGap{{Config: targets[i].e.Key, Why: fmt.Sprintf("not run dry: the change set's %v of dry runs were spent", dryRunBudget)}}
 			return
 		}
-		settings[i], runs[i] = b.dryRunConfig(files, targets[i].e, targets[i].script, labels)
+		settings[i], runs[i], gaps[i] = b.dryRunConfig(files, targets[i].e, targets[i].script, labels)
 	})
 	for i, t := range targets {
+		b.cs.DryRunGaps = append(b.cs.DryRunGaps, gaps[i]...)
 		if len(settings[i]) > 0 {
 			b.cs.Effective[t.e.Key] = append(b.cs.Effective[t.e.Key], &repo.EffectiveFile{Path: "(dry run of " + t.e.Key + ")", Kind: "trace", Settings: settings[i]})
 		}
@@ -89,9 +94,15 @@ const dryRunsAtOnce = 4
 
 // dryRunConfig runs a config's jobs dry at H (and, where the config was
 // there, at the base) and returns its servers' settings and its commands.
-func (b *builder) dryRunConfig(files readerFiles, e *repo.ConfigEntry, script string, labels map[string][]string) ([]repo.Setting, DryRun) {
+func (b *builder) dryRunConfig(files readerFiles, e *repo.ConfigEntry, script string, labels map[string][]string) ([]repo.Setting, DryRun, []DryRunGap) {
 	var settings []repo.Setting
 	var dr DryRun
+	var gaps []DryRunGap
+	bounded := func(tr *trace.Trace, j benchjob.Job, where string) {
+		if tr.Bounded {
+			gaps = append(gaps, DryRunGap{Config: e.Key, Point: j.Point, Why: "the dry run" + where + " stopped: " + tr.Stopped})
+		}
+	}
 	picked, isLast := pickJobs(benchjob.Jobs(e, labels))
 	for i, j := range picked {
 		ctx, cancel := context.WithTimeout(b.ctx, traceTimeout)
@@ -107,9 +118,11 @@ func (b *builder) dryRunConfig(files readerFiles, e *repo.ConfigEntry, script st
 			tr = trace.Run(ctx, files, strings.TrimPrefix(script, b.layout.Root), opt)
 		}
 		if tr != nil {
+			bounded(tr, j, "")
 			dr.Head = append(dr.Head, b.commands(tr)...)
 			if base, ok := b.cs.MasterBase[e.Key]; ok && b.base != "" {
 				if btr := b.runAtBase(ctx, base, j, labels); btr != nil {
+					bounded(btr, j, " at the base")
 					dr.Base, dr.Based = append(dr.Base, b.commands(btr)...), true
 				}
 			}
@@ -126,7 +139,7 @@ func (b *builder) dryRunConfig(files readerFiles, e *repo.ConfigEntry, script st
 		}
 		cancel()
 	}
-	return settings, dr
+	return settings, dr, gaps
 }
 
 // pickJobs chooses the jobs run dry: for each launcher and search-space

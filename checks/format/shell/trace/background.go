@@ -1,0 +1,290 @@
+package trace
+
+import (
+	"context"
+	"math"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"mvdan.cc/sh/v3/interp"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// A dry run must be the same every time. Scripts start their servers in
+// the background and then wait for them (`while [[ ! -f $LOG ]]; do sleep
+// 1; done`); the interpreter runs a background job on its own goroutine,
+// so left alone how often the loop sleeps, and whether it reaches its step
+// bound first, would depend on the scheduler. Instead every background
+// command is counted from the moment the script starts it, and a sleep,
+// the way scripts wait, returns only when no background job is still
+// doing something (a job that is itself sleeping is waiting, not doing).
+
+// Names of the marker commands the rewrite inserts; the call handler
+// answers them and records nothing.
+const (
+	bgStarted = "__verdict_bg_started"
+	bgDone    = "__verdict_bg_done"
+	bgVar     = "__VERDICT_BG"
+)
+
+// markBackground rewrites each background statement `S &` of f into
+// `__verdict_bg_started; { __VERDICT_BG=n; ( S ); __verdict_bg_done; } &`:
+// the count goes up in the foreground, synchronously, before the job
+// exists; the job knows itself by the variable (a subshell's variables
+// are its own); and it says it is done however S ends, an exit included
+// (S runs in a subshell already, so one more changes nothing it sees).
+func markBackground(f *syntax.File) {
+	n := 0
+	rewrite := func(list []*syntax.Stmt) []*syntax.Stmt {
+		var out []*syntax.Stmt
+		for _, st := range list {
+			if !st.Background || st.Coprocess {
+				out = append(out, st)
+				continue
+			}
+			n++
+			inner := *st
+			inner.Background, inner.Disown = false, false
+			id := &syntax.Stmt{Position: st.Position, Cmd: &syntax.CallExpr{Assigns: []*syntax.Assign{{
+				Name:  &syntax.Lit{ValuePos: st.Position, ValueEnd: st.Position, Value: bgVar},
+				Value: word(st.Position, strconv.Itoa(n)),
+			}}}}
+			out = append(out,
+				marker(st.Position, bgStarted),
+				&syntax.Stmt{Position: st.Position, Background: true, Disown: st.Disown, Cmd: &syntax.Block{
+					Lbrace: st.Position, Rbrace: st.End(),
+					Stmts: []*syntax.Stmt{id, {Position: st.Position, Cmd: &syntax.Subshell{
+						Lparen: st.Position, Rparen: st.End(), Stmts: []*syntax.Stmt{&inner},
+					}}, marker(st.Position, bgDone)},
+				}})
+		}
+		return out
+	}
+	eachList(f, rewrite)
+}
+
+// eachList replaces every list of statements in f by what fn makes of it.
+func eachList(f *syntax.File, fn func([]*syntax.Stmt) []*syntax.Stmt) {
+	syntax.Walk(f, func(node syntax.Node) bool {
+		switch x := node.(type) {
+		case *syntax.File:
+			x.Stmts = fn(x.Stmts)
+		case *syntax.Block:
+			x.Stmts = fn(x.Stmts)
+		case *syntax.Subshell:
+			x.Stmts = fn(x.Stmts)
+		case *syntax.IfClause:
+			x.Cond, x.Then = fn(x.Cond), fn(x.Then)
+		case *syntax.WhileClause:
+			x.Cond, x.Do = fn(x.Cond), fn(x.Do)
+		case *syntax.ForClause:
+			x.Do = fn(x.Do)
+		case *syntax.CaseItem:
+			x.Stmts = fn(x.Stmts)
+		case *syntax.CmdSubst:
+			x.Stmts = fn(x.Stmts)
+		}
+		return true
+	})
+}
+
+// clockName is the marker command that prints the dry run's clock after
+// a sleep of its arguments.
+const clockName = "__verdict_clock"
+
+// clocked rewrites each `sleep ARGS` of f into
+// `{ sleep ARGS; SECONDS=$(__verdict_clock ARGS); }`: time does not pass
+// in a dry run, but a loop with a deadline on $SECONDS must end as it
+// would, so each sleep moves the script's clock on by what it asked for.
+func clocked(f *syntax.File) {
+	done := map[*syntax.CallExpr]bool{} // the walk goes on into each new block
+	eachList(f, func(list []*syntax.Stmt) []*syntax.Stmt {
+		for _, st := range list {
+			call, ok := st.Cmd.(*syntax.CallExpr)
+			if !ok || done[call] || len(call.Assigns) > 0 || len(call.Args) == 0 || call.Args[0].Lit() != "sleep" {
+				continue
+			}
+			done[call] = true
+			pos := st.Position
+			clock := &syntax.CallExpr{Args: append([]*syntax.Word{word(pos, clockName)}, call.Args[1:]...)}
+			set := &syntax.CallExpr{Assigns: []*syntax.Assign{{
+				Name:  &syntax.Lit{ValuePos: pos, ValueEnd: pos, Value: "SECONDS"},
+				Value: &syntax.Word{Parts: []syntax.WordPart{&syntax.CmdSubst{Left: pos, Right: st.End(), Stmts: []*syntax.Stmt{{Position: pos, Cmd: clock}}}}},
+			}}}
+			st.Cmd = &syntax.Block{Lbrace: pos, Rbrace: st.End(), Stmts: []*syntax.Stmt{{Position: pos, Cmd: call}, {Position: pos, Cmd: set}}}
+		}
+		return list
+	})
+}
+
+func word(pos syntax.Pos, s string) *syntax.Word {
+	return &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{ValuePos: pos, ValueEnd: pos, Value: s}}}
+}
+
+func marker(pos syntax.Pos, name string) *syntax.Stmt {
+	return &syntax.Stmt{Position: pos, Cmd: &syntax.CallExpr{Args: []*syntax.Word{word(pos, name)}}}
+}
+
+// background is the dry run's account of its background jobs, under
+// run.mu. Time does not pass in a dry run, so a sleep is a turn: the
+// foreground's sleep lets every running job reach its sleep or its end,
+// then every sleeping job run once more, and returns when none is running.
+// Each foreground sleep thus sees the same jobs in the same state, every
+// run.
+type background struct {
+	running  int  // started, not done, not sleeping
+	sleeping int  // waiting in a sleep for the foreground's next one
+	turn     int  // foreground sleeps so far
+	ending   bool // the foreground waits for its jobs: sleeping ones end
+}
+
+// inBackground reports whether the handler runs for a background job.
+func inBackground(ctx context.Context) bool {
+	return interp.HandlerCtx(ctx).Env.Get(bgVar).String() != ""
+}
+
+// marked answers a marker command; false for any other command.
+func (r *run) marked(name string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch name {
+	case bgStarted:
+		r.bg.running++
+	case bgDone:
+		r.bg.running = max(r.bg.running-1, 0)
+	default:
+		return false
+	}
+	return true
+}
+
+// sleep is a sleep of the dry run. It returns false when a background
+// job should end there instead (the foreground is waiting for its jobs).
+func (r *run) sleep(ctx context.Context) bool {
+	if inBackground(ctx) {
+		// A job that ends here still counts as running until its done
+		// marker, which its wrapper reaches however the job ends.
+		r.mu.Lock()
+		if r.bg.ending {
+			r.mu.Unlock()
+			return false
+		}
+		r.bg.running--
+		r.bg.sleeping++
+		turn := r.bg.turn
+		r.mu.Unlock()
+		// The foreground counts this job running again when it hands the
+		// turn on or waits for its jobs.
+		if !r.await(ctx, func() bool { return r.bg.turn != turn || r.bg.ending }) {
+			return false // the time bound: the trace is over
+		}
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return !r.bg.ending
+	}
+	// First every job that is running reaches its sleep or its end (how
+	// far a job got before this sleep must not matter), then the sleeping
+	// ones run once more.
+	idle := func() bool { return r.bg.running <= 0 }
+	r.await(ctx, idle)
+	r.mu.Lock()
+	r.bg.running += r.bg.sleeping
+	r.bg.sleeping = 0
+	r.bg.turn++
+	r.mu.Unlock()
+	r.await(ctx, idle)
+	return true
+}
+
+// waitJobs is the foreground's wait builtin: the jobs sleeping now, and
+// any that sleeps from now on, end there; a dry run has no time for a
+// loop that waits on a real system.
+func (r *run) waitJobs(ctx context.Context) {
+	if inBackground(ctx) {
+		return
+	}
+	r.mu.Lock()
+	r.bg.ending = true
+	r.bg.running += r.bg.sleeping
+	r.bg.sleeping = 0
+	r.mu.Unlock()
+}
+
+// await polls cond (under run.mu) until it holds or ctx ends; false
+// when ctx ended first. Jobs are goroutines of the interpreter, which
+// offers no way to be told when one moves.
+func (r *run) await(ctx context.Context, cond func() bool) bool {
+	for spins := 0; ; spins++ {
+		r.mu.Lock()
+		ok := cond()
+		r.mu.Unlock()
+		if ok {
+			return true
+		}
+		if ctx.Err() != nil {
+			return false
+		}
+		if spins < 100 {
+			runtime.Gosched()
+		} else {
+			time.Sleep(50 * time.Microsecond)
+		}
+	}
+}
+
+// noFifos rewrites each process substitution, <(S) or >(S), into
+// $( { S; } >/dev/null; echo /dev/null ): the interpreter would make a
+// real named pipe on this machine, and block opening it, for a command
+// that never runs. S is still traced, its output read as empty.
+func noFifos(f *syntax.File) {
+	syntax.Walk(f, func(node syntax.Node) bool {
+		w, ok := node.(*syntax.Word)
+		if !ok {
+			return true
+		}
+		for i, part := range w.Parts {
+			ps, ok := part.(*syntax.ProcSubst)
+			if !ok {
+				continue
+			}
+			pos := ps.OpPos
+			w.Parts[i] = &syntax.CmdSubst{Left: pos, Right: ps.Rparen, Stmts: []*syntax.Stmt{
+				{Position: pos, Cmd: &syntax.Block{Lbrace: pos, Rbrace: ps.Rparen, Stmts: ps.Stmts},
+					Redirs: []*syntax.Redirect{{OpPos: pos, Op: syntax.RdrOut, Word: word(pos, "/dev/null")}}},
+				{Position: pos, Cmd: &syntax.CallExpr{Args: []*syntax.Word{word(pos, "echo"), word(pos, "/dev/null")}}},
+			}}
+		}
+		return true
+	})
+}
+
+// sleepSeconds is how long sleep's arguments ask for, in whole seconds
+// rounded up (GNU sleep adds its arguments; each may end in s, m, h or
+// d); 0 when an argument is not a duration.
+func sleepSeconds(args []string) int {
+	total := 0.0
+	for _, a := range args {
+		unit := 1.0
+		switch {
+		case strings.HasSuffix(a, "s"):
+			a = strings.TrimSuffix(a, "s")
+		case strings.HasSuffix(a, "m"):
+			a, unit = strings.TrimSuffix(a, "m"), 60
+		case strings.HasSuffix(a, "h"):
+			a, unit = strings.TrimSuffix(a, "h"), 3600
+		case strings.HasSuffix(a, "d"):
+			a, unit = strings.TrimSuffix(a, "d"), 86400
+		}
+		v, err := strconv.ParseFloat(a, 64)
+		if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+			return 0
+		}
+		total += v * unit
+	}
+	if total > 1e9 {
+		return 1e9
+	}
+	return int(math.Ceil(total))
+}
