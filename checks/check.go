@@ -103,6 +103,12 @@ type Check struct {
 	Number   int
 	Name     Text
 	Advisory bool
+	// SignOff is how the row uses the sign-off; the app holds a row that
+	// judges one to FAIL when none was given (a local check).
+	SignOff SignOffUse
+	// Escalates marks a row whose WARN asks the repository's escalation
+	// handles to look (the verdict mentions them).
+	Escalates bool
 	// Requires lists everything Run reads besides the PR and its Source:
 	// other rows (read with PR.ResultOf) and facts (read with Fact.Of). The
 	// runner starts the check once the rows it needs, directly or through a

@@ -40,6 +40,10 @@ type PR struct {
 	SignOff    SignOff
 	ReviewDate time.Time
 	Source     Source
+	// Authorship, when set, tells who wrote the sign-off's body and for
+	// which commit (see Authored); the app decides it beside the rows, so
+	// a call may wait. Nil where nobody judges it (a local check).
+	Authorship func(ctx context.Context) (Authorship, error)
 
 	mu      sync.Mutex
 	results map[int]Result

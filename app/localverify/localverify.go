@@ -23,7 +23,6 @@ import (
 	"github.com/verdict-bot/verdict/app/scope"
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/format/signoff"
-	"github.com/verdict-bot/verdict/checks/inferencex"
 	infxrepo "github.com/verdict-bot/verdict/checks/inferencex/repo"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
 )
@@ -52,6 +51,8 @@ type Request struct {
 	Signer string
 	// ReviewDate fixes "today"; zero means now (UTC).
 	ReviewDate time.Time
+	// Preset is the checklist to run.
+	Preset *checks.Preset
 }
 
 // Change is a change ready to verify.
@@ -60,6 +61,7 @@ type Change struct {
 	Config repoconfig.Config
 	Layout infxrepo.Layout
 	Source *gitsource.Change
+	preset *checks.Preset
 	track  *tracker
 	signed bool
 }
@@ -69,6 +71,9 @@ type Change struct {
 func Prepare(ctx context.Context, repo *gitsource.Repo, req Request) (*Change, error) {
 	if req.Base == "" {
 		return nil, errors.New("a base revision is required")
+	}
+	if req.Preset == nil {
+		return nil, errors.New("no checklist preset to run")
 	}
 	if req.Head == "" {
 		req.Head = "HEAD"
@@ -139,7 +144,7 @@ func Prepare(ctx context.Context, repo *gitsource.Repo, req Request) (*Change, e
 	if err != nil {
 		return nil, err
 	}
-	c := &Change{PR: pr, Config: cfg, Layout: layout, Source: git, track: src}
+	c := &Change{PR: pr, Config: cfg, Layout: layout, Source: git, preset: req.Preset, track: src}
 	if req.SignOff != nil {
 		c.SetSignOff(*req.SignOff, req.Signer)
 	}
@@ -212,7 +217,11 @@ func (c *Change) Verify(ctx context.Context, force bool) (Outcome, error) {
 	if !sc.Required && !force {
 		return out, nil
 	}
-	rows := checks.Run(ctx, registry(c.track, c.signed), c.PR, c.Config.Settings.Enabled)
+	reg, err := registry(c.preset, c.track, c.signed)
+	if err != nil {
+		return Outcome{}, err
+	}
+	rows := checks.Run(ctx, reg, c.PR, c.Config.Settings.Enabled)
 	for i := range rows {
 		rows[i].Result.Reason.ZH = strings.ReplaceAll(rows[i].Result.Reason.ZH, gitsource.Unavailable, gitsource.UnavailableZH)
 	}
@@ -224,11 +233,12 @@ func (c *Change) Verify(ctx context.Context, force bool) (Outcome, error) {
 		Key:        render.LocalKey,
 		Author:     author,
 		HeadSHA:    c.PR.HeadSHA,
+		Preset:     c.preset,
 		Rows:       rows,
 		Overall:    checks.Decide(rows),
 		Escalation: c.Config.EscalationHandles,
 	}
-	if keys, ok := inferencex.AffectedConfigs(c.PR); ok {
+	if keys, ok := c.preset.AffectedOf(c.PR); ok {
 		out.Verdict.AffectedConfigs = keys
 	}
 	out.Refused, out.NeedsGitHub = map[int][]string{}, map[int]bool{}
@@ -237,7 +247,7 @@ func (c *Change) Verify(ctx context.Context, force bool) (Outcome, error) {
 		if len(ms) > 0 {
 			out.Refused[r.Number] = ms
 		}
-		if len(blocking(r.Number, ms, errs)) > 0 {
+		if len(blocking(ms, errs)) > 0 {
 			out.NeedsGitHub[r.Number] = true
 		}
 		if c.track.passedAnyway[r.Number] {

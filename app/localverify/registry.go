@@ -2,25 +2,15 @@ package localverify
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/verdict-bot/verdict/app/gitsource"
 	"github.com/verdict-bot/verdict/checks"
-	"github.com/verdict-bot/verdict/checks/inferencex"
 )
 
-// judgesSignOff are the InferenceX rows that judge the sign-off itself:
-// its author (0), its checklist (5) and the draft precision it records
-// (13). readsSignOff are the rows that take links and exceptions from its
-// additional detail section: the upstream recipe (3), an image exception
-// (6), a waiver (10).
-var (
-	judgesSignOff = map[int]bool{0: true, 5: true, 13: true}
-	readsSignOff  = map[int]bool{3: true, 6: true, 10: true}
-)
-
-// evidenceOnly are the GitHub-only facts Check 0 may go without and still
-// pass, as it does when GitHub refuses them: GitHub's CODEOWNERS
+// evidenceOnly are the GitHub-only facts a row may go without and still
+// pass, as the owner row does when GitHub refuses them: GitHub's CODEOWNERS
 // diagnostics are shown as evidence only, and an unreadable team
 // membership is accepted when the signer is listed directly on another
 // changed path.
@@ -39,37 +29,36 @@ var noSignOff = checks.T(
 //     non-passing row that does not say why gets the refusal appended;
 //   - without a sign-off, the rows that judge one cannot pass, and every
 //     row that reads one and does not pass says that none was given.
-func registry(t *tracker, signed bool) *checks.Registry {
-	preset := inferencex.Registry().Checks()
-	cs := make([]*checks.Check, len(preset))
-	for i, c := range preset {
+func registry(p *checks.Preset, t *tracker, signed bool) (*checks.Registry, error) {
+	cs := make([]*checks.Check, len(p.Rows))
+	for i, c := range p.Rows {
 		// A copy with its own Run; requirements on a row resolve by number,
 		// so the wrapped rows stand in for the preset's.
 		w := *c
 		cs[i] = &w
-		run, n := c.Run, c.Number
+		run, n, use := c.Run, c.Number, c.SignOff
 		w.Run = func(ctx context.Context, pr *checks.PR) checks.Result {
 			r := run(context.WithValue(ctx, rowKey{}, n), pr)
 			r = local(r, n, t)
-			if !signed && (judgesSignOff[n] || readsSignOff[n]) {
-				r = unsigned(r, judgesSignOff[n])
+			if !signed && use != checks.SignOffUnread {
+				r = unsigned(r, use == checks.SignOffJudged)
 			}
 			return r
 		}
 	}
 	reg, err := checks.NewRegistry(cs...)
 	if err != nil {
-		panic(err) // the preset's own numbers: they cannot collide
+		return nil, fmt.Errorf("the %s preset: %w", p.Name, err)
 	}
-	return reg
+	return reg, nil
 }
 
-// blocking are the refusals that keep row n from deciding: all of them
-// except the evidence-only ones of Check 0.
-func blocking(n int, methods []string, errs []error) []error {
+// blocking are the refusals that keep a row from deciding: all of them
+// except the evidence-only ones.
+func blocking(methods []string, errs []error) []error {
 	var out []error
 	for i, m := range methods {
-		if n == 0 && evidenceOnly[m] {
+		if evidenceOnly[m] {
 			continue
 		}
 		out = append(out, errs[i])
@@ -79,7 +68,7 @@ func blocking(n int, methods []string, errs []error) []error {
 
 func local(r checks.Result, n int, t *tracker) checks.Result {
 	methods, errs := t.refused(n)
-	blocking := blocking(n, methods, errs)
+	blocking := blocking(methods, errs)
 	if len(blocking) == 0 || r.Status == checks.NA {
 		return r
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/verdict-bot/verdict/app/gitsource"
 	"github.com/verdict-bot/verdict/app/gitsource/gitsourcetest"
 	"github.com/verdict-bot/verdict/app/localverify"
+	"github.com/verdict-bot/verdict/checks/inferencex"
 )
 
 // The review day is the UTC day: a commit made at 22:46 -0400 on Aug 3 is
@@ -23,7 +24,7 @@ func TestReviewDateIsTheUTCDay(t *testing.T) {
 	}
 	defer repo.Close()
 	at := time.Date(2026, 8, 3, 22, 46, 0, 0, time.FixedZone("EDT", -4*3600))
-	ch, err := localverify.Prepare(context.Background(), repo, localverify.Request{Base: "main", Head: "pr", ReviewDate: at})
+	ch, err := localverify.Prepare(context.Background(), repo, localverify.Request{Base: "main", Head: "pr", ReviewDate: at, Preset: inferencex.Preset})
 	if err != nil {
 		t.Fatal(err)
 	}

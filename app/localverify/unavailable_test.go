@@ -2,7 +2,6 @@ package localverify_test
 
 import (
 	"context"
-	infxrepo "github.com/verdict-bot/verdict/checks/inferencex/repo"
 	"os"
 	"path/filepath"
 	"sort"
@@ -13,6 +12,8 @@ import (
 	"github.com/verdict-bot/verdict/app/gitsource/gitsourcetest"
 	"github.com/verdict-bot/verdict/app/localverify"
 	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/inferencex"
+	infxrepo "github.com/verdict-bot/verdict/checks/inferencex/repo"
 )
 
 // TestGitHubOnlyEvidenceNeverPasses rebuilds every PR fixture as a git
@@ -44,7 +45,7 @@ func TestGitHubOnlyEvidenceNeverPasses(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer repo.Close()
-			req := localverify.Request{Base: "main", Head: "pr", Number: fp.Pull.Number, Title: fp.Pull.Title, Body: fp.Pull.Body}
+			req := localverify.Request{Base: "main", Head: "pr", Number: fp.Pull.Number, Title: fp.Pull.Title, Body: fp.Pull.Body, Preset: inferencex.Preset}
 			if fp.SignOff != "" {
 				req.SignOff, req.Signer = &fp.SignOff, fp.Signer
 			}

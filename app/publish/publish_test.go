@@ -77,7 +77,7 @@ func rows(over map[int]checks.Status) []checks.Outcome {
 func (e *env) body(key, sha string, over map[int]checks.Status) render.Body {
 	e.t.Helper()
 	rs := rows(over)
-	v := render.Verdict{Key: key, Author: "owner-a", HeadSHA: sha, Rows: rs, Overall: checks.Decide(rs), Escalation: []string{"@m-a"}}
+	v := render.Verdict{Key: key, Author: "owner-a", HeadSHA: sha, Preset: inferencex.Preset, Rows: rs, Overall: checks.Decide(rs), Escalation: []string{"@m-a"}}
 	b, err := render.Render(v)
 	if err != nil {
 		e.t.Fatalf("render: %v", err)
@@ -307,7 +307,7 @@ func TestGuardedVerdictIsPublishedRejected(t *testing.T) {
 	h, _ := e.p.Start(e.ctx, owner, name, e.head, keyA, false)
 	rs := rows(nil)
 	rs = append(rs[:7], rs[8:]...)
-	b, guard := render.Render(render.Verdict{Key: keyA, Author: "owner-a", HeadSHA: e.head, Rows: rs, Overall: checks.VerdictPass})
+	b, guard := render.Render(render.Verdict{Key: keyA, Author: "owner-a", HeadSHA: e.head, Preset: inferencex.Preset, Rows: rs, Overall: checks.VerdictPass})
 	if guard == nil || !strings.Contains(guard.Error(), "Check 7 is missing") {
 		t.Errorf("guard = %v", guard)
 	}

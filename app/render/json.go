@@ -7,7 +7,6 @@ import (
 	"slices"
 
 	"github.com/verdict-bot/verdict/checks"
-	"github.com/verdict-bot/verdict/checks/inferencex"
 )
 
 // jsonVerdict fixes the field order of the machine-readable verdict.
@@ -42,7 +41,7 @@ func JSON(v Verdict) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := Validate(en); err != nil {
+	if err := Validate(en, v.Preset); err != nil {
 		return nil, fmt.Errorf("verdict failed validation: %w", err)
 	}
 	rows := slices.Clone(v.Rows)
@@ -60,8 +59,8 @@ func JSON(v Verdict) ([]byte, error) {
 	}
 	for _, o := range rows {
 		name := o.Name.EN
-		if name == "" {
-			name = inferencex.Name(o.Number).EN
+		if c, ok := v.Preset.Row(o.Number); ok && name == "" {
+			name = c.Name.EN
 		}
 		zh := o.Result.Reason.ZH
 		if zh == "" {

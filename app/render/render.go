@@ -22,6 +22,7 @@
 package render
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -29,7 +30,6 @@ import (
 
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/format/signoff"
-	"github.com/verdict-bot/verdict/checks/inferencex"
 )
 
 // Verdict is everything the renderer needs for one sign-off's verdict.
@@ -42,9 +42,12 @@ type Verdict struct {
 	Author string
 	// HeadSHA is the pinned commit that was assessed.
 	HeadSHA string
+	// Preset is the checklist the rows come from: the guard holds the
+	// text to its rows, and rows without a name take the preset's.
+	Preset  *checks.Preset
 	Rows    []checks.Outcome
 	Overall checks.Overall
-	// Escalation are the handles mentioned when Check 14 WARNs.
+	// Escalation are the handles mentioned when a row that escalates WARNs.
 	Escalation []string
 	// AdvancedTo is the newer head that was not assessed, "" if none.
 	AdvancedTo string
@@ -56,9 +59,6 @@ type Verdict struct {
 	// paragraph; 0 means the InferenceX default of 5.
 	ParetoMinimum int
 }
-
-// paretoCheck is the only row whose WARN triggers the escalation paragraph.
-const paretoCheck = 14
 
 // maxReasonRunes bounds one reason so that sixteen rows in two languages stay
 // well inside GitHub's 65536-character comment limit.
@@ -130,7 +130,7 @@ func Render(v Verdict) (Body, error) {
 	if err != nil {
 		return Body{}, err
 	}
-	if verr := Validate(en); verr != nil {
+	if verr := Validate(en, v.Preset); verr != nil {
 		body, err := Invalid(v.Key, v.HeadSHA)
 		if err != nil {
 			return Body{}, err
@@ -229,6 +229,9 @@ func checkKeySHA(key, sha string) error {
 }
 
 func (v Verdict) checkInputs() error {
+	if v.Preset == nil {
+		return errors.New("the verdict names no preset")
+	}
 	if err := checkKeySHA(v.Key, v.HeadSHA); err != nil {
 		return err
 	}
@@ -298,7 +301,7 @@ func (v Verdict) verdictText(l Lang) (string, error) {
 
 	var fails, warns, others, collapsed []row
 	for _, o := range rows {
-		r := makeRow(l, o)
+		r := makeRow(l, v.Preset, o)
 		switch o.Result.Status {
 		case checks.Fail:
 			fails = append(fails, r)
@@ -313,7 +316,8 @@ func (v Verdict) verdictText(l Lang) (string, error) {
 	}
 
 	if slices.ContainsFunc(rows, func(o checks.Outcome) bool {
-		return o.Number == paretoCheck && o.Result.Status == checks.Warn
+		c, ok := v.Preset.Row(o.Number)
+		return ok && c.Escalates && o.Result.Status == checks.Warn
 	}) {
 		hs, err := handles(v.Escalation)
 		if err != nil {
@@ -373,9 +377,12 @@ func joinRows(l Lang, rows []row) (string, error) {
 	return strings.Join(out, "\n\n"), nil
 }
 
-func makeRow(l Lang, o checks.Outcome) row {
+func makeRow(l Lang, p *checks.Preset, o checks.Outcome) row {
 	name, reason := o.Name.EN, o.Result.Reason.EN
-	canonical := inferencex.Name(o.Number)
+	var canonical checks.Text
+	if c, ok := p.Row(o.Number); ok {
+		canonical = c.Name
+	}
 	if name == "" {
 		name = canonical.EN
 	}

@@ -70,7 +70,7 @@ func with(rows []checks.Outcome, n int, st checks.Status, en, zh string) []check
 
 func verdictFor(rows []checks.Outcome) Verdict {
 	return Verdict{
-		Key: testKey, Author: "nv-owner-a", HeadSHA: testSHA, Rows: rows,
+		Key: testKey, Author: "nv-owner-a", HeadSHA: testSHA, Preset: inferencex.Preset, Rows: rows,
 		Overall: checks.Decide(rows), Escalation: []string{"@maintainer-a", "maintainer-b"},
 	}
 }
@@ -181,13 +181,13 @@ func checkBodyShape(t *testing.T, v Verdict, body string, invalid bool) {
 		t.Fatalf("English part is not marker + verdict + footer:\n%s", en)
 	}
 	verdict := en[len(prefix) : len(en)-len(suffix)]
-	if err := Validate(verdict); err != nil && !invalid {
+	if err := Validate(verdict, inferencex.Preset); err != nil && !invalid {
 		t.Errorf("published English verdict fails the guard: %v", err)
 	}
 	// A guard run over the whole body (Chinese block included) must
 	// reach the same judgement: Chinese rows and headers are not rows to it.
 	_, rest, _ := strings.Cut(body, "\n")
-	if err := Validate(rest); (err == nil) == invalid {
+	if err := Validate(rest, inferencex.Preset); (err == nil) == invalid {
 		t.Errorf("guard over the whole bilingual body = %v", err)
 	}
 	if !strings.HasSuffix(body, "\n</details>\n") || !strings.Contains(body[len(en):], "评估的提交：`"+v.HeadSHA+"`。") {

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/verdict-bot/verdict/checks"
 )
 
 // The publisher's guard: a verdict is published only when its rows are
@@ -29,18 +31,14 @@ var (
 // guardEmoji is the emoji each status must carry.
 var guardEmoji = map[string]string{"PASS": "✅", "FAIL": "❌", "N/A": "➖", "WARN": "⚠️"}
 
-// warnCapable are the preset's advisory rows (checks/inferencex/RULES.md,
-// "Rows and outcomes"): the only ones that may WARN and the ones that may
-// never FAIL.
-var warnCapable = map[int]bool{4: true, 14: true, 15: true}
-
-// numChecks is the preset's row count: every number 0..15 exactly once.
-const numChecks = 16
-
 // Validate applies the publisher guard to an English verdict (the text
-// between the marker line and the footer). It returns nil for a valid
-// verdict, otherwise every problem found, joined.
-func Validate(englishVerdict string) error {
+// between the marker line and the footer) of preset p's rows: every row of
+// p exactly once, and only p's advisory rows may WARN and never FAIL. It
+// returns nil for a valid verdict, otherwise every problem found, joined.
+func Validate(englishVerdict string, p *checks.Preset) error {
+	if p == nil {
+		return errors.New("no preset to validate the verdict against")
+	}
 	lines := splitLines(englishVerdict)
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
@@ -58,17 +56,18 @@ func Validate(englishVerdict string) error {
 		}
 		emoji, status := m[1], m[3]
 		n, err := strconv.Atoi(m[2])
-		if err != nil || n < 0 || n >= numChecks {
-			bad("line %d: check number %s is outside 0..%d", i+1, m[2], numChecks-1)
+		c, ok := p.Row(n)
+		if err != nil || !ok {
+			bad("line %d: check number %s is not a row of the %s checklist", i+1, m[2], p.Name)
 			continue
 		}
 		if guardEmoji[status] != emoji {
 			bad("line %d: Check %d has emoji %s for status %s", i+1, n, emoji, status)
 		}
-		if status == "WARN" && !warnCapable[n] {
-			bad("line %d: Check %d may not WARN (only checks 4, 14 and 15 can)", i+1, n)
+		if status == "WARN" && !c.Advisory {
+			bad("line %d: Check %d may not WARN (only advisory checks can)", i+1, n)
 		}
-		if status == "FAIL" && warnCapable[n] {
+		if status == "FAIL" && c.Advisory {
 			bad("line %d: advisory Check %d may not FAIL", i+1, n)
 		}
 		seen[n]++
@@ -78,9 +77,9 @@ func Validate(englishVerdict string) error {
 		anyFail = anyFail || status == "FAIL"
 		anyWarn = anyWarn || status == "WARN"
 	}
-	for n := range numChecks {
-		if seen[n] == 0 {
-			bad("Check %d is missing", n)
+	for _, c := range p.Rows {
+		if seen[c.Number] == 0 {
+			bad("Check %d is missing", c.Number)
 		}
 	}
 

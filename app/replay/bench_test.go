@@ -7,6 +7,7 @@ import (
 
 	"github.com/verdict-bot/verdict/app/gitsource"
 	"github.com/verdict-bot/verdict/app/replay"
+	"github.com/verdict-bot/verdict/checks/inferencex"
 )
 
 // BenchmarkReplayHistory replays the whole history of the clone named by
@@ -34,7 +35,7 @@ func benchReplay(b *testing.B, dir, mode string) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		rep, err := replay.Run(context.Background(), repo, replay.Options{Tool: mode})
+		rep, err := replay.Run(context.Background(), repo, replay.Options{Tool: mode, Preset: inferencex.Preset})
 		repo.Close()
 		if err != nil {
 			b.Fatal(err)

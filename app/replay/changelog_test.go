@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/verdict-bot/verdict/app/replay"
+	"github.com/verdict-bot/verdict/checks/inferencex"
 )
 
 // A stand-in for a repository's changelog tool, with the command line and
@@ -72,7 +73,7 @@ func TestChangelogComparedWithTheRepositorysTool(t *testing.T) {
 
 	for _, mode := range []string{replay.ToolEntries, replay.ToolFull} {
 		t.Run(mode, func(t *testing.T) {
-			rep, err := replay.Run(context.Background(), openRepo(t, g.Bare()), replay.Options{Tool: mode})
+			rep, err := replay.Run(context.Background(), openRepo(t, g.Bare()), replay.Options{Tool: mode, Preset: inferencex.Preset})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -128,7 +129,7 @@ func TestChangelogComparedWithTheRepositorysTool(t *testing.T) {
 func TestChangelogWithoutTheTool(t *testing.T) {
 	requirePython(t)
 	g, _ := history(t, nil)
-	rep, err := replay.Run(context.Background(), openRepo(t, g.Dir), replay.Options{})
+	rep, err := replay.Run(context.Background(), openRepo(t, g.Dir), replay.Options{Preset: inferencex.Preset})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,6 +26,7 @@ import (
 
 	"github.com/verdict-bot/verdict/app/gitsource"
 	"github.com/verdict-bot/verdict/app/localverify"
+	"github.com/verdict-bot/verdict/checks"
 )
 
 // Options select and tune a replay.
@@ -47,6 +48,8 @@ type Options struct {
 	Tool   string
 	// Progress, when set, receives a line every few pull requests.
 	Progress io.Writer
+	// Preset is the checklist each pull request is verified against.
+	Preset *checks.Preset
 }
 
 // PR is one merged pull request found in the history.
@@ -194,7 +197,7 @@ func replayOne(ctx context.Context, repo *gitsource.Repo, p PR, o Options, tool 
 	res := Result{PR: p}
 	ch, err := localverify.Prepare(ctx, repo, localverify.Request{
 		Base: p.Parent, Head: p.SHA, Number: p.Number,
-		Owner: o.Owner, Repo: o.Repo, ReviewDate: p.Date,
+		Owner: o.Owner, Repo: o.Repo, ReviewDate: p.Date, Preset: o.Preset,
 	})
 	if err != nil {
 		res.Error = err.Error()

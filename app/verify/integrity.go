@@ -48,23 +48,14 @@ type Ledger interface {
 }
 
 // Integrity is what a verification knows of who wrote the sign-off's
-// current body.
+// current body: the findings the rows read (checks.Authorship) and what the
+// ledger keeps of them.
 type Integrity struct {
-	// Tampered: someone other than its author changed the body.
-	Tampered bool
-	// Editor is who did, "" when that could not be determined.
-	Editor string
-	// Unknown says why the editor could not be determined; with Tampered
-	// unset it is only a note on the row (nothing shows an edit).
-	Unknown string
+	checks.Authorship
 	// Since is when the tamper mark was set.
 	Since time.Time
 	// AuthenticSHA256 is the hash of the author's last version.
 	AuthenticSHA256 string
-	// GivenFor is the commit the sign-off's body was first assessed on,
-	// when that is not the head being assessed now: a sign-off written
-	// before a push says nothing of the code pushed after it.
-	GivenFor string
 }
 
 // signOffMeta is what the REST read of a sign-off tells besides its text.
@@ -87,7 +78,7 @@ func authenticity(ctx context.Context, history editHistory, req Request, so chec
 	hash := bodyHash(so.Body)
 	ok := Integrity{AuthenticSHA256: hash}
 	tampered := func(editor, unknown string) Integrity {
-		in := Integrity{Tampered: true, Editor: editor, Unknown: unknown, Since: now, AuthenticSHA256: hash}
+		in := Integrity{Authorship: checks.Authorship{Tampered: true, Editor: editor, Unknown: unknown}, Since: now, AuthenticSHA256: hash}
 		if rec != nil {
 			in.AuthenticSHA256 = rec.BodySHA256
 			if rec.State == StateTampered {
@@ -160,54 +151,6 @@ func lastEdit(gh GitHub) editHistory {
 		}
 		return gh.LastEdit(ctx, nodeID)
 	}
-}
-
-// applyIntegrity makes Check 0 (who signed) say what the edit history
-// found: a sign-off that its author did not write fails it, and a history
-// that could not be read is noted on the row.
-func applyIntegrity(rows []checks.Outcome, in Integrity, author string) []checks.Outcome {
-	out := make([]checks.Outcome, len(rows))
-	copy(out, rows)
-	for i := range out {
-		if out[i].Number != 0 {
-			continue
-		}
-		r := &out[i].Result
-		switch {
-		case in.Tampered && in.Editor != "":
-			r.Status, r.NeedsReview = checks.Fail, false
-			r.Reason = checks.T(
-				fmt.Sprintf("the sign-off was edited by @%s, not by its author @%s; the author must re-confirm by editing or posting it again", in.Editor, author),
-				fmt.Sprintf("签核由 @%s 编辑，而非其作者 @%s；作者必须再次编辑或重新发布签核以重新确认", in.Editor, author))
-		case in.Tampered:
-			r.Status, r.NeedsReview = checks.Fail, false
-			r.Reason = checks.T(
-				fmt.Sprintf("the sign-off changed after its author @%s wrote it and the editor could not be determined (%s); the author must re-confirm by editing or posting it again", author, in.Unknown),
-				fmt.Sprintf("签核在作者 @%s 撰写后被修改，且无法确定编辑者（%s）；作者必须再次编辑或重新发布签核以重新确认", author, codeSpan(in.Unknown)))
-		case in.GivenFor != "":
-			r.Status, r.NeedsReview = checks.Fail, false
-			r.Reason = checks.T(
-				fmt.Sprintf("the sign-off was given for commit %s and the head has moved since; @%s must re-confirm it for the new head by editing or posting it again", shortSHA(in.GivenFor), author),
-				fmt.Sprintf("签核针对的是提交 %s，此后头部提交已变更；@%s 必须通过再次编辑或重新发布签核，为新的头部提交重新确认", shortSHA(in.GivenFor), author))
-		case in.Unknown != "":
-			r.Reason = checks.T(
-				r.Reason.EN+fmt.Sprintf(" (Whether the sign-off was edited, and by whom, could not be determined: %s.)", in.Unknown),
-				r.Reason.ZH+fmt.Sprintf("（无法确定签核是否被编辑以及由谁编辑：%s。）", codeSpan(in.Unknown)))
-		}
-	}
-	return out
-}
-
-func shortSHA(sha string) string {
-	if len(sha) > 12 {
-		return "`" + sha[:12] + "`"
-	}
-	return "`" + sha + "`"
-}
-
-// codeSpan shows an error's English text verbatim inside Chinese prose.
-func codeSpan(s string) string {
-	return "`" + strings.ReplaceAll(s, "`", "'") + "`"
 }
 
 func oneLine(err error) string {

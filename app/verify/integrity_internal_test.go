@@ -3,14 +3,11 @@ package verify
 import (
 	"context"
 	"errors"
-	"reflect"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/verdict-bot/verdict/app/retry"
 	"github.com/verdict-bot/verdict/checks"
-	"github.com/verdict-bot/verdict/checks/checkstest"
 	"github.com/verdict-bot/verdict/checks/format/signoff"
 )
 
@@ -105,41 +102,5 @@ func TestAuthenticity(t *testing.T) {
 				t.Errorf("the mark's time moved: %v", in.Since)
 			}
 		})
-	}
-}
-
-func TestApplyIntegrity(t *testing.T) {
-	pass := checks.Outcome{Number: 0, Result: checks.Result{Status: checks.Pass, Reason: checks.T("@a owns x", "@a 拥有 x")}}
-	other := checks.Outcome{Number: 1, Result: checks.Result{Status: checks.Pass, Reason: checks.T("ok", "好")}}
-	rows := []checks.Outcome{pass, other}
-	for _, tt := range []struct {
-		name       string
-		in         Integrity
-		status     checks.Status
-		en, zh     string
-		unmodified bool
-	}{
-		{"authentic", Integrity{}, checks.Pass, "@a owns x", "@a 拥有 x", true},
-		{"tampered", Integrity{Tampered: true, Editor: "x"}, checks.Fail,
-			"the sign-off was edited by @x, not by its author @a; the author must re-confirm by editing or posting it again",
-			"签核由 @x 编辑，而非其作者 @a；作者必须再次编辑或重新发布签核以重新确认", false},
-		{"tampered, editor unknown", Integrity{Tampered: true, Unknown: "no GraphQL"}, checks.Fail,
-			"editor could not be determined (no GraphQL)", "无法确定编辑者（`no GraphQL`）", false},
-		{"noted", Integrity{Unknown: "no GraphQL"}, checks.Pass,
-			"@a owns x (Whether the sign-off was edited, and by whom, could not be determined: no GraphQL.)", "无法确定签核是否被编辑", false},
-	} {
-		got := applyIntegrity(rows, tt.in, "a")
-		if got[0].Result.Status != tt.status || !strings.Contains(got[0].Result.Reason.EN, tt.en) || !strings.Contains(got[0].Result.Reason.ZH, tt.zh) {
-			t.Errorf("%s: row 0 = %+v", tt.name, got[0].Result)
-		}
-		if words := checkstest.EnglishInChinese(got[0].Result.Reason.ZH); len(words) > 0 {
-			t.Errorf("%s: untranslated %q", tt.name, words)
-		}
-		if !reflect.DeepEqual(got[1], other) || !reflect.DeepEqual(rows[0], pass) {
-			t.Errorf("%s: other rows or the input changed", tt.name)
-		}
-		if tt.unmodified && !reflect.DeepEqual(got[0], pass) {
-			t.Errorf("%s: an authentic sign-off's row changed", tt.name)
-		}
 	}
 }

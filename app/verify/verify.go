@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/google/go-github/v62/github"
@@ -21,7 +22,6 @@ import (
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/format/commands"
 	"github.com/verdict-bot/verdict/checks/format/signoff"
-	"github.com/verdict-bot/verdict/checks/inferencex"
 )
 
 // Errors callers tell apart.
@@ -173,7 +173,8 @@ type Bypass struct {
 
 // Verifier holds what every verification shares.
 type Verifier struct {
-	Registry  *checks.Registry
+	// Preset is the checklist whose rows every verification runs.
+	Preset    *checks.Preset
 	Publisher Publisher
 	Recorder  Recorder
 	// Ledger keeps each sign-off's last authentic version and integrity
@@ -251,8 +252,8 @@ func (v *Verifier) Verify(ctx context.Context, gh GitHub, req Request) (Outcome,
 	if terr := unavailable(ctx, snap); terr != nil {
 		return Outcome{}, pinned(terr)
 	}
-	rows = applyIntegrity(rows, out.Integrity, pr.SignOff.Author)
 	vd := render.Verdict{
+		Preset:     v.Preset,
 		Key:        pr.SignOff.Key,
 		Author:     pr.SignOff.Author,
 		HeadSHA:    pr.HeadSHA,
@@ -260,7 +261,7 @@ func (v *Verifier) Verify(ctx context.Context, gh GitHub, req Request) (Outcome,
 		Overall:    checks.Decide(rows),
 		Escalation: snap.Config.EscalationHandles,
 	}
-	if keys, ok := inferencex.AffectedConfigs(pr); ok {
+	if keys, ok := v.Preset.AffectedOf(pr); ok {
 		vd.AffectedConfigs = keys
 	}
 	// If the head moved while we worked, the verdict still describes the
@@ -469,7 +470,8 @@ func (v *Verifier) prepare(ctx context.Context, gh GitHub, req Request, log *slo
 		return snap, nil, skipped(reason), nil
 	}
 	// Who wrote the current body (the edit history, when it must be
-	// asked) is read beside the checks and the gates.
+	// asked) and for which commit is read beside the checks and the
+	// gates; the row that judges who signed reads it (checks.Authored).
 	type judged struct {
 		in  Integrity
 		err error
@@ -477,15 +479,15 @@ func (v *Verifier) prepare(ctx context.Context, gh GitHub, req Request, log *slo
 	integrity := make(chan judged, 1)
 	go func() {
 		in, err := authenticity(ctx, lastEdit(gh), req, so, meta, rec, v.now())
+		if err == nil {
+			in.GivenFor, err = v.givenFor(ctx, req, so, in, pr.HeadSHA)
+		}
 		integrity <- judged{in, err}
 	}()
-	var settled *judged
-	judgement := func() judged {
-		if settled == nil {
-			j := <-integrity
-			settled = &j
-		}
-		return *settled
+	judgement := sync.OnceValue(func() judged { return <-integrity })
+	pr.Authorship = func(ctx context.Context) (checks.Authorship, error) {
+		j := judgement()
+		return j.in.Authorship, j.err
 	}
 	reviewDate := req.ReviewDate
 	if reviewDate.IsZero() {
@@ -494,7 +496,11 @@ func (v *Verifier) prepare(ctx context.Context, gh GitHub, req Request, log *slo
 	pr.SignOff = so
 	pr.ReviewDate = time.Date(reviewDate.Year(), reviewDate.Month(), reviewDate.Day(), 0, 0, 0, 0, time.UTC)
 
-	run := startChecks(ctx, v.Registry, pr, snap.Config.Settings.Enabled)
+	reg, err := v.Preset.Registry()
+	if err != nil {
+		return snap, nil, out, err
+	}
+	run := startChecks(ctx, reg, pr, snap.Config.Settings.Enabled)
 	stop := func(o Outcome, err error) (*snapshot.Snapshot, *checkRun, Outcome, error) {
 		run.stop()
 		judgement() // no read outlives the verification
@@ -542,9 +548,6 @@ func (v *Verifier) prepare(ctx context.Context, gh GitHub, req Request, log *slo
 		return stop(out, j.err)
 	}
 	out.Integrity = j.in
-	if out.Integrity.GivenFor, err = v.givenFor(ctx, req, so, j.in, pr.HeadSHA); err != nil {
-		return stop(out, err)
-	}
 	out.Scope = sc
 	return snap, run, out, nil
 }

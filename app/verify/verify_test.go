@@ -41,7 +41,7 @@ func loadSample(t testing.TB) *fixture.Fixture {
 
 func newTestVerifier() *verify.Verifier {
 	return &verify.Verifier{
-		Registry:  inferencex.Registry(),
+		Preset:    inferencex.Preset,
 		Publisher: publish.Verdicts{},
 		BotLogins: []string{"verdict[bot]"},
 		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),

@@ -15,12 +15,17 @@ import (
 
 // Codeowner is row 0: the sign-off author must be a CODEOWNER of the change
 // (RULES.md, Check 0). CODEOWNERS is read at the base branch tip B, never at
-// the PR head, so a PR cannot appoint its own owners.
+// the PR head, so a PR cannot appoint its own owners. A sign-off its author
+// did not write, or wrote for an older head, fails it (checks.Authored).
 var Codeowner = &checks.Check{
 	Number:   0,
+	SignOff:  checks.SignOffJudged,
 	Name:     checks.Text{EN: "CODEOWNER", ZH: "代码所有者"},
 	Requires: []checks.Requirement{repo.LayoutFact, repo.CodeOwnersFact},
-	Run:      runCodeowner,
+	// Who wrote the sign-off decides this row before whom it names.
+	Run: func(ctx context.Context, pr *checks.PR) checks.Result {
+		return checks.Authored(ctx, pr, runCodeowner(ctx, pr))
+	},
 }
 
 func runCodeowner(ctx context.Context, pr *checks.PR) checks.Result {

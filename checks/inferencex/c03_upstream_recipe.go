@@ -19,6 +19,7 @@ import (
 // (RULES.md, Check 3).
 var UpstreamRecipe = &checks.Check{
 	Number:   3,
+	SignOff:  checks.SignOffRead,
 	Name:     checks.Text{EN: "Upstream recipe", ZH: "上游配方"},
 	Requires: []checks.Requirement{changeset.Fact},
 	Run:      runUpstreamRecipe,

@@ -16,8 +16,9 @@ import (
 // from the PR or the stale _zh copy. It reads every other row to excuse
 // conditional items.
 var ChecklistTemplate = &checks.Check{
-	Number: 5,
-	Name:   checks.Text{EN: "Checklist template", ZH: "检查清单模板"},
+	Number:  5,
+	SignOff: checks.SignOffJudged,
+	Name:    checks.Text{EN: "Checklist template", ZH: "检查清单模板"},
 	Requires: []checks.Requirement{repo.LayoutFact,
 		Codeowner, PassingSweep, Evals, UpstreamRecipe, ReuseCommand, UpstreamImages, DeprecatedModels, ArchitectureHacks,
 		ChatTemplate, EnginePatches, GoldenAcceptance, AppendOnly, DraftPrecision, ParetoCoverage, Description},

@@ -15,6 +15,7 @@ import (
 // engine-first ordering (RULES.md, Check 6).
 var UpstreamImages = &checks.Check{
 	Number:   6,
+	SignOff:  checks.SignOffRead,
 	Name:     checks.Text{EN: "Upstream images", ZH: "上游镜像"},
 	Requires: []checks.Requirement{changeset.Fact},
 	Run:      runImages,

@@ -18,6 +18,7 @@ import (
 // Check 10).
 var EnginePatches = &checks.Check{
 	Number:   10,
+	SignOff:  checks.SignOffRead,
 	Name:     checks.Text{EN: "Engine patches", ZH: "引擎补丁"},
 	Requires: []checks.Requirement{changeset.Fact, repo.ReaderFact},
 	Run:      runEnginePatches,

@@ -18,6 +18,7 @@ import (
 // precision it ships with (RULES.md, Check 13).
 var DraftPrecision = &checks.Check{
 	Number:   13,
+	SignOff:  checks.SignOffJudged,
 	Name:     checks.Text{EN: "Draft precision", ZH: "草稿模型精度"},
 	Requires: []checks.Requirement{changeset.Fact, changeset.SharedUsersFact},
 	Run:      runDraftPrecision,

@@ -17,11 +17,12 @@ import (
 // ParetoCoverage is row 14 (advisory): every curve the PR affects has enough
 // Pareto-frontier points in the chosen run (RULES.md, Check 14).
 var ParetoCoverage = &checks.Check{
-	Number:   14,
-	Name:     checks.Text{EN: "Pareto coverage", ZH: "帕累托覆盖"},
-	Advisory: true,
-	Requires: []checks.Requirement{PassingSweep, sweep.SearchFact, changeset.Fact},
-	Run:      runPareto,
+	Number:    14,
+	Escalates: true,
+	Name:      checks.Text{EN: "Pareto coverage", ZH: "帕累托覆盖"},
+	Advisory:  true,
+	Requires:  []checks.Requirement{PassingSweep, sweep.SearchFact, changeset.Fact},
+	Run:       runPareto,
 }
 
 // curveResult is one curve's frontier count, or why it cannot be counted.

@@ -33,9 +33,17 @@ var rows = []*checks.Check{
 	Description,
 }
 
-// Registry returns the registry of the preset, rows 0-15.
+// Preset is the InferenceX checklist as the app reaches it.
+var Preset = &checks.Preset{
+	Name:     "inferencex",
+	Title:    checks.T("InferenceX sign-off checklist", "InferenceX 签核清单"),
+	Rows:     rows,
+	Affected: AffectedConfigs,
+}
+
+// Registry returns the registry of the preset's rows.
 func Registry() *checks.Registry {
-	reg, err := checks.NewRegistry(rows...)
+	reg, err := Preset.Registry()
 	if err != nil {
 		panic(err) // the preset is a constant; a duplicate or a cycle is a programming error
 	}
@@ -45,10 +53,8 @@ func Registry() *checks.Registry {
 // Name is the bilingual name of row n, or the zero Text when the preset has
 // no such row.
 func Name(n int) checks.Text {
-	for _, c := range rows {
-		if c.Number == n {
-			return c.Name
-		}
+	if c, ok := Preset.Row(n); ok {
+		return c.Name
 	}
 	return checks.Text{}
 }

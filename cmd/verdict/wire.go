@@ -26,7 +26,6 @@ import (
 	"github.com/verdict-bot/verdict/app/store"
 	"github.com/verdict-bot/verdict/app/verify"
 	"github.com/verdict-bot/verdict/app/welcome"
-	"github.com/verdict-bot/verdict/checks/inferencex"
 )
 
 // evidenceCacheBytes bounds immutable evidence (files by commit SHA,
@@ -37,7 +36,7 @@ const evidenceCacheBytes = 256 << 20
 // the InferenceX preset, publishing through publish.Verdicts.
 func newVerifier(logger *slog.Logger, pub verify.Publisher, rec verify.Recorder, botLogins []string) *verify.Verifier {
 	return &verify.Verifier{
-		Registry:  inferencex.Registry(),
+		Preset:    servedPreset,
 		Publisher: pub,
 		Recorder:  rec,
 		BotLogins: botLogins,

@@ -1,0 +1,132 @@
+package checks
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// SignOffUse is how a row uses the sign-off.
+type SignOffUse int
+
+const (
+	// SignOffUnread: the row judges the change, not the sign-off.
+	SignOffUnread SignOffUse = iota
+	// SignOffRead: the row takes links or exceptions from the sign-off's
+	// text (an upstream link, a waiver) and judges the change with them.
+	SignOffRead
+	// SignOffJudged: the row judges the sign-off itself (who signed, what
+	// it ticked, what it records); it cannot pass without one.
+	SignOffJudged
+)
+
+// Preset is one checklist, and the one value through which the app reaches
+// it: its rows, each declaring what the app must know of it (number, name,
+// advisory, how it uses the sign-off, whether its WARN escalates), and what
+// the preset reports beside its rows. The app never names a row by number.
+type Preset struct {
+	// Name is how .github/verdict.yml's preset key names it.
+	Name string
+	// Title names the checklist in both languages.
+	Title Text
+	// Rows are the rows in order.
+	Rows []*Check
+	// Affected, when set, names the units of the change the rows judged
+	// affected (sorted), for the verdict's report once the rows have run;
+	// ok is false when no row worked them out.
+	Affected func(pr *PR) (keys []string, ok bool)
+}
+
+// Registry returns the registry of the preset's rows.
+func (p *Preset) Registry() (*Registry, error) {
+	reg, err := NewRegistry(p.Rows...)
+	if err != nil {
+		return nil, fmt.Errorf("preset %s: %w", p.Name, err)
+	}
+	return reg, nil
+}
+
+// Row returns the row with number n.
+func (p *Preset) Row(n int) (*Check, bool) {
+	for _, c := range p.Rows {
+		if c.Number == n {
+			return c, true
+		}
+	}
+	return nil, false
+}
+
+// AffectedOf is Affected, false when the preset reports none.
+func (p *Preset) AffectedOf(pr *PR) ([]string, bool) {
+	if p.Affected == nil {
+		return nil, false
+	}
+	return p.Affected(pr)
+}
+
+// Authorship is what the app found out about who wrote the sign-off's
+// current body (its edit history, its ledger) and for which commit it was
+// given. It is decided beside the rows: the row that judges who signed
+// reads it through PR.Authorship and may wait for it.
+type Authorship struct {
+	// Tampered: someone other than its author changed the body.
+	Tampered bool
+	// Editor is who did, "" when that could not be determined.
+	Editor string
+	// Unknown says why the editor could not be determined; with Tampered
+	// unset it is only a note on the row (nothing shows an edit).
+	Unknown string
+	// GivenFor is the commit the body was first assessed on, when that is
+	// not the head assessed now: a sign-off written before a push says
+	// nothing of the code pushed after it.
+	GivenFor string
+}
+
+// Authored is r, the result of the row that judges who signed, with the
+// authorship findings applied: a sign-off its author did not write (or
+// wrote for another commit) fails the row, and a history that could not be
+// read is noted on it. A PR without an Authorship reader (a local check)
+// leaves r as it is.
+func Authored(ctx context.Context, pr *PR, r Result) Result {
+	if pr.Authorship == nil {
+		return r
+	}
+	in, err := pr.Authorship(ctx)
+	if err != nil {
+		return Unverified(T("who wrote the sign-off: "+err.Error(), "签核的撰写者："+verbatim(err.Error())))
+	}
+	author := pr.SignOff.Author
+	switch {
+	case in.Tampered && in.Editor != "":
+		return FailR(T(
+			fmt.Sprintf("the sign-off was edited by @%s, not by its author @%s; the author must re-confirm by editing or posting it again", in.Editor, author),
+			fmt.Sprintf("签核由 @%s 编辑，而非其作者 @%s；作者必须再次编辑或重新发布签核以重新确认", in.Editor, author)), r.Evidence...)
+	case in.Tampered:
+		return FailR(T(
+			fmt.Sprintf("the sign-off changed after its author @%s wrote it and the editor could not be determined (%s); the author must re-confirm by editing or posting it again", author, in.Unknown),
+			fmt.Sprintf("签核在作者 @%s 撰写后被修改，且无法确定编辑者（%s）；作者必须再次编辑或重新发布签核以重新确认", author, verbatim(in.Unknown))), r.Evidence...)
+	case in.GivenFor != "":
+		return FailR(T(
+			fmt.Sprintf("the sign-off was given for commit %s and the head has moved since; @%s must re-confirm it for the new head by editing or posting it again", commit12(in.GivenFor), author),
+			fmt.Sprintf("签核针对的是提交 %s，此后头部提交已变更；@%s 必须通过再次编辑或重新发布签核，为新的头部提交重新确认", commit12(in.GivenFor), author)), r.Evidence...)
+	case in.Unknown != "":
+		r.Reason = T(
+			r.Reason.EN+fmt.Sprintf(" (Whether the sign-off was edited, and by whom, could not be determined: %s.)", in.Unknown),
+			r.Reason.ZH+fmt.Sprintf("（无法确定签核是否被编辑以及由谁编辑：%s。）", verbatim(in.Unknown)))
+	}
+	return r
+}
+
+// commit12 is a commit as the authorship reasons print it: 12 characters,
+// as code.
+func commit12(sha string) string {
+	if len(sha) > 12 {
+		sha = sha[:12]
+	}
+	return "`" + sha + "`"
+}
+
+// verbatim shows an error's English text inside Chinese prose.
+func verbatim(s string) string {
+	return "`" + strings.ReplaceAll(s, "`", "'") + "`"
+}
