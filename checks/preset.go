@@ -2,6 +2,7 @@ package checks
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -35,6 +36,102 @@ type Preset struct {
 	// affected (sorted), for the verdict's report once the rows have run;
 	// ok is false when no row worked them out.
 	Affected func(pr *PR) (keys []string, ok bool)
+	// Detect reports whether the repository at ref (its default branch,
+	// whose configuration file is config, nil when there is none) is laid
+	// out for this preset: a repository whose configuration names no
+	// preset gets the first one that detects it. Nil never detects; the
+	// first preset without Detect is the fallback.
+	Detect func(ctx context.Context, src Source, ref string, config []byte) (bool, error)
+	// Configure reads the preset's own settings from the configuration
+	// file (the whole file, so that lines are right; nil when there is
+	// none) and hands them to the rows through pr. It returns every
+	// problem found; with any, the repository's configuration is invalid
+	// and nothing is verified. Nil: the preset takes no settings of its own.
+	Configure func(pr *PR, file []byte) []ConfigProblem
+	// Owners reads the ownership rules: the CODEOWNERS file at the base
+	// tip, which decides whether a pull request needs a sign-off at all
+	// (the app's gate), and the core team whose files need none. The
+	// preset reads the file once for the gate and its own owner row; the
+	// path is set even with an error, so that the gate can name it.
+	// Required.
+	Owners func(ctx context.Context, pr *PR) (Owners, error)
+	// Remind, when set, decides whether a newly opened pull request gets
+	// the reminder of what its sign-off will need, and says what the
+	// reminder links to. Nil sends none.
+	Remind func(ctx context.Context, pr *PR) (Reminder, bool, error)
+}
+
+// Owners is where a repository's ownership rules are.
+type Owners struct {
+	// CodeOwners is the path of the CODEOWNERS file, read at the base tip;
+	// Text is its content.
+	CodeOwners, Text string
+	// CoreTeam owns the files that need no sign-off ("" for none).
+	CoreTeam string
+}
+
+// Reminder is what the reminder on a new pull request points at:
+// repository paths of the checklist and of CODEOWNERS, and the labels that
+// steer the sweep ("" when the preset has none).
+type Reminder struct {
+	Checklist, CodeOwners        string
+	FailFastLabel, ContinueLabel string
+}
+
+// ConfigProblem is one defect of a preset's settings, at its line.
+type ConfigProblem struct {
+	// Line is 1-based; 0 when the defect concerns the whole section.
+	Line int
+	// Key is the dotted path of the key.
+	Key     string
+	Message Text
+}
+
+// Choose picks the preset a repository is verified with: the one named
+// (the configuration's preset key), else the first of presets that detects
+// the repository at ref (config is its configuration file), else the first
+// without Detect. A name no preset has is an *UnknownPresetError.
+func Choose(ctx context.Context, presets []*Preset, name string, src Source, ref string, config []byte) (*Preset, error) {
+	if name != "" {
+		names := make([]string, 0, len(presets))
+		for _, p := range presets {
+			if p.Name == name {
+				return p, nil
+			}
+			names = append(names, p.Name)
+		}
+		return nil, &UnknownPresetError{Name: name, Served: names}
+	}
+	var fallback *Preset
+	for _, p := range presets {
+		if p.Detect == nil {
+			if fallback == nil {
+				fallback = p
+			}
+			continue
+		}
+		ok, err := p.Detect(ctx, src, ref, config)
+		if err != nil {
+			return nil, fmt.Errorf("detecting whether the repository is laid out for the %s preset: %w", p.Name, err)
+		}
+		if ok {
+			return p, nil
+		}
+	}
+	if fallback == nil {
+		return nil, errors.New("no preset detects this repository and none is a fallback")
+	}
+	return fallback, nil
+}
+
+// UnknownPresetError: the configuration names a preset that is not served.
+type UnknownPresetError struct {
+	Name   string
+	Served []string
+}
+
+func (e *UnknownPresetError) Error() string {
+	return fmt.Sprintf("preset %q is not served here (served: %s)", e.Name, strings.Join(e.Served, ", "))
 }
 
 // Registry returns the registry of the preset's rows.

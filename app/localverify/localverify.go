@@ -51,8 +51,9 @@ type Request struct {
 	Signer string
 	// ReviewDate fixes "today"; zero means now (UTC).
 	ReviewDate time.Time
-	// Preset is the checklist to run.
-	Preset *checks.Preset
+	// Presets are the checklists served, in the order detection tries
+	// them (checks.Choose).
+	Presets []*checks.Preset
 }
 
 // Change is a change ready to verify.
@@ -72,9 +73,7 @@ func Prepare(ctx context.Context, repo *gitsource.Repo, req Request) (*Change, e
 	if req.Base == "" {
 		return nil, errors.New("a base revision is required")
 	}
-	if req.Preset == nil {
-		return nil, errors.New("no checklist preset to run")
-	}
+
 	if req.Head == "" {
 		req.Head = "HEAD"
 	}
@@ -144,7 +143,11 @@ func Prepare(ctx context.Context, repo *gitsource.Repo, req Request) (*Change, e
 	if err != nil {
 		return nil, err
 	}
-	c := &Change{PR: pr, Config: cfg, Layout: layout, Source: git, preset: req.Preset, track: src}
+	preset, err := repoconfig.Bind(ctx, req.Presets, cfg, pr)
+	if err != nil {
+		return nil, err
+	}
+	c := &Change{PR: pr, Config: cfg, Layout: layout, Source: git, preset: preset, track: src}
 	if req.SignOff != nil {
 		c.SetSignOff(*req.SignOff, req.Signer)
 	}
@@ -209,7 +212,7 @@ type Outcome struct {
 // needs no sign-off and is left alone, as the App would leave it; force
 // runs the checks anyway (the history replay measures every change).
 func (c *Change) Verify(ctx context.Context, force bool) (Outcome, error) {
-	sc, err := scope.Of(ctx, c.PR)
+	sc, err := scope.Of(ctx, c.preset, c.PR)
 	if err != nil {
 		return Outcome{}, err
 	}

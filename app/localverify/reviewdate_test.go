@@ -8,6 +8,8 @@ import (
 	"github.com/verdict-bot/verdict/app/gitsource"
 	"github.com/verdict-bot/verdict/app/gitsource/gitsourcetest"
 	"github.com/verdict-bot/verdict/app/localverify"
+	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/checklist"
 	"github.com/verdict-bot/verdict/checks/inferencex"
 )
 
@@ -24,7 +26,7 @@ func TestReviewDateIsTheUTCDay(t *testing.T) {
 	}
 	defer repo.Close()
 	at := time.Date(2026, 8, 3, 22, 46, 0, 0, time.FixedZone("EDT", -4*3600))
-	ch, err := localverify.Prepare(context.Background(), repo, localverify.Request{Base: "main", Head: "pr", ReviewDate: at, Preset: inferencex.Preset})
+	ch, err := localverify.Prepare(context.Background(), repo, localverify.Request{Base: "main", Head: "pr", ReviewDate: at, Presets: []*checks.Preset{inferencex.Preset, checklist.Preset}})
 	if err != nil {
 		t.Fatal(err)
 	}

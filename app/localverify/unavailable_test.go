@@ -45,7 +45,7 @@ func TestGitHubOnlyEvidenceNeverPasses(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer repo.Close()
-			req := localverify.Request{Base: "main", Head: "pr", Number: fp.Pull.Number, Title: fp.Pull.Title, Body: fp.Pull.Body, Preset: inferencex.Preset}
+			req := localverify.Request{Base: "main", Head: "pr", Number: fp.Pull.Number, Title: fp.Pull.Title, Body: fp.Pull.Body, Presets: []*checks.Preset{inferencex.Preset}}
 			if fp.SignOff != "" {
 				req.SignOff, req.Signer = &fp.SignOff, fp.Signer
 			}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/verdict-bot/verdict/app/gitsource"
 	"github.com/verdict-bot/verdict/app/replay"
+	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/inferencex"
 )
 
@@ -35,7 +36,7 @@ func benchReplay(b *testing.B, dir, mode string) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		rep, err := replay.Run(context.Background(), repo, replay.Options{Tool: mode, Preset: inferencex.Preset})
+		rep, err := replay.Run(context.Background(), repo, replay.Options{Tool: mode, Presets: []*checks.Preset{inferencex.Preset}})
 		repo.Close()
 		if err != nil {
 			b.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/verdict-bot/verdict/app/replay"
+	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/inferencex"
 )
 
@@ -73,7 +74,7 @@ func TestChangelogComparedWithTheRepositorysTool(t *testing.T) {
 
 	for _, mode := range []string{replay.ToolEntries, replay.ToolFull} {
 		t.Run(mode, func(t *testing.T) {
-			rep, err := replay.Run(context.Background(), openRepo(t, g.Bare()), replay.Options{Tool: mode, Preset: inferencex.Preset})
+			rep, err := replay.Run(context.Background(), openRepo(t, g.Bare()), replay.Options{Tool: mode, Presets: []*checks.Preset{inferencex.Preset}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -129,7 +130,7 @@ func TestChangelogComparedWithTheRepositorysTool(t *testing.T) {
 func TestChangelogWithoutTheTool(t *testing.T) {
 	requirePython(t)
 	g, _ := history(t, nil)
-	rep, err := replay.Run(context.Background(), openRepo(t, g.Dir), replay.Options{Preset: inferencex.Preset})
+	rep, err := replay.Run(context.Background(), openRepo(t, g.Dir), replay.Options{Presets: []*checks.Preset{inferencex.Preset}})
 	if err != nil {
 		t.Fatal(err)
 	}

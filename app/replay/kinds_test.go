@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/verdict-bot/verdict/app/replay"
+	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/inferencex"
 )
 
@@ -19,7 +20,7 @@ func TestReplayCountsFindingsAndBinaryApart(t *testing.T) {
 		"docs/chart.png":      "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR",
 	})
 	g.Commit("Reword an old entry, add a chart (#7)")
-	rep, err := replay.Run(context.Background(), openRepo(t, g.Dir), replay.Options{Tool: replay.ToolOff, Jobs: 2, Preset: inferencex.Preset})
+	rep, err := replay.Run(context.Background(), openRepo(t, g.Dir), replay.Options{Tool: replay.ToolOff, Jobs: 2, Presets: []*checks.Preset{inferencex.Preset}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,8 +48,8 @@ type Options struct {
 	Tool   string
 	// Progress, when set, receives a line every few pull requests.
 	Progress io.Writer
-	// Preset is the checklist each pull request is verified against.
-	Preset *checks.Preset
+	// Presets are the checklists served (checks.Choose picks one per PR).
+	Presets []*checks.Preset
 }
 
 // PR is one merged pull request found in the history.
@@ -197,7 +197,7 @@ func replayOne(ctx context.Context, repo *gitsource.Repo, p PR, o Options, tool 
 	res := Result{PR: p}
 	ch, err := localverify.Prepare(ctx, repo, localverify.Request{
 		Base: p.Parent, Head: p.SHA, Number: p.Number,
-		Owner: o.Owner, Repo: o.Repo, ReviewDate: p.Date, Preset: o.Preset,
+		Owner: o.Owner, Repo: o.Repo, ReviewDate: p.Date, Presets: o.Presets,
 	})
 	if err != nil {
 		res.Error = err.Error()

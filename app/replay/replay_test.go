@@ -10,6 +10,7 @@ import (
 	"github.com/verdict-bot/verdict/app/gitsource"
 	"github.com/verdict-bot/verdict/app/gitsource/gitsourcetest"
 	"github.com/verdict-bot/verdict/app/replay"
+	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/inferencex"
 )
 
@@ -106,7 +107,7 @@ func openRepo(t *testing.T, dir string) *gitsource.Repo {
 func TestHistoryFindsMergedPRs(t *testing.T) {
 	g, shas := history(t, nil)
 	repo := openRepo(t, g.Bare())
-	prs, examined, err := replay.History(context.Background(), repo, replay.Options{Preset: inferencex.Preset})
+	prs, examined, err := replay.History(context.Background(), repo, replay.Options{Presets: []*checks.Preset{inferencex.Preset}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,11 +130,11 @@ func TestHistoryFindsMergedPRs(t *testing.T) {
 	if prs[2].Parent != g.Git("rev-parse", shas[5]+"^1") {
 		t.Errorf("merge commit replayed against %s, not its first parent", prs[2].Parent)
 	}
-	limited, _, err := replay.History(context.Background(), repo, replay.Options{Limit: 2, Preset: inferencex.Preset})
+	limited, _, err := replay.History(context.Background(), repo, replay.Options{Limit: 2, Presets: []*checks.Preset{inferencex.Preset}})
 	if err != nil || len(limited) != 2 || limited[0].Number != 5 || limited[1].Number != 6 {
 		t.Errorf("--limit 2 = %v, %v; want the newest two", limited, err)
 	}
-	since, _, err := replay.History(context.Background(), repo, replay.Options{Since: shas[3], Preset: inferencex.Preset})
+	since, _, err := replay.History(context.Background(), repo, replay.Options{Since: shas[3], Presets: []*checks.Preset{inferencex.Preset}})
 	if err != nil || len(since) != 2 || since[0].Number != 5 {
 		t.Errorf("--since #3 = %v, %v; want #5 and #6", since, err)
 	}
@@ -141,7 +142,7 @@ func TestHistoryFindsMergedPRs(t *testing.T) {
 
 func TestReplayReportsRowsProblemsAndSigner(t *testing.T) {
 	g, _ := history(t, nil)
-	rep, err := replay.Run(context.Background(), openRepo(t, g.Dir), replay.Options{Tool: replay.ToolOff, Jobs: 3, Preset: inferencex.Preset})
+	rep, err := replay.Run(context.Background(), openRepo(t, g.Dir), replay.Options{Tool: replay.ToolOff, Jobs: 3, Presets: []*checks.Preset{inferencex.Preset}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -116,6 +116,7 @@ func Check(data []byte) (Config, []Problem) {
 	}
 	probs = append(probs, w.constraints(reflect.ValueOf(cfg), "", "", nil)...)
 	if len(probs) == 0 {
+		cfg.file = data
 		return cfg, nil
 	}
 	sort.SliceStable(probs, func(i, j int) bool {
@@ -157,6 +158,9 @@ func kindName(n *yaml.Node) (en, zh string) {
 	return "an alias", "别名"
 }
 
+// nodeType is a section kept as YAML for a preset to read.
+var nodeType = reflect.TypeOf(yaml.Node{})
+
 // walker visits the document against the Config type, recording where
 // every key is (idx, by concrete path) and which keys are unknown.
 type walker struct {
@@ -187,6 +191,9 @@ func (w *walker) walk(n *yaml.Node, t reflect.Type, specPath, path string) {
 	}
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
+	}
+	if t == nodeType {
+		return // the preset's own settings: the preset reads them
 	}
 	switch t.Kind() {
 	case reflect.Struct:

@@ -31,6 +31,9 @@ func (w *walker) constraints(v reflect.Value, specPath, path string, spec *keySp
 		}
 		v = v.Elem()
 	}
+	if v.Type() == nodeType {
+		return nil // the preset validates its own settings
+	}
 	switch v.Kind() {
 	case reflect.Struct:
 		t := v.Type()

@@ -57,7 +57,8 @@ var (
 	chooseLayout  = &meaning{"choose the layout with layout: legacy or e2e instead", "请改用 layout: legacy 或 e2e 选择布局"}
 	skuMeans      = meaning{"a lower-case SKU such as mi355x", "小写的 SKU，例如 mi355x"}
 	frameworkName = meaning{"a framework name", "框架名称"}
-	checkNumber   = meaning{"a check number from 0 to 15", "0 到 15 之间的检查编号"}
+	checkNumber   = meaning{"a row number of the preset", "预设中的检查编号"}
+	presetName    = meaning{"a preset name such as inferencex or checklist", "预设名称，例如 inferencex 或 checklist"}
 )
 
 // layoutPath is a paths.* override: empty keeps the detected layout's path.
@@ -69,6 +70,8 @@ func layoutPath(key, doc string) keySpec {
 // keys lists every key of verdict.yml in the order the schema and the example
 // present them.
 var keys = []keySpec{
+	{Path: "preset", Doc: "The checklist this repository is verified with: inferencex, or checklist (the repository's own review checklist, its items bound to verifiers in preset_settings). Empty detects: inferencex when its layout is found on the default branch, else checklist.", Pattern: `^$|^[a-z][a-z0-9-]*$`, Means: presetName},
+	{Path: "preset_settings", Doc: "The preset's own settings; the preset validates them (see the README, \"Use Verdict on your repository\")."},
 	{Path: "signoff_phrase", Doc: "Case-sensitive phrase that makes a comment, review or inline comment a sign-off candidate.", Pattern: nonEmpty, Means: nonEmptyMean},
 	{Path: "core_team", Doc: "Team that owns the repository's core paths; files it alone owns need no sign-off. Compared case-insensitively.", Pattern: handle, Means: handleMeans},
 	{Path: "allow_self_signoff", Doc: "Let a code owner sign off their own PR (Check 0). Off: the signer must not be the PR's author."},
@@ -107,7 +110,7 @@ var keys = []keySpec{
 	{Path: "upstream_recipe_scope", Doc: "Which deployments need a merged upstream recipe (Check 3): all, or single-node only.", Enum: []string{"all", "single-node"}},
 	{Path: "pareto_minimum", Doc: "Frontier points each affected curve needs (Check 14).", Min: 1, Max: 1000},
 	{Path: "escalation_handles", Doc: "Handles a REJECTED verdict asks to look.", Pattern: handle, Means: handleMeans},
-	{Path: "checks", Doc: "Per-row switches, keyed by check number. Entries add to the preset's.", KeyPattern: `^(?:[0-9]|1[0-5])$`, KeyMeans: checkNumber},
+	{Path: "checks", Doc: "Per-row switches, keyed by check number. Entries add to the preset's.", KeyPattern: `^[0-9]{1,3}$`, KeyMeans: checkNumber},
 	{Path: "checks.*.disabled", Doc: "Turn the row off; it renders N/A \"disabled by configuration\"."},
 	{Path: "max_file_bytes", Doc: "Largest file a check reads; larger ones are refused and the row says so.", Min: 1 << 10, Max: 1 << 30},
 

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
 )
@@ -20,6 +22,13 @@ const maxBytes = 256 << 10
 
 // Config is the per-repository configuration.
 type Config struct {
+	// Preset names the checklist the repository is verified with; empty
+	// lets the presets detect it (Bind).
+	Preset string `yaml:"preset"`
+	// PresetSettings are the chosen preset's own settings, which the
+	// preset reads and validates itself (checks.Preset.Configure).
+	PresetSettings yaml.Node `yaml:"preset_settings"`
+
 	repo.Settings `yaml:",inline"`
 
 	// Status configures the commit status on the assessed commit.
@@ -28,6 +37,9 @@ type Config struct {
 	CheckRun CheckRunConfig `yaml:"check_run"`
 	// BotLogins are the identities whose comments are the bot's own verdicts.
 	BotLogins []string `yaml:"bot_logins"`
+
+	// file is the configuration as read, for the preset's own reading.
+	file []byte
 }
 
 // StatusConfig is the commit-status feature (on by default).

@@ -45,7 +45,7 @@ func TestParse(t *testing.T) {
 		{name: "unknown key", in: "paretominimum: 3\n", wantErr: "line 1: unknown key paretominimum (did you mean pareto_minimum?)"},
 		{name: "bad warn_as", in: "status:\n  warn_as: maybe\n", wantErr: `line 2: status.warn_as must be success or failure, not "maybe"`},
 		{name: "malformed", in: "pareto_minimum: [\n", wantErr: ".github/verdict.yml: line 1: YAML syntax:"},
-		{name: "no such check", in: "checks:\n  16:\n    disabled: true\n", wantErr: "line 2: checks: 16 is not a check number from 0 to 15"},
+		{name: "not a check number", in: "checks:\n  1000:\n    disabled: true\n", wantErr: "line 2: checks: 1000 is not a row number of the preset"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

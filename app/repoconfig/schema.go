@@ -53,6 +53,11 @@ func typeSchema(t reflect.Type, def reflect.Value, specPath string, spec *keySpe
 		}
 	}
 	var o object
+	switch {
+	case t == nodeType:
+		// The preset's own settings: the preset validates them.
+		return object{{"type", "object"}}, nil
+	}
 	switch t.Kind() {
 	case reflect.Struct:
 		props := object{}

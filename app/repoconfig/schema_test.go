@@ -47,6 +47,9 @@ func configPaths(t reflect.Type, prefix string, out *[]string) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
+	if t == nodeType {
+		return // the preset's own settings
+	}
 	switch t.Kind() {
 	case reflect.Struct:
 		for _, k := range structKeys(t) {
@@ -136,6 +139,10 @@ func TestExampleComplete(t *testing.T) {
 // withoutNoOps drops what the example must write to show a key but that
 // changes nothing: empty lists and checks entries that disable nothing.
 func withoutNoOps(c Config) Config {
+	c.file = nil
+	if !c.hasPresetSettings() {
+		c.PresetSettings = yaml.Node{}
+	}
 	for n, s := range c.Checks {
 		if !s.Disabled {
 			delete(c.Checks, n)

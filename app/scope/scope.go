@@ -15,7 +15,7 @@ import (
 	"sync"
 
 	"github.com/verdict-bot/verdict/checks"
-	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/format/codeowners"
 )
 
 // ErrIncomplete marks an answer GitHub gave inconsistently (a file list
@@ -32,9 +32,10 @@ type Scope struct {
 }
 
 // Of decides whether pr needs a sign-off. It reads the PR's files, the
-// CODEOWNERS fact and GitHub's diagnostics of that file through pr.Source,
-// and the core team from the repository's settings on pr.
-func Of(ctx context.Context, pr *checks.PR) (Scope, error) {
+// CODEOWNERS file the preset names (at the base tip) and GitHub's
+// diagnostics of that file through pr.Source; the core team is the
+// preset's.
+func Of(ctx context.Context, p *checks.Preset, pr *checks.PR) (Scope, error) {
 	src := pr.Source
 	files, err := src.Files(ctx)
 	if errors.Is(err, checks.ErrTooLarge) {
@@ -53,12 +54,12 @@ func Of(ctx context.Context, pr *checks.PR) (Scope, error) {
 	if pr.ChangedFiles > 0 && len(names) != pr.ChangedFiles {
 		return Scope{}, fmt.Errorf("%w: the file list has %d files but the PR reports %d changed files", ErrIncomplete, len(names), pr.ChangedFiles)
 	}
-	owners, err := repo.CodeOwnersFact.Of(ctx, pr)
+	where, err := p.Owners(ctx, pr)
 	switch {
-	case errors.Is(err, repo.ErrEmptyCodeOwners):
-		return Scope{}, fmt.Errorf("%s at base tip %s is empty", owners.Path, checks.Short(pr.BaseTip))
 	case err != nil:
-		return Scope{}, fmt.Errorf("reading %s at base tip %s: %w", owners.Path, checks.Short(pr.BaseTip), err)
+		return Scope{}, fmt.Errorf("reading %s at base tip %s: %w", where.CodeOwners, checks.Short(pr.BaseTip), err)
+	case strings.TrimSpace(where.Text) == "":
+		return Scope{}, fmt.Errorf("%s at base tip %s is empty", where.CodeOwners, checks.Short(pr.BaseTip))
 	}
 	// GitHub's own diagnostics at the base tip must be empty. A line
 	// GitHub rejects is ignored by GitHub but not by our parser, so
@@ -74,9 +75,9 @@ func Of(ctx context.Context, pr *checks.PR) (Scope, error) {
 			lines = append(lines, fmt.Sprintf("line %d: %s", e.Line, e.Message))
 		}
 		return Scope{}, fmt.Errorf("%s at base tip %s has %d error(s) reported by GitHub (%s); fix it before verifying",
-			owners.Path, checks.Short(pr.BaseTip), len(cerrs), strings.Join(lines, "; "))
+			where.CodeOwners, checks.Short(pr.BaseTip), len(cerrs), strings.Join(lines, "; "))
 	}
-	co := owners.File
+	co := codeowners.Parse(where.Text)
 	var sc Scope
 	if cerr != nil {
 		sc.Problems = append(sc.Problems, "GitHub's CODEOWNERS diagnostics unavailable: "+cerr.Error())
@@ -97,7 +98,7 @@ func Of(ctx context.Context, pr *checks.PR) (Scope, error) {
 			}
 		}
 	}
-	core := strings.ToLower(repo.SettingsParam.Get(pr).CoreTeam)
+	core := strings.ToLower(where.CoreTeam)
 	delete(owned, core)
 	keys := make([]string, 0, len(owned))
 	for o := range owned {

@@ -56,7 +56,7 @@ func TestOf(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			src := &checkstest.Source{}
 			src.SetFile(tip, ".github/CODEOWNERS", owners)
-			sc, err := scope.Of(context.Background(), prFor(src, tt.files...))
+			sc, err := scope.Of(context.Background(), inferencex.Preset, prFor(src, tt.files...))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -88,7 +88,7 @@ func TestOfRefusesToGuess(t *testing.T) {
 			src.SetFile(tip, ".github/CODEOWNERS", owners)
 			pr := prFor(src, amd)
 			tt.setup(src, pr)
-			_, err := scope.Of(context.Background(), pr)
+			_, err := scope.Of(context.Background(), inferencex.Preset, pr)
 			if err == nil || !strings.Contains(err.Error(), tt.err) || (tt.is != nil && !errors.Is(err, tt.is)) {
 				t.Errorf("err = %v, want %q", err, tt.err)
 			}
@@ -97,7 +97,7 @@ func TestOfRefusesToGuess(t *testing.T) {
 	// Past GitHub's listing cap the unlisted files could need anyone.
 	src := &checkstest.Source{FilesError: fmt.Errorf("3000 files: %w", checks.ErrTooLarge)}
 	src.SetFile(tip, ".github/CODEOWNERS", owners)
-	if sc, err := scope.Of(context.Background(), prFor(src)); err != nil || !sc.Required || len(sc.Problems) != 1 {
+	if sc, err := scope.Of(context.Background(), inferencex.Preset, prFor(src)); err != nil || !sc.Required || len(sc.Problems) != 1 {
 		t.Errorf("over the cap: %+v, %v; want required", sc, err)
 	}
 }
@@ -109,7 +109,7 @@ func TestCodeOwnersReadOnce(t *testing.T) {
 	src.SetFile(tip, ".github/CODEOWNERS", owners)
 	pr := prFor(src, checks.ChangedFile{Path: "configs/amd-master.yaml"})
 	pr.SignOff = checks.SignOff{Author: "amd-owner"}
-	if _, err := scope.Of(context.Background(), pr); err != nil {
+	if _, err := scope.Of(context.Background(), inferencex.Preset, pr); err != nil {
 		t.Fatal(err)
 	}
 	reads := src.Calls["ReadFile"]

@@ -49,6 +49,8 @@ type Snapshot struct {
 	// sign-off and the review date are the verification's to fill in.
 	PR     *checks.PR
 	Config repoconfig.Config
+	// Preset is the checklist the PR is verified with, once Bind chose it.
+	Preset *checks.Preset
 	Layout repo.Layout
 	// Evidence is PR.Source.
 	Evidence Evidence
@@ -149,6 +151,22 @@ func TakeWith(ctx context.Context, gh GitHub, src Evidence, owner, name string, 
 		return nil, err
 	}
 	return &Snapshot{RepoURL: repoURL, PR: pr, Config: cfg, Layout: layout, Evidence: src}, nil
+}
+
+// Bind chooses the snapshot's preset among presets and lets it read its
+// settings (repoconfig.Bind). Invalid settings are a *ConfigError naming
+// the configuration read; a failed detection read is returned wrapped.
+func (s *Snapshot) Bind(ctx context.Context, presets []*checks.Preset) error {
+	p, err := repoconfig.Bind(ctx, presets, s.Config, s.PR)
+	var invalid *repoconfig.Error
+	if errors.As(err, &invalid) {
+		return &ConfigError{RepoURL: s.RepoURL, Branch: s.PR.DefaultBranch, SHA: s.PR.DefaultSHA, Problems: invalid, err: err}
+	}
+	if err != nil {
+		return fmt.Errorf("choosing the checklist preset: %w", err)
+	}
+	s.Preset = p
+	return nil
 }
 
 // Configuration reads the repository configuration on the default branch

@@ -50,7 +50,10 @@ func (v *Verifier) HeadMoved(ctx context.Context, gh GitHub, owner, repo string,
 		if snap.PR.HeadSHA != head {
 			return false, ErrPRChanged
 		}
-		sc, err := scope.Of(ctx, snap.PR)
+		if err := snap.Bind(ctx, v.Presets); err != nil {
+			return false, err
+		}
+		sc, err := scope.Of(ctx, snap.Preset, snap.PR)
 		if terr := unavailable(ctx, snap); terr != nil {
 			return false, terr
 		}

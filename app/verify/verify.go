@@ -173,8 +173,9 @@ type Bypass struct {
 
 // Verifier holds what every verification shares.
 type Verifier struct {
-	// Preset is the checklist whose rows every verification runs.
-	Preset    *checks.Preset
+	// Presets are the checklists served, in the order detection tries
+	// them (checks.Choose).
+	Presets   []*checks.Preset
 	Publisher Publisher
 	Recorder  Recorder
 	// Ledger keeps each sign-off's last authentic version and integrity
@@ -253,7 +254,7 @@ func (v *Verifier) Verify(ctx context.Context, gh GitHub, req Request) (Outcome,
 		return Outcome{}, pinned(terr)
 	}
 	vd := render.Verdict{
-		Preset:     v.Preset,
+		Preset:     snap.Preset,
 		Key:        pr.SignOff.Key,
 		Author:     pr.SignOff.Author,
 		HeadSHA:    pr.HeadSHA,
@@ -261,7 +262,7 @@ func (v *Verifier) Verify(ctx context.Context, gh GitHub, req Request) (Outcome,
 		Overall:    checks.Decide(rows),
 		Escalation: snap.Config.EscalationHandles,
 	}
-	if keys, ok := v.Preset.AffectedOf(pr); ok {
+	if keys, ok := snap.Preset.AffectedOf(pr); ok {
 		vd.AffectedConfigs = keys
 	}
 	// If the head moved while we worked, the verdict still describes the
@@ -421,6 +422,9 @@ func (v *Verifier) prepare(ctx context.Context, gh GitHub, req Request, log *slo
 	prefetch(ctx, src, req)
 	<-took
 	<-resolved
+	if snapErr == nil {
+		snapErr = snap.Bind(ctx, v.Presets)
+	}
 	if snapErr != nil {
 		return nil, nil, out, v.configError(ctx, gh, req, snapErr, log)
 	}
@@ -496,7 +500,7 @@ func (v *Verifier) prepare(ctx context.Context, gh GitHub, req Request, log *slo
 	pr.SignOff = so
 	pr.ReviewDate = time.Date(reviewDate.Year(), reviewDate.Month(), reviewDate.Day(), 0, 0, 0, 0, time.UTC)
 
-	reg, err := v.Preset.Registry()
+	reg, err := snap.Preset.Registry()
 	if err != nil {
 		return snap, nil, out, err
 	}
@@ -506,7 +510,7 @@ func (v *Verifier) prepare(ctx context.Context, gh GitHub, req Request, log *slo
 		judgement() // no read outlives the verification
 		return snap, run, o, err
 	}
-	sc, err := scope.Of(ctx, pr)
+	sc, err := scope.Of(ctx, snap.Preset, pr)
 	if err != nil {
 		return stop(out, err)
 	}

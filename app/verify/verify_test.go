@@ -21,6 +21,7 @@ import (
 	"github.com/verdict-bot/verdict/app/githubtest/fixture"
 	"github.com/verdict-bot/verdict/app/publish"
 	"github.com/verdict-bot/verdict/app/verify"
+	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/inferencex"
 )
 
@@ -41,7 +42,7 @@ func loadSample(t testing.TB) *fixture.Fixture {
 
 func newTestVerifier() *verify.Verifier {
 	return &verify.Verifier{
-		Preset:    inferencex.Preset,
+		Presets:   []*checks.Preset{inferencex.Preset},
 		Publisher: publish.Verdicts{},
 		BotLogins: []string{"verdict[bot]"},
 		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),

@@ -7,14 +7,12 @@ package welcome
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/verdict-bot/verdict/app/publish"
 	"github.com/verdict-bot/verdict/app/render"
 	"github.com/verdict-bot/verdict/app/scope"
 	"github.com/verdict-bot/verdict/app/snapshot"
 	"github.com/verdict-bot/verdict/checks"
-	"github.com/verdict-bot/verdict/checks/inferencex/repo"
 )
 
 // GitHub is what the reminder needs from GitHub: the pinned pull request
@@ -28,36 +26,41 @@ type GitHub interface {
 type Poster struct {
 	// BotLogins are the App's identities, added to the repository's.
 	BotLogins []string
+	// Presets are the checklists served; the repository's decides
+	// whether a PR gets the reminder and what it links to.
+	Presets []*checks.Preset
 }
 
-// Post posts the recipe reminder once per PR when the PR touches benchmark
-// configuration, read with the layout the repository's configuration
-// selects. It reports whether a comment was written.
+// Post posts the reminder once per PR when the repository's preset asks
+// for it (checks.Preset.Remind). It reports whether a comment was written.
 func (w Poster) Post(ctx context.Context, gh GitHub, owner, name string, number int) (bool, error) {
 	snap, err := snapshot.Take(ctx, gh, owner, name, number)
 	if err != nil {
 		return false, err
 	}
-	files, err := snap.Evidence.Files(ctx)
-	if err != nil {
-		return false, fmt.Errorf("listing PR files: %w", err)
+	if err := snap.Bind(ctx, w.Presets); err != nil {
+		return false, err
 	}
-	if !TouchesBenchmarks(snap.Layout, files) {
+	if snap.Preset.Remind == nil {
 		return false, nil
+	}
+	rm, ok, err := snap.Preset.Remind(ctx, snap.PR)
+	if err != nil || !ok {
+		return false, err
 	}
 	// The review bullet only makes sense when someone other than core or
 	// an admin owns a changed file; an unreadable CODEOWNERS shows it.
-	sc, err := scope.Of(ctx, snap.PR)
+	sc, err := scope.Of(ctx, snap.Preset, snap.PR)
 	showReview := err != nil || sc.Required
 	blob := fmt.Sprintf("https://github.com/%s/%s/blob/%s/", owner, name, snap.PR.DefaultBranch)
 	body, err := render.WelcomeMarkdown(render.Welcome{
 		Author:        snap.PR.Author,
 		ShowReview:    showReview,
-		CodeownersURL: blob + snap.Layout.CodeOwners,
-		ChecklistURL:  blob + snap.Layout.Checklist,
+		CodeownersURL: blob + rm.CodeOwners,
+		ChecklistURL:  blob + rm.Checklist,
 		SignOffPhrase: snap.Config.SignOffPhrase,
-		FailFastLabel: "full-sweep-fail-fast",
-		ContinueLabel: "full-sweep-enabled",
+		FailFastLabel: rm.FailFastLabel,
+		ContinueLabel: rm.ContinueLabel,
 		RerunDocsURL:  "https://docs.github.com/actions/managing-workflow-runs/re-running-workflows-and-jobs",
 	})
 	if err != nil {
@@ -70,21 +73,4 @@ func (w Poster) Post(ctx context.Context, gh GitHub, owner, name string, number 
 		return false, fmt.Errorf("posting the recipe reminder: %w", err)
 	}
 	return res.Wrote, nil
-}
-
-// TouchesBenchmarks is the reminder's trigger: master configs, benchmark
-// files or the perf changelog, in either layout.
-func TouchesBenchmarks(l repo.Layout, files []checks.ChangedFile) bool {
-	for _, f := range files {
-		for _, p := range []string{f.Path, f.PreviousPath} {
-			if p == "" {
-				continue
-			}
-			if p == l.Changelog || strings.HasPrefix(p, l.BenchmarksDir+"/") ||
-				(l.UnderConfigs(p) && strings.HasSuffix(p, "-master.yaml")) {
-				return true
-			}
-		}
-	}
-	return false
 }

@@ -14,7 +14,8 @@ import (
 	"github.com/verdict-bot/verdict/app/render"
 	"github.com/verdict-bot/verdict/app/welcome"
 	"github.com/verdict-bot/verdict/checks"
-	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/checklist"
+	"github.com/verdict-bot/verdict/checks/inferencex"
 )
 
 func TestPostOnceOnBenchmarkPRs(t *testing.T) {
@@ -27,7 +28,7 @@ func TestPostOnceOnBenchmarkPRs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := welcome.Poster{BotLogins: []string{"verdict[bot]"}}
+	p := welcome.Poster{BotLogins: []string{"verdict[bot]"}, Presets: []*checks.Preset{inferencex.Preset, checklist.Preset}}
 	for i, want := range []bool{true, false} {
 		wrote, err := p.Post(context.Background(), ghapi.New(gh, ghsource.Options{}), "SemiAnalysisAI", "InferenceX", 3412)
 		if err != nil {
@@ -48,26 +49,6 @@ func TestPostOnceOnBenchmarkPRs(t *testing.T) {
 	}
 	if n != 1 {
 		t.Fatalf("%d welcome comments, want 1", n)
-	}
-}
-
-func TestTouchesBenchmarks(t *testing.T) {
-	l := repo.E2ELayout()
-	tests := []struct {
-		path string
-		want bool
-	}{
-		{"inferencex-e2e/configs/amd-master.yaml", true},
-		{"inferencex-e2e/perf-changelog.yaml", true},
-		{"inferencex-e2e/benchmarks/single_node/x.sh", true},
-		{"inferencex-e2e/configs/runners.yaml", false},
-		{"README.md", false},
-		{"configs/amd-master.yaml", false},
-	}
-	for _, tt := range tests {
-		if got := welcome.TouchesBenchmarks(l, []checks.ChangedFile{{Path: tt.path}}); got != tt.want {
-			t.Errorf("%s: %v, want %v", tt.path, got, tt.want)
-		}
 	}
 }
 
@@ -96,7 +77,7 @@ func TestPinnedLayoutIsHonoured(t *testing.T) {
 			r.Branch("main", "base")
 			r.Pull(&fixture.Pull{Number: 4, User: "contrib", Head: fixture.Ref{Ref: "feat", Commit: "head"}})
 			srv := githubtest.New(t, fx)
-			wrote, err := welcome.Poster{BotLogins: []string{"verdict[bot]"}}.Post(context.Background(),
+			wrote, err := welcome.Poster{BotLogins: []string{"verdict[bot]"}, Presets: []*checks.Preset{inferencex.Preset, checklist.Preset}}.Post(context.Background(),
 				ghapi.New(srv.Client(), ghsource.Options{}), "acme", "bench", 4)
 			if err != nil || wrote != tt.want {
 				t.Fatalf("Post = %v, %v; want %v", wrote, err, tt.want)

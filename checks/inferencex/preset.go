@@ -7,9 +7,16 @@
 package inferencex
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
 )
 
@@ -39,6 +46,85 @@ var Preset = &checks.Preset{
 	Title:    checks.T("InferenceX sign-off checklist", "InferenceX 签核清单"),
 	Rows:     rows,
 	Affected: AffectedConfigs,
+	Detect:   detect,
+	Owners:   owners,
+	Remind:   remind,
+}
+
+// owners are the layout's CODEOWNERS, read through the fact Check 0 reads
+// too, and the settings' core team.
+func owners(ctx context.Context, pr *checks.PR) (checks.Owners, error) {
+	co, err := repo.CodeOwnersFact.Of(ctx, pr)
+	o := checks.Owners{CodeOwners: co.Path, Text: co.Text}
+	if errors.Is(err, repo.ErrEmptyCodeOwners) {
+		err = nil // the gate words an empty file itself
+	}
+	if err != nil {
+		return o, err
+	}
+	s := repo.SettingsParam.Get(pr)
+	if s == nil {
+		d := repo.Defaults()
+		s = &d
+	}
+	o.CoreTeam = s.CoreTeam
+	return o, nil
+}
+
+// detect finds an InferenceX repository on its default branch at ref: a
+// configuration that sets the layout or its paths, the e2e layout's
+// marker, or the legacy layout's review checklist.
+func detect(ctx context.Context, src checks.Source, ref string, config []byte) (bool, error) {
+	var keys struct {
+		Layout string         `yaml:"layout"`
+		Paths  map[string]any `yaml:"paths"`
+	}
+	if yaml.Unmarshal(config, &keys) == nil && (keys.Layout != "" || len(keys.Paths) > 0) {
+		return true, nil
+	}
+	for _, p := range []string{repo.E2EMarker, repo.LegacyLayout().Checklist} {
+		_, err := src.ReadFile(ctx, ref, p)
+		switch {
+		case err == nil:
+			return true, nil
+		case !errors.Is(err, checks.ErrNotFound):
+			return false, err
+		}
+	}
+	return false, nil
+}
+
+// remind sends the recipe reminder to pull requests that touch benchmark
+// configuration: master configs, benchmark files or the perf changelog.
+func remind(ctx context.Context, pr *checks.PR) (checks.Reminder, bool, error) {
+	l, err := repo.LayoutFact.Of(ctx, pr)
+	if err != nil {
+		return checks.Reminder{}, false, err
+	}
+	files, err := pr.Source.Files(ctx)
+	if err != nil {
+		return checks.Reminder{}, false, fmt.Errorf("listing PR files: %w", err)
+	}
+	r := checks.Reminder{Checklist: l.Checklist, CodeOwners: l.CodeOwners,
+		FailFastLabel: "full-sweep-fail-fast", ContinueLabel: "full-sweep-enabled"}
+	return r, TouchesBenchmarks(l, files), nil
+}
+
+// TouchesBenchmarks is the reminder's trigger: master configs, benchmark
+// files or the perf changelog, in either layout.
+func TouchesBenchmarks(l repo.Layout, files []checks.ChangedFile) bool {
+	for _, f := range files {
+		for _, p := range []string{f.Path, f.PreviousPath} {
+			if p == "" {
+				continue
+			}
+			if p == l.Changelog || strings.HasPrefix(p, l.BenchmarksDir+"/") ||
+				(l.UnderConfigs(p) && strings.HasSuffix(p, "-master.yaml")) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Registry returns the registry of the preset's rows.

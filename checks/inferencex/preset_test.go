@@ -7,6 +7,7 @@ import (
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/inferencex"
 	"github.com/verdict-bot/verdict/checks/inferencex/inferencextest"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo"
 )
 
 // Every row of the preset runs through the real runner on the fixture
@@ -36,5 +37,25 @@ func TestPresetRowsDeclareWhatTheyRead(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestTouchesBenchmarks(t *testing.T) {
+	l := repo.E2ELayout()
+	tests := []struct {
+		path string
+		want bool
+	}{
+		{"inferencex-e2e/configs/amd-master.yaml", true},
+		{"inferencex-e2e/perf-changelog.yaml", true},
+		{"inferencex-e2e/benchmarks/single_node/x.sh", true},
+		{"inferencex-e2e/configs/runners.yaml", false},
+		{"README.md", false},
+		{"configs/amd-master.yaml", false},
+	}
+	for _, tt := range tests {
+		if got := inferencex.TouchesBenchmarks(l, []checks.ChangedFile{{Path: tt.path}}); got != tt.want {
+			t.Errorf("%s: %v, want %v", tt.path, got, tt.want)
+		}
 	}
 }

@@ -174,19 +174,16 @@ func preset(pkg string) bool {
 
 // presetBound are the app packages that still read the InferenceX preset's
 // models for what checks.Preset does not carry yet: its settings and
-// layout (repoconfig, snapshot, localverify), the owners fact behind the
-// "is a sign-off needed" gate (scope), its commands (reuse), the welcome
-// texts (welcome) and the artifact read-ahead (verify). The list may only
+// layout (repoconfig, snapshot, localverify), its commands (reuse) and the
+// artifact read-ahead (verify). The list may only
 // shrink: TestPresetBoundIsCurrent fails on a package that no longer needs
 // its place.
 var presetBound = map[string]bool{
 	"app/localverify": true,
 	"app/repoconfig":  true,
 	"app/reuse":       true,
-	"app/scope":       true,
 	"app/snapshot":    true,
 	"app/verify":      true,
-	"app/welcome":     true,
 }
 
 // importViolations checks pkgs (package → imports) against the rules and

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/verdict-bot/verdict/app/repoconfig"
+	"github.com/verdict-bot/verdict/checks"
 )
 
 // cmdConfig dispatches verdict config's own subcommands.
@@ -43,7 +44,9 @@ func cmdConfigCheck(_ context.Context, args []string, env Env) int {
 	fs.Usage = func() {
 		fmt.Fprintf(env.Stderr, "usage: verdict config check [FILE]\n\n"+
 			"Validates FILE (default %s) as Verdict reads it from the default branch:\n"+
-			"YAML syntax, unknown keys, value types and ranges. Prints FILE:LINE:COLUMN: message\n"+
+			"YAML syntax, unknown keys, value types and ranges, and the settings of the preset\n"+
+			"it names (or, with none named, of the preset its preset_settings are for).\n"+
+			"Prints FILE:LINE:COLUMN: message\n"+
 			"for every problem and exits 1 if there is any, 0 if the file is valid.\n", repoconfig.Path)
 	}
 	if code, done := parseFlags(fs, args); done {
@@ -62,7 +65,10 @@ func cmdConfigCheck(_ context.Context, args []string, env Env) int {
 		fmt.Fprintf(env.Stderr, "verdict config check: %v\n", err)
 		return 1
 	}
-	_, probs := repoconfig.Check(data)
+	cfg, probs := repoconfig.Check(data)
+	if len(probs) == 0 {
+		probs = presetProblems(cfg)
+	}
 	for _, p := range probs {
 		switch {
 		case p.Line == 0:
@@ -96,4 +102,30 @@ func cmdConfigSchema(args []string, env Env) int {
 	}
 	env.Stdout.Write(b)
 	return 0
+}
+
+// presetProblems validates cfg against its preset: the one it names, or,
+// when it names none, the first served preset that takes settings of its
+// own if it gives any (offline, the layout cannot be detected).
+func presetProblems(cfg repoconfig.Config) []repoconfig.Problem {
+	scratch := &checks.PR{}
+	if cfg.Preset != "" {
+		for _, p := range servedPresets {
+			if p.Name == cfg.Preset {
+				return repoconfig.CheckFor(p, cfg, scratch)
+			}
+		}
+		names := make([]string, len(servedPresets))
+		for i, p := range servedPresets {
+			names[i] = p.Name
+		}
+		err := &checks.UnknownPresetError{Name: cfg.Preset, Served: names}
+		return []repoconfig.Problem{{Key: "preset", Message: err.Error(), MessageZH: err.Error()}}
+	}
+	for _, p := range servedPresets {
+		if p.Configure != nil && len(cfg.PresetSettings.Content) > 0 {
+			return repoconfig.CheckFor(p, cfg, scratch)
+		}
+	}
+	return nil
 }

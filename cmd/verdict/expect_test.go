@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -11,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/verdict-bot/verdict/checks"
 )
 
 // expectFile is a fixture's expect.json: the `verdict check` invocations
@@ -30,6 +33,10 @@ type invocation struct {
 	Name string `json:"name,omitempty"`
 	// About says what the invocation exercises, for the reader.
 	About string `json:"about,omitempty"`
+
+	// Preset names the checklist the verdict's rows come from (default
+	// inferencex); the rows are held to its row numbers.
+	Preset string `json:"preset,omitempty"`
 
 	Repo    string `json:"repo,omitempty"`
 	PR      int    `json:"pr,omitempty"`
@@ -63,6 +70,17 @@ type invocation struct {
 	JSON     []textWant `json:"json,omitempty"`
 	Markdown []textWant `json:"markdown,omitempty"`
 	Stderr   []textWant `json:"stderr,omitempty"`
+}
+
+// preset is the served preset the invocation's rows come from, nil when
+// none has its name.
+func (inv invocation) preset() *checks.Preset {
+	name := cmp.Or(inv.Preset, "inferencex")
+	i := slices.IndexFunc(servedPresets, func(p *checks.Preset) bool { return p.Name == name })
+	if i < 0 {
+		return nil
+	}
+	return servedPresets[i]
 }
 
 // rowWant is what one row must say.
@@ -115,9 +133,7 @@ type fixtureEdit struct {
 }
 
 const (
-	expectName = "expect.json"
-	// presetRows is the number of rows of the InferenceX preset.
-	presetRows  = 16
+	expectName  = "expect.json"
 	verdictNone = "none"
 )
 
@@ -221,15 +237,21 @@ func (inv *invocation) validate() error {
 	if len(inv.Markdown) > 0 {
 		inv.FormatsAgree = true
 	}
+	preset := inv.preset()
+	if preset == nil {
+		return fmt.Errorf("preset %q is not served", inv.Preset)
+	}
+	name, presetRows := preset.Name, len(preset.Rows)
 	for i := range inv.Rows {
 		r := &inv.Rows[i]
+		_, known := preset.Row(r.Check)
 		switch {
 		case !inv.PartialRows && r.Check != i:
 			return fmt.Errorf("rows[%d] is Check %d: list every row in order, or set partial_rows", i, r.Check)
 		case inv.PartialRows && i > 0 && r.Check <= inv.Rows[i-1].Check:
 			return fmt.Errorf("rows[%d] (Check %d) is not after Check %d", i, r.Check, inv.Rows[i-1].Check)
-		case r.Check < 0 || r.Check >= presetRows:
-			return fmt.Errorf("rows[%d]: no Check %d", i, r.Check)
+		case !known:
+			return fmt.Errorf("rows[%d]: the %s preset has no Check %d", i, name, r.Check)
 		case !slices.Contains(rowStatuses, r.Status):
 			return fmt.Errorf("Check %d: status %q is not one of %v", r.Check, r.Status, rowStatuses)
 		}

@@ -62,7 +62,7 @@ func cmdCheckLocal(ctx context.Context, args []string, stdout, stderr io.Writer)
 	case *prFlag < 0:
 		return fail("--pr must not be negative")
 	}
-	req := localverify.Request{Base: *base, Head: *head, Number: *prFlag, Preset: servedPreset}
+	req := localverify.Request{Base: *base, Head: *head, Number: *prFlag, Presets: servedPresets}
 	if *repoFlag != "" {
 		owner, name, ok := strings.Cut(*repoFlag, "/")
 		if !ok || owner == "" || name == "" {

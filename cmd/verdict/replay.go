@@ -53,7 +53,7 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	case *limit < 0 || *jobs < 1:
 		return fail("--limit must not be negative and --jobs must be at least 1")
 	}
-	o := replay.Options{Since: *since, Limit: *limit, Jobs: *jobs, Python: *python, Tool: *toolMode, Preset: servedPreset}
+	o := replay.Options{Since: *since, Limit: *limit, Jobs: *jobs, Python: *python, Tool: *toolMode, Presets: servedPresets}
 	if *repoFlag != "" {
 		owner, name, ok := strings.Cut(*repoFlag, "/")
 		if !ok || owner == "" || name == "" {

@@ -110,7 +110,7 @@ func TestScenarioRunnerReportsWrongExpectations(t *testing.T) {
 // The rules every row meets, and their opt-outs, on made-up rows.
 func TestScenarioRowRules(t *testing.T) {
 	sixteen := func(edit func([]jsonRow)) []jsonRow {
-		rows := make([]jsonRow, presetRows)
+		rows := make([]jsonRow, len(invocation{}.preset().Rows))
 		for i := range rows {
 			rows[i] = jsonRow{Number: i, Name: "n", Status: "PASS", Reason: "fine", ReasonZH: "好"}
 		}
@@ -297,8 +297,8 @@ func TestScenarioDraftPasses(t *testing.T) {
 				if ms := inv.compare(runs[i]); len(ms) > 0 {
 					t.Errorf("%s: the draft fails on the output it was drafted from: %q", inv.Name, ms)
 				}
-				if inv.Verdict != verdictNone && inv.Verdict != "NOT_REQUIRED" && len(inv.Rows) != presetRows {
-					t.Errorf("%s: the draft lists %d rows, want all %d", inv.Name, len(inv.Rows), presetRows)
+				if inv.Verdict != verdictNone && inv.Verdict != "NOT_REQUIRED" && len(inv.Rows) != len(inv.preset().Rows) {
+					t.Errorf("%s: the draft lists %d rows, want all %d", inv.Name, len(inv.Rows), len(inv.preset().Rows))
 				}
 			}
 		})

@@ -222,14 +222,14 @@ func (inv invocation) compare(r scenarioRun) []string {
 const unverifiedPhrase = "could not be verified"
 
 // compareRows checks the rows against inv.Rows and the rules every row
-// meets unless it opts out: 16 rows numbered in order, no "could not be
+// meets unless it opts out: the preset's rows numbered in order, no "could not be
 // verified" (the fixture holds the evidence), a Chinese reason that is
 // there and is not the English one.
 func compareRows(inv invocation, rows []jsonRow) []string {
 	var ms []string
 	bad := func(format string, a ...any) { ms = append(ms, fmt.Sprintf(format, a...)) }
-	if len(rows) != presetRows {
-		bad("%d rows, want %d", len(rows), presetRows)
+	if want := len(inv.preset().Rows); len(rows) != want {
+		bad("%d rows, want %d", len(rows), want)
 	}
 	for i, c := range rows {
 		if c.Number != i {

@@ -36,7 +36,7 @@ const evidenceCacheBytes = 256 << 20
 // the InferenceX preset, publishing through publish.Verdicts.
 func newVerifier(logger *slog.Logger, pub verify.Publisher, rec verify.Recorder, botLogins []string) *verify.Verifier {
 	return &verify.Verifier{
-		Preset:    servedPreset,
+		Presets:   servedPresets,
 		Publisher: pub,
 		Recorder:  rec,
 		BotLogins: botLogins,
@@ -293,7 +293,7 @@ func (a appWelcomer) Welcome(ctx context.Context, j jobs.WelcomeArgs) error {
 	if err != nil {
 		return err
 	}
-	wrote, err := welcome.Poster{BotLogins: bots}.Post(ctx, gh, j.Owner, j.Name, j.PR)
+	wrote, err := welcome.Poster{BotLogins: bots, Presets: servedPresets}.Post(ctx, gh, j.Owner, j.Name, j.PR)
 	if err != nil {
 		return ghclient.Classify(err)
 	}
