@@ -55,6 +55,10 @@ type Preset struct {
 	// path is set even with an error, so that the gate can name it.
 	// Required.
 	Owners func(ctx context.Context, pr *PR) (Owners, error)
+	// Commands are the slash commands the preset's rows read (without the
+	// slash, e.g. "use"): the app acknowledges a command only in a
+	// repository whose preset takes it.
+	Commands []string
 	// Remind, when set, decides whether a newly opened pull request gets
 	// the reminder of what its sign-off will need, and says what the
 	// reminder links to. Nil sends none.

@@ -70,6 +70,10 @@ func Default() Config {
 	}
 }
 
+// File is the configuration file as read (nil for the defaults), for a
+// preset's own reading.
+func (c Config) File() []byte { return c.file }
+
 // StatusEnabled reports whether commit statuses are posted.
 func (c Config) StatusEnabled() bool { return c.Status.Enabled == nil || *c.Status.Enabled }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/google/go-github/v62/github"
@@ -12,7 +13,6 @@ import (
 	"github.com/verdict-bot/verdict/app/repoconfig"
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/format/commands"
-	infxrepo "github.com/verdict-bot/verdict/checks/inferencex/repo"
 	"github.com/verdict-bot/verdict/checks/inferencex/sweep"
 )
 
@@ -34,10 +34,23 @@ func (r *ack) decide(ctx context.Context, c commentView) (outcome, error) {
 		return outcome{}, apiError(fmt.Sprintf("reading PR #%d", r.job.PR), err)
 	}
 	src := r.gh.Evidence(r.owner, r.repo, r.job.PR)
-	settings, invalid, err := r.loadSettings(ctx, pr, src)
+	cfg, sha, invalid, err := r.loadSettings(ctx, pr, src)
 	if err != nil {
 		return outcome{}, err
 	}
+	if invalid == nil {
+		var unknown *checks.UnknownPresetError
+		p, err := checks.Choose(ctx, r.Presets, cfg.Preset, src, sha, cfg.File())
+		switch {
+		case errors.As(err, &unknown):
+			invalid = err
+		case err != nil:
+			return outcome{}, retryable(err)
+		case !slices.Contains(p.Commands, "use"):
+			return outcome{ignored: true}, nil
+		}
+	}
+	settings := cfg.Settings
 	if invalid != nil {
 		return r.rejection(c, checks.T(
 			"could not be verified: "+invalid.Error(),
@@ -166,35 +179,35 @@ func orList(list []string, conj string) string {
 	return strings.Join(head, ", ") + ", or " + last
 }
 
-// loadSettings reads the repository configuration from the default branch,
-// never from the PR. invalid is set when the file exists but cannot be used
-// (the answer is then "could not be verified"); err when it could not be
-// read at all (retried).
-func (r *ack) loadSettings(ctx context.Context, pr *github.PullRequest, src checks.Source) (s infxrepo.Settings, invalid, err error) {
+// loadSettings reads the repository configuration from the default branch
+// (at sha), never from the PR. invalid is set when the file exists but
+// cannot be used (the answer is then "could not be verified"); err when it
+// could not be read at all (retried).
+func (r *ack) loadSettings(ctx context.Context, pr *github.PullRequest, src checks.Source) (cfg repoconfig.Config, sha string, invalid, err error) {
 	def := pr.GetBase().GetRepo().GetDefaultBranch()
 	if def == "" {
 		repo, err := r.gh.Repository(ctx, r.owner, r.repo)
 		if err != nil {
-			return s, nil, apiError("reading the repository", err)
+			return cfg, "", nil, apiError("reading the repository", err)
 		}
 		def = repo.GetDefaultBranch()
 	}
-	sha, err := r.gh.BranchSHA(ctx, r.owner, r.repo, def)
+	sha, err = r.gh.BranchSHA(ctx, r.owner, r.repo, def)
 	if err != nil {
-		return s, nil, apiError("reading default branch "+def, err)
+		return cfg, "", nil, apiError("reading default branch "+def, err)
 	}
 	data, err := src.ReadFile(ctx, sha, repoconfig.Path)
 	switch {
 	case errors.Is(err, checks.ErrNotFound):
-		return repoconfig.Default().Settings, nil, nil
+		return repoconfig.Default(), sha, nil, nil
 	case errors.Is(err, checks.ErrTooLarge), errors.Is(err, checks.ErrMalformed), errors.Is(err, checks.ErrForbidden):
-		return s, fmt.Errorf("%s on %s could not be read (%v)", repoconfig.Path, def, err), nil
+		return cfg, sha, fmt.Errorf("%s on %s could not be read (%v)", repoconfig.Path, def, err), nil
 	case err != nil:
-		return s, nil, retryable(fmt.Errorf("reading %s: %w", repoconfig.Path, err))
+		return cfg, sha, nil, retryable(fmt.Errorf("reading %s: %w", repoconfig.Path, err))
 	}
-	cfg, err := repoconfig.Parse(data)
+	cfg, err = repoconfig.Parse(data)
 	if err != nil {
-		return s, fmt.Errorf("%s on %s is invalid (%v)", repoconfig.Path, def, err), nil
+		return cfg, sha, fmt.Errorf("%s on %s is invalid (%v)", repoconfig.Path, def, err), nil
 	}
-	return cfg.Settings, nil, nil
+	return cfg, sha, nil, nil
 }

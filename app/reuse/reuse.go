@@ -59,6 +59,9 @@ type Acknowledger struct {
 	Logger    *slog.Logger
 	// Recorder, when set, keeps every command answered (the PR's history).
 	Recorder Recorder
+	// Presets are the checklists served: a command is answered only in a
+	// repository whose preset takes it (checks.Preset.Commands).
+	Presets []*checks.Preset
 }
 
 // Recorder keeps the reuse commands the acknowledger answered.
@@ -93,8 +96,8 @@ const (
 func (a *Acknowledger) Acknowledge(ctx context.Context, job jobs.ReuseArgs) error {
 	log := a.logger().With("repo", job.FullName(), "pr", job.PR, "delivery_id", job.DeliveryID,
 		"comment_id", job.CommentID, "action", job.Action, "actor", job.AuthorLogin)
-	if len(a.BotLogins) == 0 || a.Client == nil {
-		return errors.New("reuse acknowledger: Client and BotLogins must be configured")
+	if len(a.BotLogins) == 0 || a.Client == nil || len(a.Presets) == 0 {
+		return errors.New("reuse acknowledger: Client, BotLogins and Presets must be configured")
 	}
 	if job.CommentID <= 0 || job.PR <= 0 {
 		return fmt.Errorf("reuse acknowledger: invalid job (comment %d, PR %d)", job.CommentID, job.PR)
@@ -134,6 +137,9 @@ type outcome struct {
 	reason checks.Text
 	// reply renders the 👎 reply; nil for an acceptance.
 	reply func() (string, error)
+	// ignored: the repository's preset takes no reuse commands, so the
+	// comment is not one (no reaction, no reply).
+	ignored bool
 }
 
 func (r *ack) run(ctx context.Context) error {
@@ -169,6 +175,10 @@ func (r *ack) run(ctx context.Context) error {
 	out, err := r.decide(ctx, c)
 	if err != nil {
 		return err
+	}
+	if out.ignored {
+		r.log.Info("the repository's checklist takes no reuse commands; the comment is left alone")
+		return r.removeReply(ctx)
 	}
 	// (5) Race guard: answer only the comment as validated, and accept only
 	// a request that is still the newest authorized one.

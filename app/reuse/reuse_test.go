@@ -17,6 +17,8 @@ import (
 	"github.com/verdict-bot/verdict/app/render"
 	"github.com/verdict-bot/verdict/app/snapshot"
 	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/checklist"
+	"github.com/verdict-bot/verdict/checks/inferencex"
 )
 
 const (
@@ -99,8 +101,17 @@ func newEnv(t *testing.T, opts ...envOpt) *env {
 		Client:    func(context.Context, int64) (GitHub, error) { return gh, nil },
 		BotLogins: []string{bot},
 		Logger:    slog.New(slog.NewTextHandler(e.log, nil)),
+		Presets:   []*checks.Preset{inferencexAlone()},
 	}
 	return e
+}
+
+// inferencexAlone is InferenceX as the one preset served, taken without
+// detection: the repositories here hold only what the commands read.
+func inferencexAlone() *checks.Preset {
+	p := *inferencex.Preset
+	p.Detect = nil
+	return &p
 }
 
 // hookGitHub is the production client whose evidence sources run f when
@@ -216,4 +227,15 @@ func TestBranchNameMentionsNobody(t *testing.T) {
 			t.Errorf("reply mentions @acme:\n%s", r.Body)
 		}
 	}
+}
+
+// A repository whose checklist takes no reuse commands gets no answer: no
+// reaction and no reply, as if the comment were any other.
+func TestCommandsOnlyWherePresetTakesThem(t *testing.T) {
+	e := newEnv(t)
+	e.ack.Presets = []*checks.Preset{checklist.Preset}
+	id := e.post("maintainer", "MEMBER", "/use 30123456789")
+	e.acknowledge(id, "created")
+	e.expect(id, "", "")
+	e.logged("takes no reuse commands")
 }

@@ -30,7 +30,7 @@ type template struct {
 // templateFact reads the checklist at the default branch.
 var templateFact = checks.NewFact("checklist", nil, func(ctx context.Context, pr *checks.PR) (template, error) {
 	s := settingsOf(pr)
-	paths := templatePaths
+	paths := TemplatePaths
 	if s.Checklist != "" {
 		paths = []string{s.Checklist}
 	}

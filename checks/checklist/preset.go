@@ -44,8 +44,9 @@ var Preset = &checks.Preset{
 // codeOwnersPaths are where GitHub looks for CODEOWNERS, in its order.
 var codeOwnersPaths = []string{".github/CODEOWNERS", "CODEOWNERS", "docs/CODEOWNERS"}
 
-// templatePaths are where GitHub looks for the pull request template.
-var templatePaths = []string{
+// TemplatePaths are where GitHub looks for the pull request template, in
+// its order: the checklist when the settings name none.
+var TemplatePaths = []string{
 	".github/pull_request_template.md", ".github/PULL_REQUEST_TEMPLATE.md",
 	"pull_request_template.md", "PULL_REQUEST_TEMPLATE.md",
 	"docs/pull_request_template.md", "docs/PULL_REQUEST_TEMPLATE.md",

@@ -49,6 +49,7 @@ var Preset = &checks.Preset{
 	Detect:   detect,
 	Owners:   owners,
 	Remind:   remind,
+	Commands: []string{"use", "reuse-sweep-run"},
 }
 
 // owners are the layout's CODEOWNERS, read through the fact Check 0 reads

@@ -47,6 +47,7 @@ var commands = map[string]command{
 	"history":     {"print a PR's verifications, commands and bypasses from serve's database, newest first", cmdHistory},
 	"setup":       {"register the GitHub App through GitHub's manifest flow", cmdSetup},
 	"config":      {"validate a .github/verdict.yml offline (verdict config check [FILE])", cmdConfig},
+	"init":        {"write a starting .github/verdict.yml from the repository's review checklist (checklist preset)", cmdInit},
 	"version":     {"print the module version, VCS revision and Go toolchain", cmdVersion},
 	"healthcheck": {"exit 0 when the local serve answers /healthz (the image's HEALTHCHECK)", cmdHealthcheck},
 }

@@ -104,7 +104,7 @@ func appWiring(pages http.RoundTripper) wiring {
 			HeadMover:  appHeadMover{v: verifier, log: log},
 			Rerunner:   verifier,
 			Recoverer:  newRecoverer(apps.App(), st, log),
-			Reuse:      appReuse{a: reuse.Acknowledger{Client: acknowledgerClient, Logger: log, Recorder: trail}, id: id},
+			Reuse:      appReuse{a: reuse.Acknowledger{Client: acknowledgerClient, Logger: log, Recorder: trail, Presets: servedPresets}, id: id},
 			Welcomer:   appWelcomer{client: installation, id: id, log: log},
 			Visibility: appVisibility{apps},
 		}, nil

@@ -1,0 +1,203 @@
+package checklist
+
+import (
+	"cmp"
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/verdict-bot/verdict/checks/format/signoff"
+)
+
+// A Starter is what `verdict init` knows of a repository: its checklist
+// and the names of the check runs its workflows start.
+type Starter struct {
+	// Checklist is the checklist file's path and Template its content.
+	Checklist string
+	Template  []byte
+	// Workflows are the repository's workflow files by path.
+	Workflows map[string][]byte
+	// Phrase is the sign-off phrase to suggest ("" for the default).
+	Phrase string
+}
+
+// guess is a binding the starter proposes, with why.
+type guess struct {
+	Item
+	why string
+}
+
+// maxWorkflowJobs bounds the check-run names read from workflows.
+const maxWorkflowJobs = 50
+
+// Config writes a starting .github/verdict.yml for the checklist preset:
+// every checklist item bound to the verifier it most likely means, or to
+// attested, with a comment saying why and what to adjust. The file is
+// valid as written (a test holds it to parseSettings).
+func (s Starter) Config() ([]byte, error) {
+	parsed := signoff.Parse(string(s.Template))
+	if parsed.Unreadable != "" {
+		return nil, fmt.Errorf("reading %s: %s", s.Checklist, parsed.Unreadable)
+	}
+	if len(parsed.Items) == 0 {
+		return nil, fmt.Errorf("%s has no checkbox items (- [ ] …) to bind", s.Checklist)
+	}
+	jobs := checkRunNames(s.Workflows)
+	var b strings.Builder
+	b.WriteString("# .github/verdict.yml, written by `verdict init` as a start: read every binding,\n")
+	b.WriteString("# adjust it, and validate with `verdict config check`. Verifiers: files, lines,\n")
+	b.WriteString("# checks, linked, labels, dco, attested (see the README, \"Use Verdict on your\n")
+	b.WriteString("# repository\"). An item bound to attested is shown as the signer's word.\n")
+	b.WriteString("preset: checklist\n")
+	if s.Phrase != "" {
+		fmt.Fprintf(&b, "signoff_phrase: %s\n", quote(s.Phrase))
+	}
+	b.WriteString("preset_settings:\n")
+	fmt.Fprintf(&b, "  checklist: %s\n", quote(s.Checklist))
+	b.WriteString("  items:\n")
+	seen := map[string]bool{}
+	for _, it := range parsed.Items {
+		text := strings.Join(strings.Fields(it.Text), " ")
+		if text == "" || seen[text] {
+			continue
+		}
+		seen[text] = true
+		g := guessFor(text, jobs)
+		g.Item.Item = text
+		writeItem(&b, g)
+	}
+	return []byte(b.String()), nil
+}
+
+func writeItem(b *strings.Builder, g guess) {
+	fmt.Fprintf(b, "    # %s\n", g.why)
+	fmt.Fprintf(b, "    - item: %s\n", quote(g.Item.Item))
+	fmt.Fprintf(b, "      verify: %s\n", g.Verify)
+	list := func(key string, vs []string) {
+		if len(vs) == 0 {
+			return
+		}
+		q := make([]string, len(vs))
+		for i, v := range vs {
+			q[i] = quote(v)
+		}
+		fmt.Fprintf(b, "      %s: [%s]\n", key, strings.Join(q, ", "))
+	}
+	list("names", g.Names)
+	list("require", g.Require)
+	list("forbid", g.Forbid)
+	list("paths", g.Paths)
+	list("absent", g.Absent)
+}
+
+// quote writes s as a YAML scalar that reads back as s.
+func quote(s string) string {
+	out, err := yaml.Marshal(s)
+	if err != nil {
+		return strconv.Quote(s)
+	}
+	return strings.TrimSuffix(string(out), "\n")
+}
+
+// The keyword rules, first match wins: what an item most likely claims.
+var (
+	dcoRule       = regexp.MustCompile(`(?i)\b(dco|signed-off-by|sign-off|signed off|developer certificate)`)
+	changelogRule = regexp.MustCompile(`(?i)\b(changelog|change log|release notes?|news entry|changeset)`)
+	linkedRule    = regexp.MustCompile(`(?i)\b(linked|link)\b.*\b(merged|pull request|pr)\b|\b(pull request|pr|merged)\b.*\b(linked|link)\b`)
+	ciRule        = regexp.MustCompile(`(?i)\b(ci|checks?|builds?|pipelines?|workflows?|green|pass|passes|passed|passing)\b`)
+	testRule      = regexp.MustCompile(`(?i)\b(tests?|test cases?|coverage)\b`)
+	debugRule     = regexp.MustCompile(`(?i)\b(debug|console\.log|print statements?|debugger|breakpoints?)\b`)
+	doNotMerge    = regexp.MustCompile(`(?i)\bdo[- ]not[- ]merge\b`)
+)
+
+func guessFor(text string, jobs []string) guess {
+	switch {
+	case dcoRule.MatchString(text):
+		return guess{Item{Verify: KindDCO}, "every commit must carry a Signed-off-by trailer"}
+	case changelogRule.MatchString(text):
+		return guess{Item{Verify: KindFiles, Require: []string{"CHANGELOG*", "changelog.d/**", ".changeset/**", "news/**"}},
+			"a changelog file must change; keep the patterns your repository uses, and add when: [...] to ask only for source changes"}
+	case linkedRule.MatchString(text):
+		return guess{Item{Verify: KindLinked}, "a pull request linked from the description must be merged; add repos: [owner/name] when it lives elsewhere"}
+	case doNotMerge.MatchString(text):
+		return guess{Item{Verify: KindLabels, Absent: []string{"do-not-merge"}}, "the PR must not carry the label; use your repository's label names"}
+	case ciRule.MatchString(text) && len(jobs) > 0:
+		return guess{Item{Verify: KindChecks, Names: jobs},
+			"these check runs must be green on the head commit (names read from the workflows; keep the required ones, or add commit: any)"}
+	case ciRule.MatchString(text):
+		return guess{Item{Verify: KindAttested}, "CI, but no pull-request workflow names its check runs: bind verify: checks with names: [...] to verify it"}
+	case testRule.MatchString(text):
+		return guess{Item{Verify: KindFiles, Require: []string{"*_test.*", "*.test.*", "*.spec.*", "test/**", "tests/**"}},
+			"a test file must change; keep your repository's test patterns, and add when: [...] to ask only for source changes"}
+	case debugRule.MatchString(text):
+		return guess{Item{Verify: KindLines, Forbid: []string{`console\.log\(`, `\bdebugger\b`, `fmt\.Print`, `pdb\.set_trace\(`, `\bbreakpoint\(\)`}},
+			"no added line may match these patterns; add paths: [...] to limit them, and waivers: DIR to allow a waiver file"}
+	}
+	return guess{Item{Verify: KindAttested}, "no verifier recognised this item: it is shown as the signer's word, not verified"}
+}
+
+// checkRunNames are the names the workflows' jobs report check runs under:
+// a job's name, or its key, sorted, matrix jobs left out (their names
+// carry the matrix values).
+func checkRunNames(workflows map[string][]byte) []string {
+	var out []string
+	paths := make([]string, 0, len(workflows))
+	for p := range workflows {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		var wf struct {
+			On   any `yaml:"on"`
+			Jobs map[string]struct {
+				Name     string         `yaml:"name"`
+				Strategy map[string]any `yaml:"strategy"`
+			} `yaml:"jobs"`
+		}
+		if yaml.Unmarshal(workflows[p], &wf) != nil || !runsOnPulls(wf.On) {
+			continue
+		}
+		for key, j := range wf.Jobs {
+			if j.Strategy["matrix"] != nil {
+				continue
+			}
+			name := cmp.Or(j.Name, key)
+			if strings.Contains(name, "${{") || slices.Contains(out, name) {
+				continue
+			}
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	if len(out) > maxWorkflowJobs {
+		out = out[:maxWorkflowJobs]
+	}
+	return out
+}
+
+// runsOnPulls reports a workflow trigger that includes pull requests.
+func runsOnPulls(on any) bool {
+	has := func(e string) bool { return e == "pull_request" || e == "pull_request_target" }
+	switch v := on.(type) {
+	case string:
+		return has(v)
+	case []any:
+		for _, e := range v {
+			if s, ok := e.(string); ok && has(s) {
+				return true
+			}
+		}
+	case map[string]any:
+		for e := range v {
+			if has(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
