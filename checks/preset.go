@@ -55,6 +55,13 @@ type Preset struct {
 	// path is set even with an error, so that the gate can name it.
 	// Required.
 	Owners func(ctx context.Context, pr *PR) (Owners, error)
+	// Marks are the files Detect reads on the default branch: the app
+	// reads them ahead, beside the configuration.
+	Marks []string
+	// ReadAhead, when set, starts the reads the rows will make once the
+	// pull request is pinned and the settings read, so that the rows wait
+	// less. It returns at once and decides nothing.
+	ReadAhead func(ctx context.Context, pr *PR)
 	// Commands are the slash commands the preset's rows read (without the
 	// slash, e.g. "use"): the app acknowledges a command only in a
 	// repository whose preset takes it.

@@ -127,7 +127,6 @@ func Prepare(ctx context.Context, repo *gitsource.Repo, req Request) (*Change, e
 	if req.ReviewDate.IsZero() {
 		reviewDate = time.Now().UTC()
 	}
-	settings := cfg.Settings
 	pr := &checks.PR{
 		Owner: req.Owner, Repo: req.Repo, Number: req.Number,
 		Title: title, Body: body, State: "open",
@@ -138,12 +137,13 @@ func Prepare(ctx context.Context, repo *gitsource.Repo, req Request) (*Change, e
 		ReviewDate: time.Date(reviewDate.Year(), reviewDate.Month(), reviewDate.Day(), 0, 0, 0, 0, time.UTC),
 		Source:     src,
 	}
-	infxrepo.SettingsParam.Set(pr, &settings)
-	layout, err := infxrepo.LayoutFact.Of(ctx, pr)
+	preset, err := repoconfig.Bind(ctx, req.Presets, cfg, pr)
 	if err != nil {
 		return nil, err
 	}
-	preset, err := repoconfig.Bind(ctx, req.Presets, cfg, pr)
+	// The replay's synthesized sign-off and reader problems read the
+	// InferenceX layout (facts.go).
+	layout, err := infxrepo.LayoutFact.Of(ctx, pr)
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,8 @@
 // repository and its default branch, the PR with its head, base, base-tip
 // and default-branch SHAs, the repository configuration read at the
 // default branch (never the PR head: a PR cannot change its own rules), and
-// the layout that configuration and the default branch select. A
+// the preset that configuration and the default branch select, with its
+// settings read. A
 // verification and the welcome reminder each take one snapshot, read
 // everything else against it, and hand its PR to the checks.
 package snapshot
@@ -11,13 +12,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/google/go-github/v62/github"
 
 	"github.com/verdict-bot/verdict/app/repoconfig"
 	"github.com/verdict-bot/verdict/checks"
-	"github.com/verdict-bot/verdict/checks/inferencex/repo"
 )
 
 // Evidence is the GitHub-backed checks.Source of one pull request. It
@@ -49,9 +50,9 @@ type Snapshot struct {
 	// sign-off and the review date are the verification's to fill in.
 	PR     *checks.PR
 	Config repoconfig.Config
-	// Preset is the checklist the PR is verified with, once Bind chose it.
+	// Preset is the checklist the PR is verified with, its settings set
+	// on PR.
 	Preset *checks.Preset
-	Layout repo.Layout
 	// Evidence is PR.Source.
 	Evidence Evidence
 }
@@ -71,24 +72,26 @@ type ConfigError struct {
 func (e *ConfigError) Error() string { return e.err.Error() }
 func (e *ConfigError) Unwrap() error { return e.err }
 
-// Take pins pull request number of owner/repo. A failure to read any part
-// is returned (wrapped with what was being read) and no snapshot with it;
-// an invalid configuration is a *ConfigError.
+// Take pins pull request number of owner/repo and binds it to one of
+// presets (repoconfig.Bind). A failure to read any part is returned
+// (wrapped with what was being read) and no snapshot with it; an invalid
+// configuration, or preset settings, is a *ConfigError.
 //
 // Reads go out as soon as what they need is known: the PR (which names the
 // default branch, so the repository is not read for it), then both branch
-// tips together and, beside them, the configuration and the layout marker
-// at the default branch's name when the evidence can read ahead (see
-// configured); otherwise those two together once its tip is known.
-func Take(ctx context.Context, gh GitHub, owner, name string, number int) (*Snapshot, error) {
-	return TakeWith(ctx, gh, gh.Evidence(owner, name, number), owner, name, number, nil)
+// tips together and, beside them, the configuration and the files the
+// presets' detection reads at the default branch's name when the evidence
+// can read ahead (see configured); otherwise those together once its tip
+// is known.
+func Take(ctx context.Context, gh GitHub, presets []*checks.Preset, owner, name string, number int) (*Snapshot, error) {
+	return TakeWith(ctx, gh, gh.Evidence(owner, name, number), presets, owner, name, number, nil)
 }
 
 // TakeWith is Take reading through src, an evidence source of this PR that
 // the caller may already be reading other evidence through. pinned, when
 // set, is called with the PR as soon as it is read, so that the caller can
 // start the reads that need only its head.
-func TakeWith(ctx context.Context, gh GitHub, src Evidence, owner, name string, number int, pinned func(*github.PullRequest)) (*Snapshot, error) {
+func TakeWith(ctx context.Context, gh GitHub, src Evidence, presets []*checks.Preset, owner, name string, number int, pinned func(*github.PullRequest)) (*Snapshot, error) {
 	pull, err := gh.PullRequest(ctx, owner, name, number)
 	if err != nil {
 		return nil, fmt.Errorf("reading PR #%d: %w", number, err)
@@ -117,7 +120,7 @@ func TakeWith(ctx context.Context, gh GitHub, src Evidence, owner, name string, 
 			baseTip, baseErr = gh.BranchSHA(ctx, owner, name, base)
 		}()
 	}
-	defSHA, cfg, err := configured(ctx, gh, src, def, repoURL, owner, name)
+	defSHA, cfg, err := configured(ctx, gh, src, def, repoURL, owner, name, marks(presets))
 	wg.Wait()
 	if err != nil {
 		return nil, err
@@ -144,19 +147,30 @@ func TakeWith(ctx context.Context, gh GitHub, src Evidence, owner, name string, 
 		DefaultBranch: def, DefaultSHA: defSHA,
 		Source: src,
 	}
-	settings := cfg.Settings
-	repo.SettingsParam.Set(pr, &settings)
-	layout, err := repo.LayoutFact.Of(ctx, pr)
-	if err != nil {
+	s := &Snapshot{RepoURL: repoURL, PR: pr, Config: cfg, Evidence: src}
+	if err := s.bind(ctx, presets); err != nil {
 		return nil, err
 	}
-	return &Snapshot{RepoURL: repoURL, PR: pr, Config: cfg, Layout: layout, Evidence: src}, nil
+	return s, nil
 }
 
-// Bind chooses the snapshot's preset among presets and lets it read its
+// marks are the files the presets' detection reads, each once.
+func marks(presets []*checks.Preset) []string {
+	var out []string
+	for _, p := range presets {
+		for _, m := range p.Marks {
+			if !slices.Contains(out, m) {
+				out = append(out, m)
+			}
+		}
+	}
+	return out
+}
+
+// bind chooses the snapshot's preset among presets and lets it read its
 // settings (repoconfig.Bind). Invalid settings are a *ConfigError naming
 // the configuration read; a failed detection read is returned wrapped.
-func (s *Snapshot) Bind(ctx context.Context, presets []*checks.Preset) error {
+func (s *Snapshot) bind(ctx context.Context, presets []*checks.Preset) error {
 	p, err := repoconfig.Bind(ctx, presets, s.Config, s.PR)
 	var invalid *repoconfig.Error
 	if errors.As(err, &invalid) {
@@ -177,7 +191,7 @@ func Configuration(ctx context.Context, gh GitHub, src Evidence, owner, name str
 	if err != nil {
 		return repoconfig.Config{}, fmt.Errorf("reading repository %s/%s: %w", owner, name, err)
 	}
-	_, cfg, err := configured(ctx, gh, src, r.GetDefaultBranch(), r.GetHTMLURL(), owner, name)
+	_, cfg, err := configured(ctx, gh, src, r.GetDefaultBranch(), r.GetHTMLURL(), owner, name, nil)
 	return cfg, err
 }
 
@@ -190,14 +204,14 @@ type aheadReader interface {
 }
 
 // configured pins the default branch's tip and reads the configuration
-// there. The layout marker, which the configuration's layout detection
-// reads at the same commit unless the configuration forces a layout, is
-// read alongside it rather than after it, and both are read ahead at the
-// branch while its tip is read, when src can.
-func configured(ctx context.Context, gh GitHub, src checks.Source, def, repoURL, owner, name string) (string, repoconfig.Config, error) {
+// there. The marks, which the presets' detection reads at the same commit
+// unless the configuration names its preset, are read alongside it rather
+// than after it, and all are read ahead at the branch while its tip is
+// read, when src can.
+func configured(ctx context.Context, gh GitHub, src checks.Source, def, repoURL, owner, name string, marks []string) (string, repoconfig.Config, error) {
 	ahead, _ := src.(aheadReader)
 	if ahead != nil {
-		ahead.ReadAhead(ctx, def, repoconfig.Path, repo.E2EMarker)
+		ahead.ReadAhead(ctx, def, append([]string{repoconfig.Path}, marks...)...)
 	}
 	sha, err := gh.BranchSHA(ctx, owner, name, def)
 	if err != nil {
@@ -206,14 +220,17 @@ func configured(ctx context.Context, gh GitHub, src checks.Source, def, repoURL,
 	if ahead != nil {
 		ahead.Pin(def, sha)
 	}
-	marker := make(chan struct{})
-	go func() {
-		defer close(marker)
-		src.ReadFile(ctx, sha, repo.E2EMarker) // memoized: the layout reads it again
-	}()
+	var read sync.WaitGroup
+	for _, m := range marks {
+		read.Add(1)
+		go func() {
+			defer read.Done()
+			src.ReadFile(ctx, sha, m) // memoized: detection reads it again
+		}()
+	}
 	cfg, err := repoconfig.Load(ctx, src, sha)
-	if cfg.Settings.ForceLayout == "" {
-		<-marker
+	if cfg.Preset == "" {
+		read.Wait()
 	}
 	var invalid *repoconfig.Error
 	if errors.As(err, &invalid) {

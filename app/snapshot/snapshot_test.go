@@ -14,6 +14,8 @@ import (
 	"github.com/verdict-bot/verdict/app/snapshot"
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/checkstest"
+	"github.com/verdict-bot/verdict/checks/checklist"
+	"github.com/verdict-bot/verdict/checks/inferencex"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
 )
 
@@ -69,6 +71,9 @@ type evidence struct{ *checkstest.Source }
 
 func (evidence) Transient() error { return nil }
 
+// presets are those the App serves.
+var presets = []*checks.Preset{inferencex.Preset, checklist.Preset}
+
 func TestTake(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -96,9 +101,12 @@ func TestTake(t *testing.T) {
 			}
 			if tt.marker {
 				src.SetFile(mainSHA, repo.E2EMarker, "[project]\n")
+			} else {
+				// An InferenceX repository in the legacy layout.
+				src.SetFile(mainSHA, repo.LegacyLayout().Checklist, "## Template\n")
 			}
 			gh := &fakeGitHub{base: tt.base, branches: map[string]string{"main": mainSHA, "release": relSHA}, src: src}
-			snap, err := snapshot.Take(context.Background(), gh, "acme", "bench", 7)
+			snap, err := snapshot.Take(context.Background(), gh, presets, "acme", "bench", 7)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -111,12 +119,13 @@ func TestTake(t *testing.T) {
 			if !slices.Equal(gh.reads, tt.reads) {
 				t.Errorf("branch tips read %v, want %v", gh.reads, tt.reads)
 			}
-			if snap.Layout.Name != tt.layout || snap.Layout.CodeOwners != tt.owners {
-				t.Errorf("layout %s reading %s, want %s reading %s", snap.Layout.Name, snap.Layout.CodeOwners, tt.layout, tt.owners)
+			if snap.Preset != inferencex.Preset {
+				t.Fatalf("preset %s, want inferencex", snap.Preset.Name)
 			}
-			// The checks read the same layout and settings from the PR.
-			if l, err := repo.LayoutFact.Of(context.Background(), pr); err != nil || l != snap.Layout {
-				t.Errorf("LayoutFact = %+v, %v; want the snapshot's", l, err)
+			// The checks read the layout and settings the configuration
+			// selects from the PR.
+			if l, err := repo.LayoutFact.Of(context.Background(), pr); err != nil || l.Name != tt.layout || l.CodeOwners != tt.owners {
+				t.Errorf("layout %s reading %s (%v), want %s reading %s", l.Name, l.CodeOwners, err, tt.layout, tt.owners)
 			}
 			if s := repo.SettingsParam.Get(pr); s == nil || s.SignOffPhrase != snap.Config.SignOffPhrase {
 				t.Errorf("settings on the PR = %+v", s)
@@ -128,13 +137,48 @@ func TestTake(t *testing.T) {
 	}
 }
 
+// TestTakeBindsThePreset: a repository laid out for no preset gets the
+// fallback; one that names a preset gets it, detection or not; a preset
+// that is not served is a configuration error.
+func TestTakeBindsThePreset(t *testing.T) {
+	for _, tt := range []struct {
+		name, config string
+		marker       bool
+		want         string
+	}{
+		{"a plain repository", "", false, "checklist"},
+		{"the e2e layout", "", true, "inferencex"},
+		{"named over detection", "preset: checklist\n", true, "checklist"},
+		{"not served", "preset: prow\n", false, `line 1: preset "prow" is not served here (served: inferencex, checklist)`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			src := &checkstest.Source{}
+			if tt.config != "" {
+				src.SetFile(mainSHA, ".github/verdict.yml", tt.config)
+			}
+			if tt.marker {
+				src.SetFile(mainSHA, repo.E2EMarker, "[project]\n")
+			}
+			gh := &fakeGitHub{base: "main", branches: map[string]string{"main": mainSHA}, src: src}
+			snap, err := snapshot.Take(context.Background(), gh, presets, "acme", "bench", 7)
+			var ce *snapshot.ConfigError
+			switch {
+			case err != nil && (!errors.As(err, &ce) || !strings.Contains(err.Error(), tt.want)):
+				t.Fatalf("Take = %v, want a ConfigError containing %q", err, tt.want)
+			case err == nil && snap.Preset.Name != tt.want:
+				t.Fatalf("preset %s, want %s", snap.Preset.Name, tt.want)
+			}
+		})
+	}
+}
+
 // TestTakeInvalidConfiguration: an unusable verdict.yml is a ConfigError
 // that names the file version read, so the PR can be told where.
 func TestTakeInvalidConfiguration(t *testing.T) {
 	src := &checkstest.Source{}
 	src.SetFile(mainSHA, ".github/verdict.yml", "signoff_phrase: ok\nlayout: sideways\n")
 	gh := &fakeGitHub{base: "main", branches: map[string]string{"main": mainSHA}, src: src}
-	snap, err := snapshot.Take(context.Background(), gh, "acme", "bench", 7)
+	snap, err := snapshot.Take(context.Background(), gh, presets, "acme", "bench", 7)
 	var ce *snapshot.ConfigError
 	if snap != nil || !errors.As(err, &ce) {
 		t.Fatalf("Take = %v, %v; want a ConfigError", snap, err)
@@ -151,12 +195,12 @@ func TestTakeInvalidConfiguration(t *testing.T) {
 
 func TestTakeReportsWhatFailed(t *testing.T) {
 	gh := &fakeGitHub{base: "release", branches: map[string]string{"main": mainSHA}, src: &checkstest.Source{}}
-	if _, err := snapshot.Take(context.Background(), gh, "acme", "bench", 7); err == nil || !strings.Contains(err.Error(), "reading base branch release") {
+	if _, err := snapshot.Take(context.Background(), gh, presets, "acme", "bench", 7); err == nil || !strings.Contains(err.Error(), "reading base branch release") {
 		t.Errorf("err = %v, want the base branch read named", err)
 	}
 	gh.src.ReadFileError = errors.New("disk on fire")
 	gh.base = "main"
-	if _, err := snapshot.Take(context.Background(), gh, "acme", "bench", 7); err == nil || !strings.Contains(err.Error(), "disk on fire") {
+	if _, err := snapshot.Take(context.Background(), gh, presets, "acme", "bench", 7); err == nil || !strings.Contains(err.Error(), "disk on fire") {
 		t.Errorf("err = %v, want the configuration read's", err)
 	}
 }
@@ -187,15 +231,15 @@ func TestTakeReadsTheConfigurationAhead(t *testing.T) {
 	src := &checkstest.Source{}
 	src.SetFile(mainSHA, repo.E2EMarker, "[project]\n")
 	gh := &fakeGitHub{base: "main", branches: map[string]string{"main": mainSHA}, src: src}
-	snap, err := snapshot.TakeWith(context.Background(), gh, aheadEvidence{evidence{src}, gh}, "acme", "bench", 7, nil)
+	snap, err := snapshot.TakeWith(context.Background(), gh, aheadEvidence{evidence{src}, gh}, presets, "acme", "bench", 7, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"ahead main: .github/verdict.yml " + repo.E2EMarker, "main", "pin main " + mainSHA}
+	want := []string{"ahead main: .github/verdict.yml " + repo.E2EMarker + " " + repo.LegacyLayout().Checklist, "main", "pin main " + mainSHA}
 	if !slices.Equal(gh.reads, want) {
 		t.Errorf("reads %q, want %q", gh.reads, want)
 	}
-	if snap.Layout.Name != "e2e" || snap.PR.DefaultSHA != mainSHA {
-		t.Errorf("layout %s at %s", snap.Layout.Name, snap.PR.DefaultSHA)
+	if l, err := repo.LayoutFact.Of(context.Background(), snap.PR); err != nil || l.Name != "e2e" || snap.PR.DefaultSHA != mainSHA {
+		t.Errorf("layout %s (%v) at %s", l.Name, err, snap.PR.DefaultSHA)
 	}
 }

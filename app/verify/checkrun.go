@@ -7,7 +7,6 @@ import (
 	"github.com/verdict-bot/verdict/app/snapshot"
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/format/signoff"
-	"github.com/verdict-bot/verdict/checks/inferencex/sweep"
 )
 
 // checkRun is the checks of one verification running while the gates are
@@ -111,41 +110,20 @@ func prefetchHead(ctx context.Context, src checks.Source, head, base string) {
 }
 
 // prefetchPinned starts, once the snapshot is pinned, the reads that need
-// only its commits and layout and would otherwise wait for the checks that
-// make them: the checklist template (read by the row that waits for every
-// other row), the CODEOWNERS file and GitHub's diagnostics of it at the
-// base tip (the scope gate), the git tree of the default branch, and
-// the benchmark artifacts of the run the checks assess (Check 14).
+// only its commits and would otherwise wait for the checks that make them:
+// GitHub's CODEOWNERS diagnostics at the base tip (the scope gate), the git
+// tree of the default branch, and what the preset reads ahead (its
+// checklist, CODEOWNERS, artifacts).
 func prefetchPinned(ctx context.Context, snap *snapshot.Snapshot) {
-	pr, l := snap.PR, snap.Layout
-	if l.Checklist != "" && pr.DefaultSHA != "" {
-		go snap.Evidence.ReadFile(ctx, pr.DefaultSHA, l.Checklist)
-	}
+	pr := snap.PR
 	if pr.BaseTip != "" {
-		if l.CodeOwners != "" {
-			go snap.Evidence.ReadFile(ctx, pr.BaseTip, l.CodeOwners)
-		}
 		go snap.Evidence.CodeownersErrors(ctx, pr.BaseTip)
 	}
 	if t, ok := snap.Evidence.(treeReader); ok && pr.DefaultSHA != "" && pr.DefaultSHA != pr.BaseSHA {
 		// The change set also lists the master configs at the default branch.
 		t.PrefetchTree(ctx, pr.DefaultSHA)
 	}
-	if a, ok := snap.Evidence.(artifactReader); ok {
-		go func() {
-			// Check 14 reads the benchmark points of the run the checks
-			// assess, but only once the change set says the PR can move a
-			// curve, which takes the longest chain of reads to know; a PR
-			// changing no file that can gets no read ahead.
-			if files, err := snap.Evidence.Files(ctx); err == nil && sweep.MayMoveCurves(l, files) {
-				a.PrefetchArtifacts(sweep.BenchReads)
-			}
-		}()
+	if snap.Preset.ReadAhead != nil {
+		snap.Preset.ReadAhead(ctx, pr)
 	}
-}
-
-// artifactReader is an evidence source that can read a run's artifacts
-// ahead once a check reads one of them (ghsource's).
-type artifactReader interface {
-	PrefetchArtifacts(pick func(arts []checks.Artifact) map[int64]func(name string) bool)
 }

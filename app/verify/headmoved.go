@@ -40,7 +40,7 @@ func (v *Verifier) HeadMoved(ctx context.Context, gh GitHub, owner, repo string,
 	}
 	cfg.BotLogins = append(cfg.BotLogins, v.BotLogins...)
 	needs := func(ctx context.Context) (bool, error) {
-		snap, err := snapshot.Take(ctx, gh, owner, repo, number)
+		snap, err := snapshot.Take(ctx, gh, v.Presets, owner, repo, number)
 		if terr := unavailable(ctx, snap); terr != nil {
 			return false, terr
 		}
@@ -49,9 +49,6 @@ func (v *Verifier) HeadMoved(ctx context.Context, gh GitHub, owner, repo string,
 		}
 		if snap.PR.HeadSHA != head {
 			return false, ErrPRChanged
-		}
-		if err := snap.Bind(ctx, v.Presets); err != nil {
-			return false, err
 		}
 		sc, err := scope.Of(ctx, snap.Preset, snap.PR)
 		if terr := unavailable(ctx, snap); terr != nil {

@@ -396,7 +396,7 @@ func (v *Verifier) prepare(ctx context.Context, gh GitHub, req Request, log *slo
 	took := make(chan struct{})
 	go func() {
 		defer close(took)
-		snap, snapErr = snapshot.TakeWith(ctx, gh, src, req.Owner, req.Repo, req.Number, func(pull *github.PullRequest) {
+		snap, snapErr = snapshot.TakeWith(ctx, gh, src, v.Presets, req.Owner, req.Repo, req.Number, func(pull *github.PullRequest) {
 			prefetchHead(ctx, src, pull.GetHead().GetSHA(), pull.GetBase().GetSHA())
 		})
 	}()
@@ -422,9 +422,6 @@ func (v *Verifier) prepare(ctx context.Context, gh GitHub, req Request, log *slo
 	prefetch(ctx, src, req)
 	<-took
 	<-resolved
-	if snapErr == nil {
-		snapErr = snap.Bind(ctx, v.Presets)
-	}
 	if snapErr != nil {
 		return nil, nil, out, v.configError(ctx, gh, req, snapErr, log)
 	}

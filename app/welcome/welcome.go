@@ -34,11 +34,8 @@ type Poster struct {
 // Post posts the reminder once per PR when the repository's preset asks
 // for it (checks.Preset.Remind). It reports whether a comment was written.
 func (w Poster) Post(ctx context.Context, gh GitHub, owner, name string, number int) (bool, error) {
-	snap, err := snapshot.Take(ctx, gh, owner, name, number)
+	snap, err := snapshot.Take(ctx, gh, w.Presets, owner, name, number)
 	if err != nil {
-		return false, err
-	}
-	if err := snap.Bind(ctx, w.Presets); err != nil {
 		return false, err
 	}
 	if snap.Preset.Remind == nil {

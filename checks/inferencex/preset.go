@@ -18,6 +18,7 @@ import (
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
+	"github.com/verdict-bot/verdict/checks/inferencex/sweep"
 )
 
 // rows are the preset's rows in order.
@@ -42,14 +43,71 @@ var rows = []*checks.Check{
 
 // Preset is the InferenceX checklist as the app reaches it.
 var Preset = &checks.Preset{
-	Name:     "inferencex",
-	Title:    checks.T("InferenceX sign-off checklist", "InferenceX 签核清单"),
-	Rows:     rows,
-	Affected: AffectedConfigs,
-	Detect:   detect,
-	Owners:   owners,
-	Remind:   remind,
-	Commands: []string{"use", "reuse-sweep-run"},
+	Name:      "inferencex",
+	Title:     checks.T("InferenceX sign-off checklist", "InferenceX 签核清单"),
+	Rows:      rows,
+	Affected:  AffectedConfigs,
+	Detect:    detect,
+	Marks:     []string{repo.E2EMarker, repo.LegacyLayout().Checklist},
+	Configure: configure,
+	Owners:    owners,
+	Remind:    remind,
+	ReadAhead: readAhead,
+	Commands:  []string{"use", "reuse-sweep-run"},
+}
+
+// configure hands the rows the repository's settings: the top-level keys
+// of the configuration file (which the app has validated against its key
+// table) over the defaults. The preset takes no preset_settings.
+func configure(pr *checks.PR, file []byte) []checks.ConfigProblem {
+	var cfg struct {
+		repo.Settings  `yaml:",inline"`
+		PresetSettings yaml.Node `yaml:"preset_settings"`
+	}
+	cfg.Settings = repo.Defaults()
+	if err := yaml.Unmarshal(file, &cfg); err != nil {
+		return []checks.ConfigProblem{{Key: "", Message: checks.T("reading the settings: "+err.Error(), "读取设置失败："+checks.Code(err.Error()))}}
+	}
+	if n := cfg.PresetSettings; n.Kind == yaml.SequenceNode || n.Kind == yaml.ScalarNode && n.Tag != "!!null" || n.Kind == yaml.MappingNode && len(n.Content) > 0 {
+		return []checks.ConfigProblem{{Line: n.Line, Key: "preset_settings", Message: checks.T(
+			"preset_settings: the inferencex preset takes no settings of its own",
+			"preset_settings：inferencex 预设没有自己的设置")}}
+	}
+	repo.SettingsParam.Set(pr, &cfg.Settings)
+	return nil
+}
+
+// artifactReader is an evidence source that can read a run's artifacts
+// ahead once a row reads one of them.
+type artifactReader interface {
+	PrefetchArtifacts(pick func(arts []checks.Artifact) map[int64]func(name string) bool)
+}
+
+// readAhead starts the reads that need only the pinned commits and the
+// layout and would otherwise wait for the rows that make them: the
+// checklist template (read by the row that waits for every other row),
+// CODEOWNERS at the base tip, and the benchmark artifacts of the run the
+// rows assess (Check 14), once the files say the PR can move a curve.
+func readAhead(ctx context.Context, pr *checks.PR) {
+	go func() {
+		l, err := repo.LayoutFact.Of(ctx, pr)
+		if err != nil {
+			return
+		}
+		if l.Checklist != "" && pr.DefaultSHA != "" {
+			go pr.Source.ReadFile(ctx, pr.DefaultSHA, l.Checklist)
+		}
+		if l.CodeOwners != "" && pr.BaseTip != "" {
+			go pr.Source.ReadFile(ctx, pr.BaseTip, l.CodeOwners)
+		}
+		if a, ok := pr.Source.(artifactReader); ok {
+			// A PR changing no file that can move a curve gets no read
+			// ahead: knowing takes the longest chain of reads.
+			if files, err := pr.Source.Files(ctx); err == nil && sweep.MayMoveCurves(l, files) {
+				a.PrefetchArtifacts(sweep.BenchReads)
+			}
+		}
+	}()
 }
 
 // owners are the layout's CODEOWNERS, read through the fact Check 0 reads

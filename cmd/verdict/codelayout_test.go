@@ -173,17 +173,15 @@ func preset(pkg string) bool {
 }
 
 // presetBound are the app packages that still read the InferenceX preset's
-// models for what checks.Preset does not carry yet: its settings and
-// layout (repoconfig, snapshot, localverify), its commands (reuse) and the
-// artifact read-ahead (verify). The list may only
+// models for what checks.Preset does not carry yet: its settings' key
+// table (repoconfig), the local replay's synthesized sign-off and reader
+// problems (localverify) and the reuse commands' eligibility (reuse). The list may only
 // shrink: TestPresetBoundIsCurrent fails on a package that no longer needs
 // its place.
 var presetBound = map[string]bool{
 	"app/localverify": true,
 	"app/repoconfig":  true,
 	"app/reuse":       true,
-	"app/snapshot":    true,
-	"app/verify":      true,
 }
 
 // importViolations checks pkgs (package → imports) against the rules and
