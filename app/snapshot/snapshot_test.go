@@ -13,8 +13,8 @@ import (
 
 	"github.com/verdict-bot/verdict/app/snapshot"
 	"github.com/verdict-bot/verdict/checks"
-	"github.com/verdict-bot/verdict/checks/checkstest"
 	"github.com/verdict-bot/verdict/checks/checklist"
+	"github.com/verdict-bot/verdict/checks/checkstest"
 	"github.com/verdict-bot/verdict/checks/inferencex"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
 )
