@@ -12,6 +12,7 @@ import (
 	"github.com/verdict-bot/verdict/app/ghsource"
 	"github.com/verdict-bot/verdict/app/githubtest"
 	"github.com/verdict-bot/verdict/app/githubtest/fixture"
+	"github.com/verdict-bot/verdict/app/verify"
 )
 
 // benchLatency is the fake GitHub's delay per API call.
@@ -27,15 +28,34 @@ const benchLatency = 30 * time.Millisecond
 // observed depth and their dependency bound (see analyze), and wall time
 // over bound × latency; VERDICT_BENCH_TRACE=FILE writes both paths and the
 // timeline to FILE.<fixture>.<mode>.
+//
+// The checklist preset's example repositories are measured the same way
+// (checklist-library: CI, changed files and added lines; checklist-service:
+// a linked PR in another repository, DCO and CI on an older commit).
 func BenchmarkVerifySample(b *testing.B) {
-	for _, name := range []string{"sample-e2e-agentic", "sample-legacy-agentic"} {
+	cases := []struct {
+		fixture string
+		req     verify.Request
+	}{
+		{"sample-e2e-agentic", sampleRequest()},
+		{"sample-legacy-agentic", sampleRequest()},
+		{"checklist-library", checklistRequest("acme", "strutil", 11)},
+		{"checklist-service", checklistRequest("acme", "ledger", 21)},
+	}
+	for _, c := range cases {
 		for _, mode := range []string{"cold", "warm"} {
-			b.Run(name+"/"+mode, func(b *testing.B) { benchVerify(b, name, mode) })
+			b.Run(c.fixture+"/"+mode, func(b *testing.B) { benchVerify(b, c.fixture, c.req, mode) })
 		}
 	}
 }
 
-func benchVerify(b *testing.B, name, mode string) {
+func checklistRequest(owner, repo string, number int) verify.Request {
+	r := sampleRequest()
+	r.Owner, r.Repo, r.Number = owner, repo, number
+	return r
+}
+
+func benchVerify(b *testing.B, name string, req verify.Request, mode string) {
 	fx, err := fixture.Load(filepath.Join("..", "..", "testdata", "fixtures", name))
 	if err != nil {
 		b.Fatal(err)
@@ -43,7 +63,6 @@ func benchVerify(b *testing.B, name, mode string) {
 	srv := githubtest.New(b, fx)
 	srv.SetLatency(benchLatency)
 	v := newTestVerifier()
-	req := sampleRequest()
 	newClient := func() *ghapi.Client {
 		return clientWith(b, srv, ghsource.Options{Cache: ghsource.NewCache(64 << 20)})
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/verdict-bot/verdict/app/publish"
 	"github.com/verdict-bot/verdict/app/verify"
 	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/checklist"
 	"github.com/verdict-bot/verdict/checks/inferencex"
 )
 
@@ -42,7 +43,7 @@ func loadSample(t testing.TB) *fixture.Fixture {
 
 func newTestVerifier() *verify.Verifier {
 	return &verify.Verifier{
-		Presets:   []*checks.Preset{inferencex.Preset},
+		Presets:   []*checks.Preset{inferencex.Preset, checklist.Preset},
 		Publisher: publish.Verdicts{},
 		BotLogins: []string{"verdict[bot]"},
 		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),

@@ -39,6 +39,18 @@ var Preset = &checks.Preset{
 	Rows:      rows,
 	Configure: configure,
 	Owners:    owners,
+	ReadAhead: readAhead,
+}
+
+// readAhead starts what the rows read first: the checklist, CODEOWNERS
+// (through the facts the rows and the gate share), and the PR's commits
+// when an item reads them.
+func readAhead(ctx context.Context, pr *checks.PR) {
+	go templateFact.Of(ctx, pr)
+	go ownersFact.Of(ctx, pr)
+	if len(bound(pr, KindDCO)) > 0 || len(bound(pr, KindChecks)) > 0 {
+		go pr.Source.Commits(ctx)
+	}
 }
 
 // codeOwnersPaths are where GitHub looks for CODEOWNERS, in its order.
