@@ -54,6 +54,10 @@ type Request struct {
 	// Presets are the checklists served, in the order detection tries
 	// them (checks.Choose).
 	Presets []*checks.Preset
+	// Preset, when set, names the preset to verify with over what the
+	// repository's configuration names or detection finds (a replay of a
+	// history older than the repository's checklist file).
+	Preset string
 }
 
 // Change is a change ready to verify.
@@ -136,6 +140,9 @@ func Prepare(ctx context.Context, repo *gitsource.Repo, req Request) (*Change, e
 		DefaultBranch: branchName(req.Default), DefaultSHA: def,
 		ReviewDate: time.Date(reviewDate.Year(), reviewDate.Month(), reviewDate.Day(), 0, 0, 0, 0, time.UTC),
 		Source:     src,
+	}
+	if req.Preset != "" {
+		cfg.Preset = req.Preset
 	}
 	preset, err := repoconfig.Bind(ctx, req.Presets, cfg, pr)
 	if err != nil {

@@ -48,8 +48,10 @@ type Options struct {
 	Tool   string
 	// Progress, when set, receives a line every few pull requests.
 	Progress io.Writer
-	// Presets are the checklists served (checks.Choose picks one per PR).
+	// Presets are the checklists served (checks.Choose picks one per PR);
+	// Preset, when set, names the one every PR is verified with.
 	Presets []*checks.Preset
+	Preset  string
 }
 
 // PR is one merged pull request found in the history.
@@ -197,7 +199,7 @@ func replayOne(ctx context.Context, repo *gitsource.Repo, p PR, o Options, tool 
 	res := Result{PR: p}
 	ch, err := localverify.Prepare(ctx, repo, localverify.Request{
 		Base: p.Parent, Head: p.SHA, Number: p.Number,
-		Owner: o.Owner, Repo: o.Repo, ReviewDate: p.Date, Presets: o.Presets,
+		Owner: o.Owner, Repo: o.Repo, ReviewDate: p.Date, Presets: o.Presets, Preset: o.Preset,
 	})
 	if err != nil {
 		res.Error = err.Error()

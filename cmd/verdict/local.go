@@ -43,6 +43,7 @@ func cmdCheckLocal(ctx context.Context, args []string, stdout, stderr io.Writer)
 	repoFlag := fs.String("repo", "", "OWNER/NAME for links in the evidence (optional)")
 	date := fs.String("date", "", "review date YYYY-MM-DD (default today, UTC)")
 	format := fs.String("format", "markdown", "output format: markdown or json")
+	presetFlag := fs.String("preset", "", "verify with this preset (default: what the base's configuration names or detection finds)")
 	if err := fs.Parse(args); err != nil {
 		return exitError
 	}
@@ -62,7 +63,7 @@ func cmdCheckLocal(ctx context.Context, args []string, stdout, stderr io.Writer)
 	case *prFlag < 0:
 		return fail("--pr must not be negative")
 	}
-	req := localverify.Request{Base: *base, Head: *head, Number: *prFlag, Presets: servedPresets}
+	req := localverify.Request{Base: *base, Head: *head, Number: *prFlag, Presets: servedPresets, Preset: *presetFlag}
 	if *repoFlag != "" {
 		owner, name, ok := strings.Cut(*repoFlag, "/")
 		if !ok || owner == "" || name == "" {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/verdict-bot/verdict/checks/inferencex/repo"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/verdict-bot/verdict/app/gitsource"
 	"github.com/verdict-bot/verdict/app/gitsource/gitsourcetest"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo"
 )
 
 // localSample rebuilds a sample fixture's PR as a git repository (base on
@@ -154,11 +154,37 @@ func TestLocalCheckUsageErrors(t *testing.T) {
 		{[]string{"--repo-dir", repoDir, "--base", "main", "--format", "xml"}, "--format must be markdown or json"},
 		{[]string{"--repo-dir", repoDir, "--base", "main", "--signoff-file", filepath.Join(t.TempDir(), "none")}, "reading the sign-off"},
 		{[]string{"--repo-dir", repoDir, "--base", "main", "--date", "20-11-2026"}, "is not YYYY-MM-DD"},
+		{[]string{"--repo-dir", repoDir, "--base", "main", "--head", "pr", "--preset", "prow"}, `preset "prow" is not served here (served: inferencex, checklist)`},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := cmdCheck(context.Background(), tc.args, &stdout, &stderr)
 		if code != exitError || !strings.Contains(stderr.String(), tc.want) || strings.Count(strings.TrimSpace(stderr.String()), "\n") > 0 {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 with one line containing %q", tc.args, code, stderr.String(), tc.want)
+		}
+	}
+}
+
+// --preset verifies with the preset named, over detection: the InferenceX
+// sample judged by the checklist preset has the checklist preset's rows.
+func TestLocalCheckPresetFlag(t *testing.T) {
+	if !gitsource.Available() {
+		t.Skip("git is not installed")
+	}
+	repoDir, signoff, _ := localSample(t, legacySampleDir)
+	for _, tc := range []struct {
+		preset string
+		rows   int
+	}{{"", 16}, {"inferencex", 16}, {"checklist", 9}} {
+		args := []string{"--repo-dir", repoDir, "--base", "main", "--head", "pr", "--signoff-file", signoff, "--date", sampleReviewDate}
+		if tc.preset != "" {
+			args = append(args, "--preset", tc.preset)
+		}
+		code, out, errOut := runCheckJSON(t, args...)
+		if code == exitError {
+			t.Fatalf("%q: %s", tc.preset, errOut)
+		}
+		if v := decodeVerdict(t, tc.preset, out); len(v.Checks) != tc.rows {
+			t.Errorf("--preset %q: %d rows, want %d", tc.preset, len(v.Checks), tc.rows)
 		}
 	}
 }

@@ -30,6 +30,7 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	python := fs.String("python", "python3", "Python with PyYAML and pydantic, to run the repository's utils/process_changelog.py")
 	toolMode := fs.String("changelog-tool", replay.ToolEntries, "how process_changelog.py runs: entries (its sweep-matrix generation answers an empty matrix; a refusal is re-run in full), full, or off")
 	quiet := fs.Bool("q", false, "no progress lines on stderr")
+	presetFlag := fs.String("preset", "", "verify every PR with this preset (default: what each parent's configuration names or detection finds)")
 	expect := fs.String("expect", "", "scorecard file (testdata/scorecard/*.yaml): print how the rows agree with the judged ones")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -53,7 +54,7 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	case *limit < 0 || *jobs < 1:
 		return fail("--limit must not be negative and --jobs must be at least 1")
 	}
-	o := replay.Options{Since: *since, Limit: *limit, Jobs: *jobs, Python: *python, Tool: *toolMode, Presets: servedPresets}
+	o := replay.Options{Since: *since, Limit: *limit, Jobs: *jobs, Python: *python, Tool: *toolMode, Presets: servedPresets, Preset: *presetFlag}
 	if *repoFlag != "" {
 		owner, name, ok := strings.Cut(*repoFlag, "/")
 		if !ok || owner == "" || name == "" {
