@@ -36,6 +36,14 @@ type Server struct {
 	// ArtifactDownloads bounds the artifact archives one verification
 	// downloads at once.
 	ArtifactDownloads int
+	// WritesPerMinute and WriteBurst pace each installation's
+	// content-creating GitHub requests across every replica (the
+	// database's token bucket); MaxInFlight bounds this process's GitHub
+	// requests in flight (VERDICT_WRITES_PER_MINUTE, VERDICT_WRITE_BURST,
+	// VERDICT_GITHUB_MAX_IN_FLIGHT).
+	WritesPerMinute int
+	WriteBurst      int
+	MaxInFlight     int
 	// Phrase is the sign-off phrase intake looks for; repositories may
 	// narrow it but intake must see the candidates first.
 	Phrase   string
@@ -84,6 +92,14 @@ const (
 	DefaultListen      = ":8080"
 	DefaultDatabaseURL = "sqlite://verdict.db"
 	DefaultGitHubURL   = "https://api.github.com/"
+
+	// GitHub's guidance for its secondary limits: at most 80
+	// content-creating requests a minute and 100 concurrent requests. A
+	// steady 60 writes a minute plus a burst of 20 is at most 80 in any
+	// minute; 48 in flight keeps two replicas under 100 together.
+	DefaultWritesPerMinute = 60
+	DefaultWriteBurst      = 20
+	DefaultMaxInFlight     = 48
 
 	DefaultGitHubTimeout = 10 * time.Second
 	DefaultGitHubBackoff = 500 * time.Millisecond
@@ -148,6 +164,9 @@ func LoadServer(args []string, getenv func(string) string, out io.Writer) (Serve
 		keyPEM  = env("VERDICT_PRIVATE_KEY", "")
 		workers = fs.String("workers", env("VERDICT_WORKERS", "8"), "jobs run at once (VERDICT_WORKERS)")
 		dls     = fs.String("artifact-downloads", env("VERDICT_ARTIFACT_DOWNLOADS", "16"), "artifact archives one verification downloads at once (VERDICT_ARTIFACT_DOWNLOADS)")
+		writes  = fs.String("writes-per-minute", env("VERDICT_WRITES_PER_MINUTE", strconv.Itoa(DefaultWritesPerMinute)), "content-creating GitHub requests a minute per installation, across replicas (VERDICT_WRITES_PER_MINUTE)")
+		burst   = fs.String("write-burst", env("VERDICT_WRITE_BURST", strconv.Itoa(DefaultWriteBurst)), "writes an installation may send at once before the pace applies (VERDICT_WRITE_BURST)")
+		flight  = fs.String("github-max-in-flight", env("VERDICT_GITHUB_MAX_IN_FLIGHT", strconv.Itoa(DefaultMaxInFlight)), "GitHub requests this process has in flight at most (VERDICT_GITHUB_MAX_IN_FLIGHT)")
 	)
 	fs.StringVar(&s.Listen, "listen", env("VERDICT_LISTEN", DefaultListen), "HTTP listen address (VERDICT_LISTEN)")
 	fs.StringVar(&s.PrivateKeyFile, "private-key-file", env("VERDICT_PRIVATE_KEY_FILE", ""), "App private key PEM file (VERDICT_PRIVATE_KEY_FILE; or the PEM itself in VERDICT_PRIVATE_KEY)")
@@ -240,6 +259,19 @@ func LoadServer(args []string, getenv func(string) string, out io.Writer) (Serve
 	}
 	if s.ArtifactDownloads, err = strconv.Atoi(*dls); err != nil || s.ArtifactDownloads <= 0 {
 		return Server{}, fmt.Errorf("invalid setting VERDICT_ARTIFACT_DOWNLOADS %q: want a positive integer", *dls)
+	}
+	if s.WritesPerMinute, err = strconv.Atoi(*writes); err != nil || s.WritesPerMinute <= 0 {
+		return Server{}, fmt.Errorf("invalid setting VERDICT_WRITES_PER_MINUTE %q: want a positive integer", *writes)
+	}
+	if s.WriteBurst, err = strconv.Atoi(*burst); err != nil || s.WriteBurst <= 0 {
+		return Server{}, fmt.Errorf("invalid setting VERDICT_WRITE_BURST %q: want a positive integer", *burst)
+	}
+	if s.WritesPerMinute+s.WriteBurst > 80 {
+		// GitHub's secondary limit: 80 content-creating requests a minute.
+		return Server{}, fmt.Errorf("invalid settings VERDICT_WRITES_PER_MINUTE %d + VERDICT_WRITE_BURST %d: a minute could hold %d writes, over GitHub's 80", s.WritesPerMinute, s.WriteBurst, s.WritesPerMinute+s.WriteBurst)
+	}
+	if s.MaxInFlight, err = strconv.Atoi(*flight); err != nil || s.MaxInFlight <= 0 || s.MaxInFlight >= 100 {
+		return Server{}, fmt.Errorf("invalid setting VERDICT_GITHUB_MAX_IN_FLIGHT %q: want a positive integer under GitHub's 100", *flight)
 	}
 	u, err := url.Parse(s.GitHubURL)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {

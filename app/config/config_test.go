@@ -105,6 +105,14 @@ func TestLoadServer(t *testing.T) {
 		{"bad database", with("VERDICT_DATABASE_URL", "mysql://x"), nil, "VERDICT_DATABASE_URL", nil},
 		{"bad github url", with("VERDICT_GITHUB_URL", "api.github.com"), nil, "VERDICT_GITHUB_URL", nil},
 		{"bad workers", with("VERDICT_WORKERS", "0"), nil, "VERDICT_WORKERS", nil},
+		{"writes over GitHub's 80 a minute", with("VERDICT_WRITES_PER_MINUTE", "70"), nil, "over GitHub's 80", nil},
+		{"bad write burst", with("VERDICT_WRITE_BURST", "0"), nil, "VERDICT_WRITE_BURST", nil},
+		{"100 in flight", with("VERDICT_GITHUB_MAX_IN_FLIGHT", "100"), nil, "under GitHub's 100", nil},
+		{"paced writes", with("VERDICT_WRITES_PER_MINUTE", "40", "VERDICT_WRITE_BURST", "10"), nil, "", func(t *testing.T, s Server) {
+			if s.WritesPerMinute != 40 || s.WriteBurst != 10 || s.MaxInFlight != DefaultMaxInFlight {
+				t.Fatalf("%+v", s)
+			}
+		}},
 		{"stray argument", base, []string{"extra"}, "unexpected argument", nil},
 		{"details page and login", with("VERDICT_PUBLIC_URL", "https://verdict.example.com/", "VERDICT_OAUTH_CLIENT_ID", "Iv1.x"),
 			[]string{"-oauth-client-secret", "s"}, "", func(t *testing.T, s Server) {

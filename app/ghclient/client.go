@@ -25,6 +25,28 @@ type Options struct {
 	Retry RetryOptions
 	// UserAgent defaults to "verdict".
 	UserAgent string
+	// Writes, when set, paces each installation's content-creating
+	// requests (GitHub's secondary limits).
+	Writes WriteBudget
+	// MaxInFlight, when positive, bounds the requests in flight of all
+	// the clients made together (every installation of an Apps).
+	MaxInFlight int
+}
+
+// pace wraps rt for installation's requests: writes by o.Writes, every
+// request within inFlight.
+func (o Options) pace(rt http.RoundTripper, installation int64, inFlight chan struct{}) http.RoundTripper {
+	if o.Writes == nil && inFlight == nil {
+		return rt
+	}
+	return &paced{base: rt, installation: installation, budget: o.Writes, inFlight: inFlight, sleep: sleepCtx}
+}
+
+func (o Options) inFlight() chan struct{} {
+	if o.MaxInFlight <= 0 {
+		return nil
+	}
+	return make(chan struct{}, o.MaxInFlight)
 }
 
 // ParseBaseURL normalizes a REST base: any http(s) URL, with the trailing
@@ -73,7 +95,7 @@ func NewToken(baseURL, token string, opts ...Options) (*github.Client, error) {
 	if token != "" {
 		rt = &tokenTransport{token: token, base: rt}
 	}
-	return newClient(u, Conditional(rt), o), nil
+	return newClient(u, Conditional(o.pace(rt, 0, o.inFlight())), o), nil
 }
 
 type tokenTransport struct {
@@ -94,6 +116,9 @@ type Apps struct {
 	o    Options
 	atr  *ghinstallation.AppsTransport
 	app  *github.Client
+
+	// inFlight bounds the requests of every installation's client.
+	inFlight chan struct{}
 
 	mu      sync.Mutex
 	clients map[int64]*github.Client
@@ -116,7 +141,7 @@ func NewApps(baseURL string, appID int64, privateKeyPEM []byte, opts ...Options)
 		return nil, fmt.Errorf("GitHub App %d: reading private key: %w", appID, err)
 	}
 	atr.BaseURL = strings.TrimSuffix(u.String(), "/")
-	return &Apps{base: u, o: o, atr: atr, app: newClient(u, atr, o), clients: map[int64]*github.Client{}}, nil
+	return &Apps{base: u, o: o, atr: atr, app: newClient(u, atr, o), inFlight: o.inFlight(), clients: map[int64]*github.Client{}}, nil
 }
 
 // App returns the client authenticated as the App (JWT), for /app and
@@ -135,7 +160,7 @@ func (a *Apps) Installation(id int64) (*github.Client, error) {
 	}
 	itr := ghinstallation.NewFromAppsTransport(a.atr, id)
 	itr.BaseURL = a.atr.BaseURL
-	c := newClient(a.base, Conditional(itr), a.o)
+	c := newClient(a.base, Conditional(a.o.pace(itr, id, a.inFlight)), a.o)
 	a.clients[id] = c
 	return c, nil
 }

@@ -1,5 +1,7 @@
 package githubtest
 
+import "time"
+
 // What the fake recorded: writes, calls per endpoint, path and request,
 // tokens minted, and the hook that sees each request as it is answered.
 
@@ -11,6 +13,16 @@ type Write struct {
 	Query  string
 	Body   []byte
 	Status int
+	// At is when it was answered (the wall clock).
+	At time.Time
+}
+
+// PeakInFlight is the most API requests (artifact storage aside) the
+// server was answering at once.
+func (s *Server) PeakInFlight() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.peakInFlight
 }
 
 // Writes returns the recorded mutation requests in arrival order.

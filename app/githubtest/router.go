@@ -123,6 +123,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	uri := r.Method + " " + withQuery(p, r.URL.RawQuery)
 	s.uriCalls[uri]++
 	s.total++
+	if !strings.HasPrefix(p, "/_") { // artifact storage is another host, not the API
+		s.inFlight++
+		s.peakInFlight = max(s.peakInFlight, s.inFlight)
+		defer func() {
+			s.mu.Lock()
+			s.inFlight--
+			s.mu.Unlock()
+		}()
+	}
 	latency := s.latency
 	fault := s.matchFault(r, p)
 	if fault == nil {
@@ -202,7 +211,7 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, rt *route, ps pa
 		rt.h(s, rec, r, ps)
 		if !strings.HasSuffix(rt.name, "graphql") { // a GraphQL query reads
 			s.mu.Lock()
-			s.writes = append(s.writes, Write{Method: r.Method, Path: p, Query: r.URL.RawQuery, Body: body, Status: rec.status})
+			s.writes = append(s.writes, Write{Method: r.Method, Path: p, Query: r.URL.RawQuery, Body: body, Status: rec.status, At: time.Now()})
 			s.mu.Unlock()
 		}
 		if hook != nil {

@@ -49,6 +49,8 @@ type Server struct {
 	pathCalls map[string]int
 	uriCalls  map[string]int // path and query
 	total     int
+	// inFlight and peakInFlight count the requests being answered.
+	inFlight, peakInFlight int
 	// notModified counts the 304s among total.
 	notModified int
 	faults      []*Fault

@@ -31,11 +31,21 @@ var (
 		Help: "GitHub API retries by reason (server_error, network, timeout, rate_limit, secondary_limit).",
 	}, []string{"reason"})
 
+	writeWaits = promauto.NewHistogram(prometheus.HistogramOpts{
+		Name:    "verdict_github_write_wait_seconds",
+		Help:    "How long a content-creating GitHub request waited for its installation's write budget (only requests that waited).",
+		Buckets: []float64{.1, .5, 1, 5, 15, 30, 60, 120, 300},
+	})
+
 	rateRemaining = promauto.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "verdict_github_rate_limit_remaining",
 		Help: "X-RateLimit-Remaining of the latest GitHub response, by rate-limit resource (core, search, ...).",
 	}, []string{"resource"})
 )
+
+// WriteWait records a content-creating request that waited d for its
+// installation's write budget.
+func WriteWait(d time.Duration) { writeWaits.Observe(d.Seconds()) }
 
 // APICall records one GitHub API attempt. status is the HTTP status, or 0
 // when no response arrived.

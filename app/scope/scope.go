@@ -54,6 +54,9 @@ func Of(ctx context.Context, p *checks.Preset, pr *checks.PR) (Scope, error) {
 	if pr.ChangedFiles > 0 && len(names) != pr.ChangedFiles {
 		return Scope{}, fmt.Errorf("%w: the file list has %d files but the PR reports %d changed files", ErrIncomplete, len(names), pr.ChangedFiles)
 	}
+	if p.Owners == nil {
+		return Scope{}, fmt.Errorf("the %s preset names no ownership rules", p.Name)
+	}
 	where, err := p.Owners(ctx, pr)
 	switch {
 	case err != nil:

@@ -90,6 +90,13 @@ var schema = []string{
 		PRIMARY KEY (repo, signoff_key)
 	)`,
 	`CREATE INDEX IF NOT EXISTS verdict_signoff_pr ON verdict_signoff (repo, pr_number)`,
+	// Each installation's write budget (a token bucket, see
+	// ghclient.TokenBucket), shared by every replica.
+	`CREATE TABLE IF NOT EXISTS verdict_write_budget (
+		installation_id BIGINT PRIMARY KEY,
+		tokens          DOUBLE PRECISION NOT NULL,
+		at_ms           BIGINT NOT NULL
+	)`,
 }
 
 // migrationLock is the advisory lock key under which processes change the

@@ -51,6 +51,17 @@ func withLedger(v *verify.Verifier, st *store.Store) *verify.Verifier {
 	return v
 }
 
+// storeBudget is the installations' write budget kept in the database,
+// shared by every replica.
+type storeBudget struct {
+	st   *store.Store
+	rule ghclient.TokenBucket
+}
+
+func (b storeBudget) ReserveWrite(ctx context.Context, installation int64) (time.Duration, error) {
+	return b.st.ReserveWrite(ctx, installation, time.Now(), b.rule.Rate, b.rule.Burst)
+}
+
 // evidenceOptions gives opts the shared evidence cache when it has none.
 func evidenceOptions(opts ghsource.Options) ghsource.Options {
 	if opts.Cache == nil {
@@ -72,7 +83,8 @@ type wiring func(ctx context.Context, cfg config.Server, st *store.Store, log *s
 func appWiring(pages http.RoundTripper) wiring {
 	return func(ctx context.Context, cfg config.Server, st *store.Store, log *slog.Logger) (handlers, error) {
 		ro := ghclient.RetryOptions{AttemptTimeout: cfg.GitHubTimeout, BaseDelay: cfg.GitHubBackoff}
-		apps, err := ghclient.NewApps(cfg.GitHubURL, cfg.AppID, cfg.PrivateKey, ghclient.Options{Retry: ro})
+		writes := storeBudget{st: st, rule: ghclient.TokenBucket{Rate: float64(cfg.WritesPerMinute) / 60, Burst: float64(cfg.WriteBurst)}}
+		apps, err := ghclient.NewApps(cfg.GitHubURL, cfg.AppID, cfg.PrivateKey, ghclient.Options{Retry: ro, Writes: writes, MaxInFlight: cfg.MaxInFlight})
 		if err != nil {
 			return handlers{}, err
 		}
