@@ -131,13 +131,17 @@ func (s *Source) pathError(err error, p string) error {
 }
 
 func (s *Source) listDir(ref, dir string) ([]checks.DirEntry, error) {
-	dir = strings.TrimSuffix(dir, "/")
+	dir = strings.Trim(dir, "/")
+	prefix := dir + "/"
+	if dir == "" {
+		prefix = "" // the root
+	}
 	seen := map[string]checks.DirEntry{}
 	for p := range s.Trees[ref] {
-		if !strings.HasPrefix(p, dir+"/") {
+		if !strings.HasPrefix(p, prefix) {
 			continue
 		}
-		rest := strings.TrimPrefix(p, dir+"/")
+		rest := strings.TrimPrefix(p, prefix)
 		name, _, isDir := strings.Cut(rest, "/")
 		e := checks.DirEntry{Name: name, Path: path.Join(dir, name), Type: "file"}
 		if isDir {

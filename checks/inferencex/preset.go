@@ -132,7 +132,10 @@ func owners(ctx context.Context, pr *checks.PR) (checks.Owners, error) {
 
 // detect finds an InferenceX repository on its default branch at ref: a
 // configuration that sets the layout or its paths, the e2e layout's
-// marker, or the legacy layout's review checklist.
+// marker, or the legacy layout's review checklist; failing those (an older
+// history, a repository laid out before the checklist was written), the
+// root holding the benchmark repository's own files: the perf changelog,
+// MODELS.md, or benchmarks/ beside runners/.
 func detect(ctx context.Context, src checks.Source, ref string, config []byte) (bool, error) {
 	var keys struct {
 		Layout string         `yaml:"layout"`
@@ -150,7 +153,20 @@ func detect(ctx context.Context, src checks.Source, ref string, config []byte) (
 			return false, err
 		}
 	}
-	return false, nil
+	root, err := src.ListDir(ctx, ref, "")
+	switch {
+	case errors.Is(err, checks.ErrNotFound):
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	has := map[string]string{}
+	for _, e := range root {
+		has[e.Name] = e.Type
+	}
+	l := repo.LegacyLayout()
+	return has[l.Changelog] == "file" || has[l.Models] == "file" ||
+		(has[l.BenchmarksDir] == "dir" && has[l.RunnersDir] == "dir"), nil
 }
 
 // remind sends the recipe reminder to pull requests that touch benchmark

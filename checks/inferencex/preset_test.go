@@ -1,10 +1,12 @@
 package inferencex_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/checkstest"
 	"github.com/verdict-bot/verdict/checks/inferencex"
 	"github.com/verdict-bot/verdict/checks/inferencex/inferencextest"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
@@ -57,5 +59,40 @@ func TestTouchesBenchmarks(t *testing.T) {
 		if got := inferencex.TouchesBenchmarks(l, []checks.ChangedFile{{Path: tt.path}}); got != tt.want {
 			t.Errorf("%s: %v, want %v", tt.path, got, tt.want)
 		}
+	}
+}
+
+// The InferenceX preset detects its repository in either layout, and in
+// histories older than its checklist, and leaves any other repository to
+// the next preset.
+func TestDetect(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		files  []string
+		config string
+		want   bool
+	}{
+		{"e2e marker", []string{repo.E2EMarker, "README.md"}, "", true},
+		{"legacy checklist", []string{"docs/PR_REVIEW_CHECKLIST.md"}, "", true},
+		{"layout pinned", []string{"README.md"}, "layout: legacy\n", true},
+		{"perf changelog at the root", []string{"perf-changelog.yaml", "README.md"}, "", true},
+		{"benchmarks beside runners", []string{"benchmarks/a.sh", "runners/b.sh", "utils/c.py"}, "", true},
+		{"benchmarks alone", []string{"benchmarks/a.sh", "src/x.go"}, "", false},
+		{"a plain repository", []string{"README.md", "src/x.go", ".github/pull_request_template.md"}, "", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			src := &checkstest.Source{}
+			for _, f := range tt.files {
+				src.SetFile("main", f, "x\n")
+			}
+			got, err := inferencex.Preset.Detect(t.Context(), src, "main", []byte(tt.config))
+			if err != nil || got != tt.want {
+				t.Fatalf("Detect = %v, %v; want %v", got, err, tt.want)
+			}
+		})
+	}
+	src := &checkstest.Source{ListDirError: errors.New("tree unreadable")}
+	if _, err := inferencex.Preset.Detect(t.Context(), src, "main", nil); err == nil {
+		t.Error("an unreadable root was taken for a plain repository")
 	}
 }
