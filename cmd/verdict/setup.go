@@ -144,6 +144,7 @@ func cmdSetup(ctx context.Context, args []string, env Env) int {
 		fmt.Fprintf(env.Stderr, "verdict setup: wrote %s (mode 0600); load it with: set -a; . ./%s; set +a\n", *out, strings.TrimPrefix(*out, "./"))
 	}
 	fmt.Fprintf(env.Stderr, "verdict setup: now install the App on your repositories: %s/installations/new\n", res.app.GetHTMLURL())
+	fmt.Fprintln(env.Stderr, "verdict setup: then require the check run \"Verdict / sign-off\" with this App as its source in branch protection or a ruleset (README, \"Making Verdict's check required\")")
 	return 0
 }
 
