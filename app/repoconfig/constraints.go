@@ -162,13 +162,20 @@ func enumText(enum []string) meaning {
 }
 
 func rangeText(lo, hi float64) meaning {
+	l, h := number(lo), number(hi)
 	switch {
 	case math.IsNaN(hi):
-		return msg("at least %v", "至少为 %v", lo)
+		return msg("at least %s", "至少为 %s", l)
 	case math.IsNaN(lo):
-		return msg("at most %v", "至多为 %v", hi)
+		return msg("at most %s", "至多为 %s", h)
 	}
-	return msg("between %v and %v", "在 %v 到 %v 之间", lo, hi)
+	return msg("between %s and %s", "在 %s 到 %s 之间", l, h)
+}
+
+// number writes a bound as a reader writes it: whole numbers in full
+// (8388608, not 8.388608e+06).
+func number(f float64) string {
+	return strconv.FormatFloat(f, 'f', -1, 64)
 }
 
 func valueOf(c Config) reflect.Value { return reflect.ValueOf(c) }

@@ -112,7 +112,7 @@ var keys = []keySpec{
 	{Path: "escalation_handles", Doc: "Handles a REJECTED verdict asks to look.", Pattern: handle, Means: handleMeans},
 	{Path: "checks", Doc: "Per-row switches, keyed by check number. Entries add to the preset's.", KeyPattern: `^[0-9]{1,3}$`, KeyMeans: checkNumber},
 	{Path: "checks.*.disabled", Doc: "Turn the row off; it renders N/A \"disabled by configuration\"."},
-	{Path: "max_file_bytes", Doc: "Largest file a check reads; larger ones are refused and the row says so.", Min: 1 << 10, Max: 1 << 30},
+	{Path: "max_file_bytes", Doc: "Largest file a check reads, up to the readers' own cap of 8 MiB (which bounds a verification's memory); larger files are refused and the row says so.", Min: 1 << 10, Max: 8 << 20},
 
 	{Path: "status", Doc: "The commit status on the assessed commit."},
 	{Path: "status.enabled", Doc: "Post the commit status."},

@@ -118,7 +118,7 @@ func TestCheck(t *testing.T) {
 		{name: "not a mapping", in: "- a\n- b\n", want: []string{"line 1: the file must be a mapping of keys (key: value), not a list"}},
 		{name: "too large", in: "#" + strings.Repeat("x", maxBytes), want: []string{"the file is 262145 bytes, over the 262144-byte limit"}},
 		{name: "merge key", in: "base: &b {enabled: false}\nstatus:\n  <<: *b\n", want: []string{"line 1: unknown key base"}},
-		{name: "max_file_bytes", in: "max_file_bytes: 12\n", want: []string{"line 1: max_file_bytes must be between 1024 and 1.073741824e+09, not 12"}},
+		{name: "max_file_bytes", in: "max_file_bytes: 12\n", want: []string{"line 1: max_file_bytes must be between 1024 and 8388608, not 12"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
