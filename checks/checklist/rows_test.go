@@ -101,6 +101,10 @@ func TestRows(t *testing.T) {
 		}, AddedLines, checks.Pass, "waived by .github/waivers/7.md"},
 		{"a diff GitHub does not show", "  items:\n    - item: Docs updated\n      verify: lines\n      forbid: ['x']\n", []checks.ChangedFile{{Path: "big.go", Status: "modified", Additions: 9000, PatchMissing: true}}, nil, AddedLines, checks.Fail, "could not be verified: GitHub shows no diff of big.go"},
 
+		{"a failing item is named before an unverified one", "  items:\n    - item: Docs updated\n      verify: lines\n      forbid: ['x']\n      paths: [big.go]\n    - item: Tests added or updated\n      verify: lines\n      forbid: ['fmt\\.Println\\(']\n",
+			[]checks.ChangedFile{{Path: "big.go", Status: "modified", Additions: 9000, PatchMissing: true}, src}, nil, AddedLines, checks.Fail,
+			`"Tests added or updated": src/a.go adds a line matching fmt\.Println\( (diff line 3) (+1 more)`},
+
 		{"linked PR merged", "  items:\n    - item: Docs updated\n      verify: linked\n      repos: [o/docs]\n", nil, func(pr *checks.PR, s *checkstest.Source) {
 			pr.Body = "Docs: https://github.com/o/docs/pull/3 and see #9"
 			s.Upstream = map[string]checks.UpstreamPR{"o/docs#3": {State: "closed", Merged: true}}
