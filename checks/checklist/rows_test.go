@@ -143,3 +143,22 @@ func TestRows(t *testing.T) {
 		})
 	}
 }
+
+// The configuration's own core_team and allow_self_signoff hold for the
+// checklist preset; preset_settings overrides them.
+func TestTopLevelOwnerSettings(t *testing.T) {
+	for _, tt := range []struct {
+		file string
+		core string
+		self bool
+	}{
+		{"preset: checklist\ncore_team: \"@acme/core\"\nallow_self_signoff: true\n", "@acme/core", true},
+		{"preset: checklist\ncore_team: \"@acme/core\"\npreset_settings:\n  core_team: \"@acme/maint\"\n", "@acme/maint", false},
+		{"preset: checklist\n", "", false},
+	} {
+		s, probs := parseSettings([]byte(tt.file))
+		if len(probs) > 0 || s.CoreTeam != tt.core || s.AllowSelfSignOff != tt.self {
+			t.Errorf("%q: %+v %v", tt.file, s, probs)
+		}
+	}
+}

@@ -116,7 +116,17 @@ func parseSettings(file []byte) (Settings, []checks.ConfigProblem) {
 	if err := yaml.Unmarshal(file, &doc); err != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
 		return s, nil // the app reports a file that is not a mapping
 	}
-	sec := valueOf(doc.Content[0], "preset_settings")
+	root := doc.Content[0]
+	// The configuration's own core_team and allow_self_signoff, when the
+	// file sets them, hold for this preset too (preset_settings may
+	// override them): a maintainer who sets them there means them.
+	if n := valueOf(root, "core_team"); n != nil && n.Kind == yaml.ScalarNode {
+		s.CoreTeam = n.Value
+	}
+	if n := valueOf(root, "allow_self_signoff"); n != nil && n.Kind == yaml.ScalarNode {
+		s.AllowSelfSignOff = n.Value == "true"
+	}
+	sec := valueOf(root, "preset_settings")
 	if sec == nil || (sec.Kind == yaml.ScalarNode && sec.Tag == "!!null") {
 		return s, nil
 	}
