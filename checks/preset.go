@@ -51,9 +51,9 @@ type Preset struct {
 	// Owners reads the ownership rules: the CODEOWNERS file at the base
 	// tip, which decides whether a pull request needs a sign-off at all
 	// (the app's gate), and the core team whose files need none. The
-	// preset reads the file once for the gate and its own owner row; the
-	// path is set even with an error, so that the gate can name it.
-	// Required.
+	// preset reads and parses the file once for the gate and its own owner
+	// row; the path is set even with an error, so that the gate can name
+	// it. Required.
 	Owners func(ctx context.Context, pr *PR) (Owners, error)
 	// Marks are the files Detect reads on the default branch: the app
 	// reads them ahead, beside the configuration.
@@ -74,9 +74,16 @@ type Preset struct {
 
 // Owners is where a repository's ownership rules are.
 type Owners struct {
-	// CodeOwners is the path of the CODEOWNERS file, read at the base tip;
-	// Text is its content.
-	CodeOwners, Text string
+	// CodeOwners is the path of the CODEOWNERS file, read at the base tip.
+	CodeOwners string
+	// Empty: the file holds nothing but white space.
+	Empty bool
+	// Match returns the owners of a repository path by the file's last
+	// matching rule; ok is false when no rule matches.
+	Match func(path string) (owners []string, ok bool)
+	// Problems are the file's lines that could not be used, as
+	// "line N: why".
+	Problems []string
 	// CoreTeam owns the files that need no sign-off ("" for none).
 	CoreTeam string
 }

@@ -15,7 +15,6 @@ import (
 	"sync"
 
 	"github.com/verdict-bot/verdict/checks"
-	"github.com/verdict-bot/verdict/checks/format/codeowners"
 )
 
 // ErrIncomplete marks an answer GitHub gave inconsistently (a file list
@@ -61,7 +60,9 @@ func Of(ctx context.Context, p *checks.Preset, pr *checks.PR) (Scope, error) {
 	switch {
 	case err != nil:
 		return Scope{}, fmt.Errorf("reading %s at base tip %s: %w", where.CodeOwners, checks.Short(pr.BaseTip), err)
-	case strings.TrimSpace(where.Text) == "":
+	case where.Match == nil:
+		return Scope{}, fmt.Errorf("the %s preset read %s but gave no rules", p.Name, where.CodeOwners)
+	case where.Empty:
 		return Scope{}, fmt.Errorf("%s at base tip %s is empty", where.CodeOwners, checks.Short(pr.BaseTip))
 	}
 	// GitHub's own diagnostics at the base tip must be empty. A line
@@ -80,22 +81,19 @@ func Of(ctx context.Context, p *checks.Preset, pr *checks.PR) (Scope, error) {
 		return Scope{}, fmt.Errorf("%s at base tip %s has %d error(s) reported by GitHub (%s); fix it before verifying",
 			where.CodeOwners, checks.Short(pr.BaseTip), len(cerrs), strings.Join(lines, "; "))
 	}
-	co := codeowners.Parse(where.Text)
 	var sc Scope
 	if cerr != nil {
 		sc.Problems = append(sc.Problems, "GitHub's CODEOWNERS diagnostics unavailable: "+cerr.Error())
 	}
-	for _, p := range co.Problems {
-		sc.Problems = append(sc.Problems, fmt.Sprintf("line %d: %s", p.Line, p.Message))
-	}
+	sc.Problems = append(sc.Problems, where.Problems...)
 	owned := map[string]bool{}
 	for _, f := range files {
 		for _, p := range []string{f.Path, f.PreviousPath} {
 			if p == "" {
 				continue
 			}
-			if rule, ok := co.Match(p); ok {
-				for _, o := range rule.Owners {
+			if owners, ok := where.Match(p); ok {
+				for _, o := range owners {
 					owned[strings.ToLower(o)] = true
 				}
 			}

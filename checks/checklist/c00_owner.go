@@ -39,7 +39,6 @@ func runOwner(ctx context.Context, pr *checks.PR) checks.Result {
 	if err != nil {
 		return checks.Unverified(checks.T("reading "+o.CodeOwners+": "+err.Error(), "读取 "+o.CodeOwners+" 失败："+checks.Code(err.Error())))
 	}
-	co := codeowners.Parse(o.Text)
 	files, err := pr.Source.Files(ctx)
 	if err != nil {
 		return checks.Unverified(checks.T("listing the changed files: "+err.Error(), "列出变更文件失败："+checks.Code(err.Error())))
@@ -54,15 +53,15 @@ func runOwner(ctx context.Context, pr *checks.PR) checks.Result {
 			if p == "" {
 				continue
 			}
-			rule, ok := co.Match(p)
+			owners, ok := o.Match(p)
 			if !ok {
 				continue
 			}
-			if !needsSignOff(ctx, pr.Source, rule.Owners, o.CoreTeam, admins) {
+			if !needsSignOff(ctx, pr.Source, owners, o.CoreTeam, admins) {
 				continue // nobody's sign-off is needed for it
 			}
 			judged++
-			owns, err := ownsBy(ctx, pr.Source, rule.Owners, signer, memo)
+			owns, err := ownsBy(ctx, pr.Source, owners, signer, memo)
 			if err != nil {
 				return checks.Unverified(checks.T(
 					fmt.Sprintf("whether @%s owns %s: %v", signer, p, err),

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/format/codeowners"
 )
 
 // rows are the preset's rows in order: one per verifier kind, so that the
@@ -64,8 +65,8 @@ var TemplatePaths = []string{
 	"docs/pull_request_template.md", "docs/PULL_REQUEST_TEMPLATE.md",
 }
 
-// ownersFact reads CODEOWNERS at the base tip once for the gate and the
-// owner row: the configured path, else the first of GitHub's.
+// ownersFact reads and parses CODEOWNERS at the base tip once for the gate
+// and the owner row: the configured path, else the first of GitHub's.
 var ownersFact = checks.NewFact("CODEOWNERS", nil, func(ctx context.Context, pr *checks.PR) (checks.Owners, error) {
 	s := settingsOf(pr)
 	o := checks.Owners{CoreTeam: s.CoreTeam}
@@ -78,7 +79,9 @@ var ownersFact = checks.NewFact("CODEOWNERS", nil, func(ctx context.Context, pr 
 	if err != nil {
 		return o, err
 	}
-	o.Text = string(data)
+	co := codeowners.Parse(string(data))
+	o.Empty = strings.TrimSpace(string(data)) == ""
+	o.Match, o.Problems = co.Owners, co.ProblemLines()
 	return o, nil
 })
 

@@ -110,12 +110,13 @@ func readAhead(ctx context.Context, pr *checks.PR) {
 	}()
 }
 
-// owners are the layout's CODEOWNERS, read through the fact Check 0 reads
-// too, and the settings' core team.
+// owners are the layout's CODEOWNERS, read and parsed through the fact
+// Check 0 reads too, and the settings' core team.
 func owners(ctx context.Context, pr *checks.PR) (checks.Owners, error) {
 	co, err := repo.CodeOwnersFact.Of(ctx, pr)
-	o := checks.Owners{CodeOwners: co.Path, Text: co.Text}
-	if errors.Is(err, repo.ErrEmptyCodeOwners) {
+	o := checks.Owners{CodeOwners: co.Path, Empty: errors.Is(err, repo.ErrEmptyCodeOwners),
+		Match: co.File.Owners, Problems: co.File.ProblemLines()}
+	if o.Empty {
 		err = nil // the gate words an empty file itself
 	}
 	if err != nil {

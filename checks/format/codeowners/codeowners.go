@@ -170,6 +170,22 @@ func (c File) Match(path string) (Rule, bool) {
 	return Rule{}, false
 }
 
+// Owners returns the owners of path by its last matching rule (Match's
+// rule's owners); ok is false when no rule matches.
+func (c File) Owners(path string) ([]string, bool) {
+	r, ok := c.Match(path)
+	return r.Owners, ok
+}
+
+// ProblemLines are the problems as "line N: why".
+func (c File) ProblemLines() []string {
+	out := make([]string, 0, len(c.Problems))
+	for _, p := range c.Problems {
+		out = append(out, fmt.Sprintf("line %d: %s", p.Line, p.Message))
+	}
+	return out
+}
+
 // Listed reports whether @login is an owner anywhere in the file,
 // case-insensitively.
 func (c File) Listed(login string) bool {

@@ -15,8 +15,6 @@ type CodeOwners struct {
 	// Path is the file's path in the layout; At is B.
 	Path, At string
 	File     codeowners.File
-	// Text is the file as read.
-	Text string
 }
 
 // ErrEmptyCodeOwners is CodeOwnersFact's error for a file that exists but
@@ -40,6 +38,6 @@ var CodeOwnersFact = checks.NewFact("CODEOWNERS", []checks.Requirement{LayoutFac
 	if strings.TrimSpace(string(data)) == "" {
 		return co, ErrEmptyCodeOwners
 	}
-	co.File, co.Text = codeowners.Parse(string(data)), string(data)
+	co.File = codeowners.Parse(string(data))
 	return co, nil
 })
