@@ -107,33 +107,47 @@ func quote(s string) string {
 // The keyword rules, first match wins: what an item most likely claims.
 var (
 	dcoRule       = regexp.MustCompile(`(?i)\b(dco|signed-off-by|sign-off|signed off|developer certificate)`)
-	changelogRule = regexp.MustCompile(`(?i)\b(changelog|change log|release notes?|news entry|changeset)`)
-	linkedRule    = regexp.MustCompile(`(?i)\b(linked|link)\b.*\b(merged|pull request|pr)\b|\b(pull request|pr|merged)\b.*\b(linked|link)\b`)
-	ciRule        = regexp.MustCompile(`(?i)\b(ci|checks?|builds?|pipelines?|workflows?|green|pass|passes|passed|passing)\b`)
-	testRule      = regexp.MustCompile(`(?i)\b(tests?|test cases?|coverage)\b`)
-	debugRule     = regexp.MustCompile(`(?i)\b(debug|console\.log|print statements?|debugger|breakpoints?)\b`)
-	doNotMerge    = regexp.MustCompile(`(?i)\bdo[- ]not[- ]merge\b`)
+	changelogRule = regexp.MustCompile(`(?i)\b(changelog|change log|changes|release notes?|news entry|changeset|history)\b`)
+	// namedFile is a repository file an item names in backticks
+	// ("an entry in `CHANGES.rst`"): the file that must change.
+	namedFile = regexp.MustCompile("`([A-Za-z0-9_][A-Za-z0-9_./-]*\\.[A-Za-z0-9]+)`")
+	// testsAdded is an item that asks for tests to be written, not run.
+	testsAdded = regexp.MustCompile(`(?i)\b(add|added|adds|write|wrote|written|include|includes|cover|covers|update|updated)\b.*\btests?\b|\btests?\b.*\b(added|written|included|updated)\b`)
+	linkedRule = regexp.MustCompile(`(?i)\b(linked|link)\b.*\b(merged|pull request|pr)\b|\b(pull request|pr|merged)\b.*\b(linked|link)\b`)
+	ciRule     = regexp.MustCompile(`(?i)\b(ci|checks?|builds?|pipelines?|workflows?|green|pass|passes|passed|passing|run|ran|fail|fails|failed|failing)\b`)
+	testRule   = regexp.MustCompile(`(?i)\b(tests?|test cases?|coverage)\b`)
+	debugRule  = regexp.MustCompile(`(?i)\b(debug|console\.log|print statements?|debugger|breakpoints?)\b`)
+	doNotMerge = regexp.MustCompile(`(?i)\bdo[- ]not[- ]merge\b`)
 )
+
+// testFiles binds an item that asks for tests: a test file must change.
+var testFiles = guess{Item{Verify: KindFiles, Require: []string{"*_test.*", "*.test.*", "*.spec.*", "test_*", "test/**", "tests/**"}},
+	"a test file must change; keep your repository's test patterns, and add when: [...] to ask only for source changes"}
 
 func guessFor(text string, jobs []string) guess {
 	switch {
 	case dcoRule.MatchString(text):
 		return guess{Item{Verify: KindDCO}, "every commit must carry a Signed-off-by trailer"}
+	case changelogRule.MatchString(text) && namedFile.MatchString(text):
+		f := namedFile.FindStringSubmatch(text)[1]
+		return guess{Item{Verify: KindFiles, Require: []string{f}},
+			"the file the item names must change; add when: [...] to ask only for source changes"}
 	case changelogRule.MatchString(text):
-		return guess{Item{Verify: KindFiles, Require: []string{"CHANGELOG*", "changelog.d/**", ".changeset/**", "news/**"}},
+		return guess{Item{Verify: KindFiles, Require: []string{"CHANGELOG*", "CHANGES*", "HISTORY*", "NEWS*", "changelog.d/**", ".changeset/**", "news/**"}},
 			"a changelog file must change; keep the patterns your repository uses, and add when: [...] to ask only for source changes"}
 	case linkedRule.MatchString(text):
 		return guess{Item{Verify: KindLinked}, "a pull request linked from the description must be merged; add repos: [owner/name] when it lives elsewhere"}
 	case doNotMerge.MatchString(text):
 		return guess{Item{Verify: KindLabels, Absent: []string{"do-not-merge"}}, "the PR must not carry the label; use your repository's label names"}
+	case testsAdded.MatchString(text):
+		return testFiles
 	case ciRule.MatchString(text) && len(jobs) > 0:
 		return guess{Item{Verify: KindChecks, Names: jobs},
 			"these check runs must be green on the head commit (names read from the workflows; keep the required ones, or add commit: any)"}
 	case ciRule.MatchString(text):
 		return guess{Item{Verify: KindAttested}, "CI, but no pull-request workflow names its check runs: bind verify: checks with names: [...] to verify it"}
 	case testRule.MatchString(text):
-		return guess{Item{Verify: KindFiles, Require: []string{"*_test.*", "*.test.*", "*.spec.*", "test/**", "tests/**"}},
-			"a test file must change; keep your repository's test patterns, and add when: [...] to ask only for source changes"}
+		return testFiles
 	case debugRule.MatchString(text):
 		return guess{Item{Verify: KindLines, Forbid: []string{`console\.log\(`, `\bdebugger\b`, `fmt\.Print`, `pdb\.set_trace\(`, `\bbreakpoint\(\)`}},
 			"no added line may match these patterns; add paths: [...] to limit them, and waivers: DIR to allow a waiver file"}

@@ -19,6 +19,8 @@ func TestStarterConfig(t *testing.T) {
 - [ ] Docs: "quotes" and: colons survive
 - [ ] Nothing is marked do-not-merge
 - [ ] Tests added
+- [ ] Add an entry in ` + "`CHANGES.rst`" + ` summarizing the change.
+- [ ] Run ` + "`pytest`" + `, no tests failed.
 `),
 		Workflows: map[string][]byte{
 			".github/workflows/ci.yml":      []byte("on: [push, pull_request]\njobs:\n  build:\n    runs-on: x\n  lint:\n    name: Lint\n  matrix:\n    strategy:\n      matrix: {go: [1, 2]}\n"),
@@ -36,15 +38,17 @@ func TestStarterConfig(t *testing.T) {
 		t.Fatalf("the starter is not valid: %+v\n%s", probs, file)
 	}
 	want := map[string]string{
-		"I added tests for the change":                   KindFiles,
-		"CHANGELOG.md has an entry":                      KindFiles,
-		"CI is green":                                    KindChecks,
-		"Commits are signed off (DCO)":                   KindDCO,
-		"No debug prints left behind":                    KindLines,
-		"The upstream pull request is merged and linked": KindLinked,
-		`Docs: "quotes" and: colons survive`:             KindAttested,
-		"Nothing is marked do-not-merge":                 KindLabels,
-		"Tests added":                                    KindFiles,
+		"I added tests for the change":                          KindFiles,
+		"CHANGELOG.md has an entry":                             KindFiles,
+		"CI is green":                                           KindChecks,
+		"Commits are signed off (DCO)":                          KindDCO,
+		"No debug prints left behind":                           KindLines,
+		"The upstream pull request is merged and linked":        KindLinked,
+		`Docs: "quotes" and: colons survive`:                    KindAttested,
+		"Nothing is marked do-not-merge":                        KindLabels,
+		"Tests added":                                           KindFiles,
+		"Add an entry in `CHANGES.rst` summarizing the change.": KindFiles,
+		"Run `pytest`, no tests failed.":                        KindChecks,
 	}
 	if len(settings.Items) != len(want) {
 		t.Fatalf("%d items, want %d:\n%s", len(settings.Items), len(want), file)
@@ -52,6 +56,9 @@ func TestStarterConfig(t *testing.T) {
 	for _, it := range settings.Items {
 		if want[it.Item] != it.Verify {
 			t.Errorf("%q bound to %s, want %s", it.Item, it.Verify, want[it.Item])
+		}
+		if strings.Contains(it.Item, "CHANGES.rst") && strings.Join(it.Require, ",") != "CHANGES.rst" {
+			t.Errorf("the named changelog: require %v", it.Require)
 		}
 		if it.Verify == KindChecks && strings.Join(it.Names, ",") != "Lint,build" {
 			t.Errorf("check runs %v, want the pull-request workflow's unmatrixed jobs", it.Names)
