@@ -162,3 +162,25 @@ func TestTopLevelOwnerSettings(t *testing.T) {
 		}
 	}
 }
+
+// The owner row reads nothing more for a file the signer owns by name,
+// and a file the signer surely does not own decides the row even while
+// another file's team membership cannot be read.
+func TestOwnerDecidesWithoutUnrelatedEvidence(t *testing.T) {
+	srcFile := checks.ChangedFile{Path: "src/a.go", Status: "modified"}
+	pr, s := newPR(t, "", srcFile)
+	if r := checkstest.RunOne(t, pr, Owner); r.Status != checks.Pass {
+		t.Fatalf("%s %q", r.Status, r.Reason.EN)
+	}
+	if n := s.Calls["Permission"] + s.Calls["TeamMember"]; n != 0 {
+		t.Errorf("%d permission or membership reads for a file the signer owns by name", n)
+	}
+	docs := checks.ChangedFile{Path: "docs/x.md", Status: "modified"} // @org/docs: membership unreadable
+	other := checks.ChangedFile{Path: "lib/y.go", Status: "modified"} // @someone, not an admin
+	pr, s = newPR(t, "", docs, other, srcFile)
+	s.SetFile(base, ".github/CODEOWNERS", "* @org/core\n/src/ @signer\n/docs/ @org/docs\n/lib/ @someone\n")
+	s.Perms = map[string]checks.Permission{"someone": {Permission: "write", RoleName: "write"}}
+	if r := checkstest.RunOne(t, pr, Owner); r.Status != checks.Fail || !strings.Contains(r.Reason.EN, "@signer does not own lib/y.go") {
+		t.Errorf("%s %q, want the definite failure", r.Status, r.Reason.EN)
+	}
+}
