@@ -42,24 +42,53 @@ type SignOff struct {
 	AssessedSHA string
 	Verdict     string
 	CommentURL  string
+	// CommentNodeID is the verdict comment's GraphQL node ID ("" when not
+	// known), and MinimizedAt when Verdict hid it as outdated (zero:
+	// shown). PutSignOff keeps MinimizedAt while the comment stays the
+	// same; SetMinimized changes it.
+	CommentNodeID string
+	MinimizedAt   time.Time
 }
 
-const signOffColumns = `repo, signoff_key, pr_number, author, body_sha256, signed_at, state, editor, state_at, assessed_sha, verdict, comment_url`
+const signOffColumns = `repo, signoff_key, pr_number, author, body_sha256, signed_at, state, editor, state_at, assessed_sha, verdict, comment_url, comment_node_id, minimized_at`
 
-// PutSignOff stores s, replacing what was kept for its key.
+// PutSignOff stores s, replacing what was kept for its key but its
+// minimization, which only SetMinimized changes, and which a comment
+// posted anew (another node ID) does not inherit. An empty CommentNodeID
+// keeps the one stored.
 func (s *Store) PutSignOff(ctx context.Context, so SignOff) error {
 	_, err := s.db.Exec(ctx, `INSERT INTO verdict_signoff (`+signOffColumns+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 0)
 		ON CONFLICT (repo, signoff_key) DO UPDATE SET pr_number = excluded.pr_number, author = excluded.author,
 			body_sha256 = excluded.body_sha256, signed_at = excluded.signed_at, state = excluded.state,
 			editor = excluded.editor, state_at = excluded.state_at, assessed_sha = excluded.assessed_sha,
-			verdict = excluded.verdict, comment_url = excluded.comment_url`,
+			verdict = excluded.verdict, comment_url = excluded.comment_url,
+			comment_node_id = CASE WHEN excluded.comment_node_id = '' THEN verdict_signoff.comment_node_id
+				ELSE excluded.comment_node_id END,
+			minimized_at = CASE WHEN excluded.comment_node_id IN ('', verdict_signoff.comment_node_id)
+				THEN verdict_signoff.minimized_at ELSE 0 END`,
 		strings.ToLower(so.Repo), so.Key, so.PR, so.Author, so.BodySHA256, so.SignedAt.UnixMilli(), so.State,
-		so.Editor, so.StateAt.UnixMilli(), so.AssessedSHA, so.Verdict, so.CommentURL)
+		so.Editor, so.StateAt.UnixMilli(), so.AssessedSHA, so.Verdict, so.CommentURL, so.CommentNodeID)
 	if err != nil {
 		return fmt.Errorf("storing sign-off %s of %s: %w", so.Key, so.Repo, err)
 	}
 	return nil
+}
+
+// SetMinimized records that the verdict comment nodeID of a sign-off was
+// hidden as outdated at (or shown again, at zero). It changes nothing when
+// the sign-off's comment is another by now, and reports whether it did.
+func (s *Store) SetMinimized(ctx context.Context, repo, key, nodeID string, at time.Time) (bool, error) {
+	ms := int64(0)
+	if !at.IsZero() {
+		ms = at.UnixMilli()
+	}
+	n, err := s.db.Exec(ctx, `UPDATE verdict_signoff SET minimized_at = $4
+		WHERE repo = $1 AND signoff_key = $2 AND comment_node_id = $3`, strings.ToLower(repo), key, nodeID, ms)
+	if err != nil {
+		return false, fmt.Errorf("recording the minimization of sign-off %s's verdict on %s: %w", key, repo, err)
+	}
+	return n > 0, nil
 }
 
 // LookupSignOff returns what is kept of one sign-off; ok is false when
@@ -96,11 +125,14 @@ func (s *Store) SignOffs(ctx context.Context, repo string, pr int) ([]SignOff, e
 
 func scanSignOff(r Row) (SignOff, error) {
 	var so SignOff
-	var signed, at int64
+	var signed, at, minimized int64
 	if err := r.Scan(&so.Repo, &so.Key, &so.PR, &so.Author, &so.BodySHA256, &signed, &so.State, &so.Editor, &at,
-		&so.AssessedSHA, &so.Verdict, &so.CommentURL); err != nil {
+		&so.AssessedSHA, &so.Verdict, &so.CommentURL, &so.CommentNodeID, &minimized); err != nil {
 		return SignOff{}, err
 	}
 	so.SignedAt, so.StateAt = time.UnixMilli(signed).UTC(), time.UnixMilli(at).UTC()
+	if minimized != 0 {
+		so.MinimizedAt = time.UnixMilli(minimized).UTC()
+	}
 	return so, nil
 }

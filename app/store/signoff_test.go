@@ -51,3 +51,62 @@ func TestSignOffRecords(t *testing.T) {
 		}
 	})
 }
+
+// A verdict comment's minimization survives the sign-off's later records
+// (a re-verification, a withdrawal) while the comment stays the same, and
+// is dropped when the comment was posted anew.
+func TestMinimizedFollowsTheComment(t *testing.T) {
+	storetest.Engines(t, func(t *testing.T, url string) {
+		ctx := context.Background()
+		s := open(t, url)
+		at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+		so := store.SignOff{Repo: "o/r", Key: "issuecomment-1", PR: 7, Author: "owner-a", State: store.SignOffAuthentic,
+			SignedAt: at, StateAt: at, Verdict: "PASS", CommentURL: "https://x/1", CommentNodeID: "IC_1"}
+		if err := s.PutSignOff(ctx, so); err != nil {
+			t.Fatal(err)
+		}
+		get := func() store.SignOff {
+			t.Helper()
+			got, _, err := s.LookupSignOff(ctx, "o/r", so.Key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return got
+		}
+		for _, tc := range []struct {
+			name    string
+			put     *store.SignOff
+			minNode string
+			minAt   time.Time
+			changed bool
+			wantMin bool
+			wantID  string
+		}{
+			{name: "minimized", minNode: "IC_1", minAt: at, changed: true, wantMin: true, wantID: "IC_1"},
+			{name: "another comment's minimization is not this one's", minNode: "IC_9", minAt: at, wantMin: true, wantID: "IC_1"},
+			{name: "a later record without a node ID keeps both", put: &store.SignOff{Repo: "o/r", Key: so.Key, PR: 7,
+				State: store.SignOffWithdrawn, Verdict: "PASS"}, wantMin: true, wantID: "IC_1"},
+			{name: "the same comment re-verified stays hidden", put: &so, wantMin: true, wantID: "IC_1"},
+			{name: "shown again", minNode: "IC_1", changed: true, wantID: "IC_1"},
+			{name: "hidden again", minNode: "IC_1", minAt: at, changed: true, wantMin: true, wantID: "IC_1"},
+			{name: "a comment posted anew starts shown", put: &store.SignOff{Repo: "o/r", Key: so.Key, PR: 7,
+				State: store.SignOffAuthentic, CommentNodeID: "IC_2"}, wantID: "IC_2"},
+		} {
+			if tc.put != nil {
+				if err := s.PutSignOff(ctx, *tc.put); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				changed, err := s.SetMinimized(ctx, "O/R", so.Key, tc.minNode, tc.minAt)
+				if err != nil || changed != tc.changed {
+					t.Errorf("%s: SetMinimized changed=%v, %v; want %v", tc.name, changed, err, tc.changed)
+				}
+			}
+			got := get()
+			if !got.MinimizedAt.IsZero() != tc.wantMin || got.CommentNodeID != tc.wantID {
+				t.Errorf("%s: minimized at %v, node %q; want minimized=%v, node %q", tc.name, got.MinimizedAt,
+					got.CommentNodeID, tc.wantMin, tc.wantID)
+			}
+		}
+	})
+}
