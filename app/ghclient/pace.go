@@ -3,6 +3,7 @@ package ghclient
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"strings"
@@ -87,16 +88,39 @@ func maxTime(a, b time.Time) time.Time {
 }
 
 // contentCreating reports a request GitHub counts against the
-// content-creation limit: any write of the REST API. A GraphQL POST is a
-// query (Verdict sends no mutations).
+// content-creation limit: any write of the REST API, and a GraphQL
+// mutation (a GraphQL query reads).
 func contentCreating(req *http.Request) bool {
 	switch req.Method {
 	case http.MethodPost:
-		return !strings.HasSuffix(req.URL.Path, "/graphql")
+		return !strings.HasSuffix(req.URL.Path, "/graphql") || graphQLMutation(req)
 	case http.MethodPatch, http.MethodPut, http.MethodDelete:
 		return true
 	}
 	return false
+}
+
+// graphQLMutation reports whether a GraphQL request's document is a
+// mutation, from a copy of its body (its start is enough: the client
+// encodes {"query":"mutation..."}). A body that cannot be copied counts
+// as a mutation, so pacing errs on the side of GitHub's limit.
+func graphQLMutation(req *http.Request) bool {
+	if req.GetBody == nil {
+		return req.Body != nil && req.Body != http.NoBody
+	}
+	body, err := req.GetBody()
+	if err != nil {
+		return true
+	}
+	defer body.Close()
+	var head [64]byte
+	n, _ := io.ReadFull(body, head[:])
+	_, doc, found := strings.Cut(string(head[:n]), `"query"`)
+	if !found {
+		return true
+	}
+	doc = strings.TrimLeft(doc, " \t\r\n:\"")
+	return !strings.HasPrefix(doc, "query") && !strings.HasPrefix(doc, "{")
 }
 
 // paced spaces one installation's content-creating requests by its write

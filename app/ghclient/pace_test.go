@@ -3,8 +3,10 @@ package ghclient
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -121,4 +123,26 @@ type failingBudget struct{}
 
 func (failingBudget) ReserveWrite(context.Context, int64) (time.Duration, error) {
 	return 0, errors.New("database gone")
+}
+
+// A GraphQL request is a write when its document is a mutation.
+func TestGraphQLMutationIsContentCreating(t *testing.T) {
+	for _, tc := range []struct {
+		body string
+		want bool
+	}{
+		{`{"query":"query($id:ID!){node(id: $id){id}}","variables":{"id":"IC_1"}}`, false},
+		{`{"query":"{viewer{login}}"}`, false},
+		{`{"query":"mutation($input:MinimizeCommentInput!){minimizeComment(input:$input){clientMutationId}}"}`, true},
+		{`{ "query": "mutation{x}"}`, true},
+	} {
+		req, _ := http.NewRequest("POST", "https://api.github.com/graphql", strings.NewReader(tc.body))
+		if got := contentCreating(req); got != tc.want {
+			t.Errorf("%s: content-creating %v, want %v", tc.body, got, tc.want)
+		}
+		// The copy leaves the body to send intact.
+		if b, _ := io.ReadAll(req.Body); string(b) != tc.body {
+			t.Errorf("body after the check: %q", b)
+		}
+	}
 }

@@ -2,8 +2,11 @@ package githubtest
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/verdict-bot/verdict/app/githubtest/ghjson"
@@ -46,7 +49,7 @@ func (s *Server) authenticate(r *http.Request) (identity, bool) {
 	}
 	switch {
 	case strings.HasPrefix(tok, "eyJ") && strings.Count(tok, ".") == 2:
-		return identity{app: true, jwt: true}, true
+		return identity{app: true, jwt: true}, s.knownIssuer(tok)
 	case strings.HasPrefix(tok, "ghs_"):
 		return identity{login: s.fx.App.BotLogin, app: true}, true
 	}
@@ -101,4 +104,43 @@ func (s *Server) getAuthenticatedUser(w http.ResponseWriter, r *http.Request, p 
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ghjson.Write(w, http.StatusOK, s.site.PrivateUser(id.login))
+}
+
+// knownIssuer reports whether a JWT's issuer (iss) is an App this server
+// knows: the fixture's, or one registered through the manifest flow, by ID
+// or client ID. GitHub refuses a JWT of any other App with 401. (The
+// signature is not checked: the fixture's App has no key here.)
+func (s *Server) knownIssuer(jwt string) bool {
+	parts := strings.Split(jwt, ".")
+	raw, err := base64.RawURLEncoding.DecodeString(parts[1])
+	if err != nil {
+		return false
+	}
+	var claims struct {
+		Iss any `json:"iss"`
+	}
+	if json.Unmarshal(raw, &claims) != nil {
+		return false
+	}
+	iss := fmt.Sprint(claims.Iss)
+	if f, ok := claims.Iss.(float64); ok {
+		iss = strconv.FormatInt(int64(f), 10)
+	}
+	if iss == strconv.FormatInt(s.fx.App.ID, 10) {
+		return true
+	}
+	for _, a := range s.manifests.Registered() {
+		if iss == strconv.FormatInt(a.Config.GetID(), 10) || iss == a.Config.GetClientID() {
+			return true
+		}
+	}
+	return false
+}
+
+// AppJWT is a JWT of the fixture's App as this server reads it (shape and
+// issuer; it is not signed), for tests that call the /app endpoints.
+func (s *Server) AppJWT() string {
+	enc := base64.RawURLEncoding.EncodeToString
+	claims := fmt.Sprintf(`{"iss":%d}`, s.fx.App.ID)
+	return enc([]byte(`{"alg":"RS256","typ":"JWT"}`)) + "." + enc([]byte(claims)) + "." + enc([]byte("sig"))
 }

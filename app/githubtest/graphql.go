@@ -1,11 +1,9 @@
 package githubtest
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -13,11 +11,12 @@ import (
 	"github.com/verdict-bot/verdict/app/githubtest/ghjson"
 )
 
-// The GraphQL endpoint answers the one query Verdict sends: a comment's or
-// review's edit history by node ID (node(id:) ... on Comment { lastEditedAt
-// editor { login } userContentEdits { nodes { editor { login } editedAt } } }),
-// in GitHub's shape. Anything else is answered with a GraphQL error, as
-// GitHub answers a query it cannot parse.
+// The GraphQL endpoint answers what Verdict sends: a comment's or review's
+// edit history by node ID (node(id:) ... on Comment { lastEditedAt editor {
+// login } userContentEdits { nodes { editor { login } editedAt } } }), and
+// the minimizeComment and unminimizeComment mutations on a conversation
+// comment, in GitHub's shape. Anything else is answered with a GraphQL
+// error, as GitHub answers a query it cannot parse.
 
 func init() {
 	handle("POST", "/graphql", (*Server).graphql)
@@ -42,8 +41,12 @@ func (s *Server) graphql(w http.ResponseWriter, r *http.Request, _ params) {
 		ghjson.Write(w, http.StatusBadRequest, map[string]any{"message": "Problems parsing JSON"})
 		return
 	}
+	if isMutation(in.Query) {
+		s.mutate(w, in.Query, in.Variables)
+		return
+	}
 	if !strings.Contains(in.Query, "node(id: $id)") || !strings.Contains(in.Query, "userContentEdits") {
-		graphqlError(w, "", "the fake GitHub answers only the edit-history query")
+		graphqlError(w, "", "the fake GitHub answers only the edit-history query and the (un)minimizeComment mutations")
 		return
 	}
 	id, _ := in.Variables["id"].(string)
@@ -83,13 +86,8 @@ func actorJSON(login string) any {
 // editsOf finds the object a node ID names and its edits. A comment whose
 // fixture shows an update but records no edits was edited by its author.
 func (s *Server) editsOf(id string) (author string, created time.Time, edits []fixture.Edit, ok bool) {
-	raw, err := base64.RawStdEncoding.DecodeString(id)
-	if err != nil || len(raw) < 2 || raw[0] != '0' {
-		return "", time.Time{}, nil, false
-	}
-	kind, num, _ := strings.Cut(string(raw[1:]), ":")
-	n, err := strconv.ParseInt(num, 10, 64)
-	if err != nil {
+	kind, n, ok := ghjson.ParseNodeID(id)
+	if !ok {
 		return "", time.Time{}, nil, false
 	}
 	byAuthor := func(author string, created, updated time.Time, edits []fixture.Edit) []fixture.Edit {

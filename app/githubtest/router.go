@@ -209,7 +209,7 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, rt *route, ps pa
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		rec := &statusRecorder{ResponseWriter: w}
 		rt.h(s, rec, r, ps)
-		if !strings.HasSuffix(rt.name, "graphql") { // a GraphQL query reads
+		if !strings.HasSuffix(rt.name, "graphql") || graphQLMutation(body) { // a GraphQL query reads
 			s.mu.Lock()
 			s.writes = append(s.writes, Write{Method: r.Method, Path: p, Query: r.URL.RawQuery, Body: body, Status: rec.status, At: time.Now()})
 			s.mu.Unlock()

@@ -92,6 +92,8 @@ type commentState struct {
 	c         fixture.Comment
 	reactions []fixture.Reaction
 	deleted   bool
+	// minimized is the classifier it was hidden with ("": shown).
+	minimized string
 }
 
 type reviewCommentRef struct {

@@ -29,7 +29,9 @@ const (
 type Published struct {
 	CommentID  int64
 	CommentURL string
-	Action     Action
+	// NodeID is the comment's GraphQL node ID, the handle to hide it by.
+	NodeID string
+	Action Action
 	// Wrote reports whether the comment was created or edited.
 	Wrote bool
 }
@@ -64,7 +66,7 @@ func (p *Publisher) Upsert(ctx context.Context, owner, repo string, number int, 
 		return p.create(ctx, owner, repo, number, body, Created)
 	}
 	if mine.GetBody() == body {
-		return Published{CommentID: mine.GetID(), CommentURL: mine.GetHTMLURL(), Action: Unchanged}, nil
+		return Published{CommentID: mine.GetID(), CommentURL: mine.GetHTMLURL(), NodeID: mine.GetNodeID(), Action: Unchanged}, nil
 	}
 	// Setting a comment to a given body twice changes nothing: retryable.
 	edited, err := p.Client.EditIssueComment(ghclient.Repeatable(ctx), owner, repo, mine.GetID(), body)
@@ -74,7 +76,7 @@ func (p *Publisher) Upsert(ctx context.Context, owner, repo string, number int, 
 	if err != nil {
 		return Published{}, fmt.Errorf("editing comment %d on %s/%s#%d: %w", mine.GetID(), owner, repo, number, err)
 	}
-	return Published{CommentID: edited.GetID(), CommentURL: edited.GetHTMLURL(), Action: Updated, Wrote: true}, nil
+	return Published{CommentID: edited.GetID(), CommentURL: edited.GetHTMLURL(), NodeID: edited.GetNodeID(), Action: Updated, Wrote: true}, nil
 }
 
 // PostOnce posts body unless any comment on the issue, by anyone, already
@@ -96,7 +98,7 @@ func (p *Publisher) PostOnce(ctx context.Context, owner, repo string, number int
 		return Published{}, err
 	}
 	if found != nil {
-		return Published{CommentID: found.GetID(), CommentURL: found.GetHTMLURL(), Action: Skipped}, nil
+		return Published{CommentID: found.GetID(), CommentURL: found.GetHTMLURL(), NodeID: found.GetNodeID(), Action: Skipped}, nil
 	}
 	return p.create(ctx, owner, repo, number, body, Created)
 }
@@ -146,7 +148,7 @@ func (p *Publisher) create(ctx context.Context, owner, repo string, number int, 
 	if err != nil {
 		return Published{}, fmt.Errorf("posting comment on %s/%s#%d: %w", owner, repo, number, err)
 	}
-	return Published{CommentID: c.GetID(), CommentURL: c.GetHTMLURL(), Action: a, Wrote: true}, nil
+	return Published{CommentID: c.GetID(), CommentURL: c.GetHTMLURL(), NodeID: c.GetNodeID(), Action: a, Wrote: true}, nil
 }
 
 // eachComment visits every conversation comment in creation order until

@@ -41,6 +41,10 @@ type GitHub interface {
 	CheckRuns(ctx context.Context, owner, repo, sha, name string, page int) ([]*github.CheckRun, int, error)
 	CreateCheckRun(ctx context.Context, owner, repo string, opts github.CreateCheckRunOptions) (*github.CheckRun, error)
 	UpdateCheckRun(ctx context.Context, owner, repo string, id int64, opts github.UpdateCheckRunOptions) error
+	// MinimizeComment hides a comment (by node ID) as outdated;
+	// UnminimizeComment shows it again.
+	MinimizeComment(ctx context.Context, nodeID string) error
+	UnminimizeComment(ctx context.Context, nodeID string) error
 }
 
 // Defaults for the zero Publisher fields.

@@ -341,9 +341,10 @@ func TestVerifierAdapter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	url, err := v.Finish(e.ctx, started, b)
-	if err != nil || url == "" {
-		t.Fatalf("Finish = %q, %v", url, err)
+	c, err := v.Finish(e.ctx, started, b)
+	url := c.CommentURL
+	if err != nil || url == "" || c.NodeID == "" {
+		t.Fatalf("Finish = %+v, %v", c, err)
 	}
 	sts := e.s.Statuses(fullName, e.head)
 	if len(sts) != 2 || sts[0].GetContext() != "verdict/custom" || sts[0].GetState() != "success" || sts[0].GetTargetURL() != url {
@@ -376,9 +377,10 @@ func TestVerifierAdapterFailureHandling(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Start: %v", err)
 	}
-	url, err := v.Finish(e.ctx, started, b)
-	if err != nil || url == "" {
-		t.Fatalf("Finish = %q, %v", url, err)
+	c, err := v.Finish(e.ctx, started, b)
+	url := c.CommentURL
+	if err != nil || url == "" || c.NodeID == "" {
+		t.Fatalf("Finish = %+v, %v", c, err)
 	}
 	if cr := e.s.CheckRuns(fullName, e.head); len(cr) != 1 || cr[0].GetConclusion() != "success" {
 		t.Errorf("check runs = %+v", cr)

@@ -108,14 +108,14 @@ func (v Verdicts) Start(ctx context.Context, t Target) (Started, error) {
 }
 
 // Finish publishes the verdict comment, then completes status and check run,
-// and returns the comment's URL. Once the comment is out, status and check
-// run failures that a retry cannot fix (a missing permission, a validation
+// and returns the comment. Once the comment is out, status and check run
+// failures that a retry cannot fix (a missing permission, a validation
 // error) are logged rather than returned, so the job is not retried in vain;
 // transient ones are returned so that it is.
-func (v Verdicts) Finish(ctx context.Context, s Started, body render.Body) (string, error) {
+func (v Verdicts) Finish(ctx context.Context, s Started, body render.Body) (Published, error) {
 	t := s.target
 	if t.Client == nil {
-		return "", errors.New("publish: Finish without Start")
+		return Published{}, errors.New("publish: Finish without Start")
 	}
 	pub := v.publisher(t)
 	if t.SupersededBy != "" {
@@ -124,9 +124,9 @@ func (v Verdicts) Finish(ctx context.Context, s Started, body render.Body) (stri
 	res, err := pub.Finish(ctx, s.handle, t.Number, body)
 	if err != nil && res.CommentURL != "" && permanent(err) {
 		v.logger(t).Warn("verdict comment published; status or check run not written", "err", err)
-		return res.CommentURL, nil
+		return res, nil
 	}
-	return res.CommentURL, err
+	return res, err
 }
 
 // Abort settles a verification given up for good: failure status and

@@ -56,7 +56,7 @@ func newEnv(t *testing.T) *env {
 	closed := httptest.NewServer(http.NotFoundHandler())
 	e.down = closed.URL
 	closed.Close()
-	app := github.NewClient(nil).WithAuthToken("eyJhbGciOiJSUzI1NiJ9.e30.c2ln")
+	app := github.NewClient(nil).WithAuthToken(e.gh.AppJWT())
 	u, _ := url.Parse(e.gh.BaseURL())
 	app.BaseURL = u
 	wanted := func(event, action string) bool { return event != "check_run" || action == "rerequested" }

@@ -122,6 +122,7 @@ var keys = []keySpec{
 	{Path: "check_run", Doc: "The check run carrying the full verdict."},
 	{Path: "check_run.enabled", Doc: "Post the check run."},
 	{Path: "check_run.name", Doc: "Check run name.", Pattern: nonEmpty, Means: nonEmptyMean},
+	{Path: "minimize_outdated", Doc: "Hide, as outdated, the verdict comments that no longer stand: a newer sign-off's verdict superseded them, or their sign-off was withdrawn. A comment whose verdict stands again is shown again."},
 	{Path: "bot_logins", Doc: "Further identities whose comments are the bot's own verdicts (the App's own is always included).", Pattern: login, Means: loginMeans},
 }
 

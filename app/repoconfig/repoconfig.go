@@ -37,6 +37,9 @@ type Config struct {
 	CheckRun CheckRunConfig `yaml:"check_run"`
 	// BotLogins are the identities whose comments are the bot's own verdicts.
 	BotLogins []string `yaml:"bot_logins"`
+	// MinimizeOutdated hides the verdict comments that no longer stand
+	// (on by default).
+	MinimizeOutdated *bool `yaml:"minimize_outdated"`
 
 	// file is the configuration as read, for the preset's own reading.
 	file []byte
@@ -62,11 +65,16 @@ type CheckRunConfig struct {
 
 // Default returns the built-in configuration.
 func Default() Config {
-	t := true
+	// One bool each: the YAML decoder writes through a pointer it finds
+	// set, so a shared one would let `status.enabled: false` turn the
+	// check run off too.
+	on := func() *bool { t := true; return &t }
 	return Config{
 		Settings: repo.Defaults(),
-		Status:   StatusConfig{Enabled: &t, Context: "codeowner-signoff-verify", WarnAs: "success", OnPush: "pending"},
-		CheckRun: CheckRunConfig{Enabled: &t, Name: "Verdict / sign-off"},
+		Status:   StatusConfig{Enabled: on(), Context: "codeowner-signoff-verify", WarnAs: "success", OnPush: "pending"},
+		CheckRun: CheckRunConfig{Enabled: on(), Name: "Verdict / sign-off"},
+
+		MinimizeOutdated: on(),
 	}
 }
 
@@ -79,6 +87,12 @@ func (c Config) StatusEnabled() bool { return c.Status.Enabled == nil || *c.Stat
 
 // CheckRunEnabled reports whether the check run is posted.
 func (c Config) CheckRunEnabled() bool { return c.CheckRun.Enabled == nil || *c.CheckRun.Enabled }
+
+// MinimizeOutdatedEnabled reports whether verdict comments that no longer
+// stand are hidden as outdated.
+func (c Config) MinimizeOutdatedEnabled() bool {
+	return c.MinimizeOutdated == nil || *c.MinimizeOutdated
+}
 
 // Parse merges a verdict.yml over the defaults. Unknown keys are errors, so
 // a typo never silently disables a rule; an invalid file is an *Error

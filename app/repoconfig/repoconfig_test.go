@@ -194,3 +194,29 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// Each switch turns off only itself: the defaults must not share one bool
+// the decoder writes through.
+func TestSwitchesAreIndependent(t *testing.T) {
+	for _, tc := range []struct {
+		in                     string
+		status, checkRun, hide bool
+	}{
+		{"", true, true, true},
+		{"status:\n  enabled: false\n", false, true, true},
+		{"check_run:\n  enabled: false\n", true, false, true},
+		{"minimize_outdated: false\n", true, true, false},
+	} {
+		c, err := Parse([]byte(tc.in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.StatusEnabled() != tc.status || c.CheckRunEnabled() != tc.checkRun || c.MinimizeOutdatedEnabled() != tc.hide {
+			t.Errorf("%q: status %v, check run %v, minimize %v; want %v, %v, %v", tc.in, c.StatusEnabled(),
+				c.CheckRunEnabled(), c.MinimizeOutdatedEnabled(), tc.status, tc.checkRun, tc.hide)
+		}
+		if d := Default(); !d.StatusEnabled() || !d.CheckRunEnabled() || !d.MinimizeOutdatedEnabled() {
+			t.Fatalf("parsing %q changed the defaults", tc.in)
+		}
+	}
+}

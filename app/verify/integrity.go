@@ -32,6 +32,11 @@ type SignOffRecord struct {
 	StateAt    time.Time
 	// AssessedSHA, Verdict and CommentURL: the last verdict published.
 	AssessedSHA, Verdict, CommentURL string
+	// CommentNodeID is that verdict comment's GraphQL node ID ("" when
+	// not known), MinimizedAt when Verdict hid it as outdated (zero:
+	// shown).
+	CommentNodeID string
+	MinimizedAt   time.Time
 }
 
 // Ledger keeps sign-off records between verifications (the App's store).
@@ -45,6 +50,10 @@ type Ledger interface {
 	// this exact body of the sign-off (ok false when there was none): the
 	// commit its author was looking at when they gave it.
 	FirstAssessed(ctx context.Context, repo string, pr int, key, bodySHA256 string) (sha string, ok bool, err error)
+	// SetMinimized records that the sign-off's verdict comment nodeID was
+	// hidden at (shown again: zero); it reports false when the sign-off's
+	// comment is another by now.
+	SetMinimized(ctx context.Context, repo, key, nodeID string, at time.Time) (bool, error)
 }
 
 // Integrity is what a verification knows of who wrote the sign-off's

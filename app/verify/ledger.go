@@ -107,13 +107,13 @@ func (v *Verifier) newerStanding(ctx context.Context, req Request, so checks.Sig
 
 // remember keeps the sign-off's authentic version, integrity state and
 // verdict after a published verification.
-func (v *Verifier) remember(ctx context.Context, req Request, so checks.SignOff, in Integrity, sha string, overall checks.Overall, url string) error {
+func (v *Verifier) remember(ctx context.Context, req Request, so checks.SignOff, in Integrity, sha string, overall checks.Overall, c publish.Published) error {
 	if v.Ledger == nil {
 		return nil
 	}
 	r := SignOffRecord{Repo: req.Owner + "/" + req.Repo, Key: so.Key, PR: req.Number, Author: so.Author,
 		BodySHA256: in.AuthenticSHA256, SignedAt: so.CreatedAt, State: StateAuthentic, StateAt: v.now(),
-		AssessedSHA: sha, Verdict: string(overall), CommentURL: url}
+		AssessedSHA: sha, Verdict: string(overall), CommentURL: c.CommentURL, CommentNodeID: c.NodeID}
 	if in.Tampered {
 		r.State, r.Editor, r.StateAt = StateTampered, in.Editor, in.Since
 	}
@@ -205,6 +205,7 @@ func (v *Verifier) Withdraw(ctx context.Context, gh GitHub, req WithdrawRequest)
 			return err
 		}
 	}
+	v.hideOutdated(ctx, gh, req.Owner, req.Repo, req.Number, cfg.MinimizeOutdatedEnabled())
 	standing := ""
 	if res.Standing != nil {
 		standing = res.Standing.Key

@@ -60,8 +60,8 @@ type Publisher interface {
 	// a final status an earlier attempt wrote.
 	Start(ctx context.Context, t publish.Target) (publish.Started, error)
 	// Finish publishes the verdict comment, status and check run. It returns
-	// the verdict comment's URL.
-	Finish(ctx context.Context, s publish.Started, body render.Body) (string, error)
+	// the verdict comment.
+	Finish(ctx context.Context, s publish.Started, body render.Body) (publish.Published, error)
 	// Abort settles a verification given up for good: the status and the
 	// check run of t.Key on t.HeadSHA fail closed, "could not be verified:
 	// why".
@@ -286,14 +286,16 @@ func (v *Verifier) Verify(ctx context.Context, gh GitHub, req Request) (Outcome,
 		log.Info("assessed", "verdict", vd.Overall, "duration_ms", time.Since(start).Milliseconds())
 		return out, nil
 	}
-	url, err := v.Publisher.Finish(ctx, started, body)
+	comment, err := v.Publisher.Finish(ctx, started, body)
 	if err != nil {
 		return out, pinned(fmt.Errorf("publishing verdict: %w", err))
 	}
+	url := comment.CommentURL
 	out.CommentURL = url
-	if err := v.remember(ctx, req, pr.SignOff, out.Integrity, pr.HeadSHA, vd.Overall, url); err != nil {
+	if err := v.remember(ctx, req, pr.SignOff, out.Integrity, pr.HeadSHA, vd.Overall, comment); err != nil {
 		return out, pinned(err)
 	}
+	v.hideOutdated(ctx, gh, req.Owner, req.Repo, req.Number, snap.Config.MinimizeOutdatedEnabled())
 	out.APICalls = calls.Count()
 	if v.Recorder != nil {
 		rec := Record{Owner: req.Owner, Repo: req.Repo, Number: req.Number, DeliveryID: req.DeliveryID, Actor: req.Actor,

@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -39,6 +40,8 @@ type app struct {
 	head string
 	db   string // the database URL serve runs on
 	n    int
+	// start runs serve (again); stop stops the running one.
+	start, stop func()
 }
 
 // startApp runs the real App (real wiring, real River queue on SQLite, real
@@ -89,23 +92,40 @@ func startAppSettings(t *testing.T, mutate func(*fixture.Fixture), settings map[
 	}
 	// Published pages come from the fixture: no test leaves the machine.
 	wire := appWiring(gh.PageTransport())
-	ctx, cancel := context.WithCancel(context.Background())
-	ready, done := make(chan string, 1), make(chan error, 1)
-	go func() { done <- serve(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), wire, ready) }()
-	var addr string
-	select {
-	case addr = <-ready:
-	case err := <-done:
-		cancel()
-		t.Fatalf("serve exited: %v", err)
-	}
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("serve: %v", err)
+	a := &app{t: t, gh: gh, head: fx.SHA(e2eRepo, "head"), db: db}
+	a.start = func() {
+		t.Helper()
+		ctx, cancel := context.WithCancel(context.Background())
+		ready, done := make(chan string, 1), make(chan error, 1)
+		go func() { done <- serve(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), wire, ready) }()
+		select {
+		case addr := <-ready:
+			a.base = "http://" + addr
+		case err := <-done:
+			cancel()
+			t.Fatalf("serve exited: %v", err)
 		}
-	})
-	return &app{t: t, gh: gh, base: "http://" + addr, head: fx.SHA(e2eRepo, "head"), db: db}
+		var once sync.Once
+		a.stop = func() {
+			once.Do(func() {
+				cancel()
+				if err := <-done; err != nil {
+					t.Errorf("serve: %v", err)
+				}
+			})
+		}
+		t.Cleanup(a.stop)
+	}
+	a.start()
+	return a
+}
+
+// restart stops serve (letting running jobs finish) and starts it again on
+// the same database and GitHub.
+func (a *app) restart() {
+	a.t.Helper()
+	a.stop()
+	a.start()
 }
 
 // deliver posts a signed webhook and returns the status code.

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/verdict-bot/verdict/app/store"
 	"github.com/verdict-bot/verdict/app/verify"
@@ -64,11 +65,16 @@ func (l ledger) PutSignOff(ctx context.Context, r verify.SignOffRecord) error {
 func (l ledger) put(ctx context.Context, r verify.SignOffRecord) error {
 	return l.st.PutSignOff(ctx, store.SignOff{Repo: r.Repo, Key: r.Key, PR: r.PR, Author: r.Author, BodySHA256: r.BodySHA256,
 		SignedAt: r.SignedAt, State: r.State, Editor: r.Editor, StateAt: r.StateAt,
-		AssessedSHA: r.AssessedSHA, Verdict: r.Verdict, CommentURL: r.CommentURL})
+		AssessedSHA: r.AssessedSHA, Verdict: r.Verdict, CommentURL: r.CommentURL, CommentNodeID: r.CommentNodeID})
+}
+
+func (l ledger) SetMinimized(ctx context.Context, repo, key, nodeID string, at time.Time) (bool, error) {
+	return l.st.SetMinimized(ctx, repo, key, nodeID, at)
 }
 
 func fromStore(so store.SignOff) verify.SignOffRecord {
 	return verify.SignOffRecord{Repo: so.Repo, Key: so.Key, PR: so.PR, Author: so.Author, BodySHA256: so.BodySHA256,
 		SignedAt: so.SignedAt, State: so.State, Editor: so.Editor, StateAt: so.StateAt,
-		AssessedSHA: so.AssessedSHA, Verdict: so.Verdict, CommentURL: so.CommentURL}
+		AssessedSHA: so.AssessedSHA, Verdict: so.Verdict, CommentURL: so.CommentURL,
+		CommentNodeID: so.CommentNodeID, MinimizedAt: so.MinimizedAt}
 }

@@ -36,6 +36,9 @@ type handlers struct {
 	Rerunner  queue.Rerunner
 	// Visibility tells the details page which repositories are private.
 	Visibility details.Visibility
+	// Ready, when set, is asked by /readyz besides the database: the
+	// App's credentials.
+	Ready func() error
 }
 
 func cmdServe(ctx context.Context, args []string, env Env) int {
@@ -99,7 +102,7 @@ func serve(ctx context.Context, cfg config.Server, log *slog.Logger, wire wiring
 		return err
 	}
 	srv := &http.Server{
-		Handler:           routes(cfg, st, q, log, pages),
+		Handler:           routes(cfg, st, q, log, pages, h.Ready),
 		ReadHeaderTimeout: cfg.ReadHeaderTimeout,
 		ReadTimeout:       cfg.ReadTimeout,
 		WriteTimeout:      cfg.ReadTimeout + 10*time.Second, // the answer comes after the whole request
@@ -142,8 +145,9 @@ func serve(ctx context.Context, cfg config.Server, log *slog.Logger, wire wiring
 }
 
 // routes is the HTTP surface of the App; pages (nil: none) are the
-// details pages.
-func routes(cfg config.Server, st *store.Store, q webhook.Enqueuer, log *slog.Logger, pages *details.Handler) http.Handler {
+// details pages; ready (nil: none) is what /readyz asks besides the
+// database.
+func routes(cfg config.Server, st *store.Store, q webhook.Enqueuer, log *slog.Logger, pages *details.Handler, ready func() error) http.Handler {
 	r := chi.NewRouter()
 	if pages != nil {
 		pages.Routes(r)
@@ -166,6 +170,12 @@ func routes(cfg config.Server, st *store.Store, q webhook.Enqueuer, log *slog.Lo
 			log.Warn("not ready", "err", err)
 			http.Error(w, "database unreachable", http.StatusServiceUnavailable)
 			return
+		}
+		if ready != nil {
+			if err := ready(); err != nil {
+				http.Error(w, err.Error(), http.StatusServiceUnavailable)
+				return
+			}
 		}
 		fmt.Fprintln(w, "ready")
 	})

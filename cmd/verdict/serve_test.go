@@ -169,7 +169,7 @@ func TestReadyzReportsDatabaseDown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := routes(config.Server{WebhookSecrets: [][]byte{[]byte("s")}}, st, q, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
+	h := routes(config.Server{WebhookSecrets: [][]byte{[]byte("s")}}, st, q, slog.New(slog.NewTextHandler(io.Discard, nil)), nil, nil)
 	st.Close()
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/readyz", nil))

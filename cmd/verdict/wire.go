@@ -90,6 +90,8 @@ func appWiring(pages http.RoundTripper) wiring {
 		}
 		id := &appIdentity{app: apps.App(), slug: strings.TrimSuffix(cfg.AppSlug, "[bot]"), log: log}
 		go id.warm(ctx)
+		creds := &credentials{app: apps.App(), every: credentialsEvery, log: log}
+		go creds.run(ctx)
 		opts := evidenceOptions(ghsource.Options{Retry: ro, ArtifactDownloads: cfg.ArtifactDownloads})
 		if pages != nil {
 			opts.PageClient = &http.Client{Transport: pages, Timeout: 20 * time.Second}
@@ -119,6 +121,7 @@ func appWiring(pages http.RoundTripper) wiring {
 			Reuse:      appReuse{a: reuse.Acknowledger{Client: acknowledgerClient, Logger: log, Recorder: trail, Presets: servedPresets}, id: id},
 			Welcomer:   appWelcomer{client: installation, id: id, log: log},
 			Visibility: appVisibility{apps},
+			Ready:      creds.Ready,
 		}, nil
 	}
 }

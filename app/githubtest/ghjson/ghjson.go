@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -71,6 +72,20 @@ func ISO(t time.Time) any {
 // The GraphQL endpoint decodes it back.
 func NodeID(kind string, id int64) string {
 	return base64.RawStdEncoding.EncodeToString([]byte(fmt.Sprintf("0%s:%d", kind, id)))
+}
+
+// ParseNodeID reads a node ID NodeID made; ok is false for any other.
+func ParseNodeID(id string) (kind string, n int64, ok bool) {
+	raw, err := base64.RawStdEncoding.DecodeString(id)
+	if err != nil || len(raw) < 2 || raw[0] != '0' {
+		return "", 0, false
+	}
+	kind, num, found := strings.Cut(string(raw[1:]), ":")
+	n, err = strconv.ParseInt(num, 10, 64)
+	if !found || err != nil {
+		return "", 0, false
+	}
+	return kind, n, true
 }
 
 // since is a fixed date before the fixture's clock, for "created_at" of

@@ -70,7 +70,7 @@ func TestHookDeliveries(t *testing.T) {
 		t.Fatalf("accepted delivery: %+v", ok)
 	}
 
-	app := github.NewClient(nil).WithAuthToken("eyJhbGciOiJSUzI1NiJ9.e30.c2ln")
+	app := github.NewClient(nil).WithAuthToken(gh.AppJWT())
 	u, _ := url.Parse(gh.BaseURL())
 	app.BaseURL = u
 	ctx := context.Background()

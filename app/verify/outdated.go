@@ -1,0 +1,59 @@
+package verify
+
+import (
+	"context"
+	"time"
+)
+
+// hideOutdated makes the PR's verdict comments show what stands: the
+// verdict of its newest sign-off that was not withdrawn stays visible,
+// every other one (superseded by a newer sign-off's verdict, or withdrawn)
+// is hidden as outdated, and one hidden earlier whose verdict stands again
+// (the newer sign-off was withdrawn) is shown again. It works from the
+// ledger, so a redelivery or a restart changes nothing already done, and
+// it only ever touches comments Verdict published (the node IDs its own
+// publishing returned). Hiding is a courtesy to readers: a failure is
+// logged, and the next verdict on the PR tries again.
+func (v *Verifier) hideOutdated(ctx context.Context, gh GitHub, owner, repo string, number int, enabled bool) {
+	if !enabled || v.Ledger == nil {
+		return
+	}
+	log := v.logger().With("repo", owner+"/"+repo, "pr", number)
+	all, err := v.Ledger.SignOffs(ctx, owner+"/"+repo, number)
+	if err != nil {
+		log.Warn("reading the PR's sign-offs to hide outdated verdicts", "err", err)
+		return
+	}
+	var standing *SignOffRecord
+	for i := range all {
+		r := &all[i]
+		if r.State == StateWithdrawn || r.Verdict == "" {
+			continue
+		}
+		if standing == nil || newerThan(r.SignedAt, r.Key, standing.SignedAt, standing.Key) {
+			standing = r
+		}
+	}
+	for _, r := range all {
+		if r.CommentNodeID == "" || r.Verdict == "" {
+			continue
+		}
+		hide := standing == nil || r.Key != standing.Key
+		if hide == !r.MinimizedAt.IsZero() {
+			continue
+		}
+		change, at, what := gh.UnminimizeComment, time.Time{}, "showing a verdict that stands again"
+		if hide {
+			change, at, what = gh.MinimizeComment, v.now(), "hiding an outdated verdict"
+		}
+		if err := change(ctx, r.CommentNodeID); err != nil {
+			log.Warn(what, "signoff", r.Key, "comment_url", r.CommentURL, "err", err)
+			continue
+		}
+		if _, err := v.Ledger.SetMinimized(ctx, r.Repo, r.Key, r.CommentNodeID, at); err != nil {
+			log.Warn(what, "signoff", r.Key, "err", err)
+			continue
+		}
+		log.Info(what, "signoff", r.Key, "comment_url", r.CommentURL)
+	}
+}
