@@ -43,6 +43,8 @@ type Options struct {
 	RecoverEvery time.Duration
 	// Rerunner finds the PRs of a re-run that named none.
 	Rerunner Rerunner
+	// MergeGroups answers merge queues (optional).
+	MergeGroups MergeGrouper
 
 	Logger *slog.Logger
 
@@ -183,6 +185,7 @@ func New(ctx context.Context, st *store.Store, opt Options) (*Queue, error) {
 	river.AddWorker(workers, &recoverWorker{q: q})
 	river.AddWorker(workers, &rerunWorker{q: q})
 	river.AddWorker(workers, &withdrawWorker{q: q})
+	river.AddWorker(workers, &mergeGroupWorker{q: q})
 	cfg := &river.Config{
 		ID:                   clientID(),
 		Workers:              workers,

@@ -17,6 +17,7 @@ import (
 var onlyActions = map[string][]string{
 	"check_run":   {"rerequested"},
 	"check_suite": {"rerequested"},
+	"merge_group": {"checks_requested", "destroyed"},
 }
 
 // Acts reports whether a delivery of event with action may produce jobs:

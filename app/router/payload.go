@@ -74,6 +74,7 @@ type payload struct {
 	After      string      `json:"after"`
 	CheckRun   *checkRun   `json:"check_run"`
 	CheckSuite *checkSuite `json:"check_suite"`
+	MergeGroup *mergeGroup `json:"merge_group"`
 }
 
 func deref(s *string) string {

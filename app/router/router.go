@@ -79,6 +79,7 @@ var events = map[string]route{
 	"pull_request":                Router.pullRequest,
 	"check_run":                   Router.checkRun,
 	"check_suite":                 Router.checkSuite,
+	"merge_group":                 Router.mergeGroupEvent,
 }
 
 // Handles lists the webhook events that may produce jobs, sorted; the App
@@ -139,19 +140,22 @@ func (r Router) Route(event, deliveryID string, body []byte) (Decision, error) {
 		d.PR = p.Number
 	}
 	bot := r.isBot(p.Sender)
-	// A push moves the head whoever pushed, a bot included.
+	// A push moves the head whoever pushed, a bot included; a merge queue
+	// asks for checks whoever queued (often GitHub's own bot).
 	push := event == "pull_request" && p.Action == "synchronize"
-	if bot && !withdrawal(p.Action) && !push {
+	queue := event == "merge_group"
+	if bot && !withdrawal(p.Action) && !push && !queue {
 		d.IgnoredSender = true
 		return d, nil
 	}
-	// A re-run may name no PR (a fork's, or an older head's): its job finds them.
+	// A re-run may name no PR (a fork's, or an older head's): its job
+	// finds them; a merge group's job finds its PRs from its refs.
 	rerun := p.CheckRun != nil || p.CheckSuite != nil
-	if !repoNameRE.MatchString(p.Repository.FullName) || (d.PR <= 0 && !rerun) {
+	if !repoNameRE.MatchString(p.Repository.FullName) || (d.PR <= 0 && !rerun && !queue) {
 		return d, nil
 	}
 	handle(r, &d, &p)
-	if bot && !push {
+	if bot && !push && !queue {
 		// A bot deleting a sign-off still withdraws it; nothing else a
 		// bot does counts.
 		d.Jobs = slices.DeleteFunc(d.Jobs, func(a jobs.Args) bool { _, ok := a.(jobs.WithdrawArgs); return !ok })

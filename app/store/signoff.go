@@ -42,6 +42,8 @@ type SignOff struct {
 	AssessedSHA string
 	Verdict     string
 	CommentURL  string
+	// AssessedBase is the base commit that verdict read its rules at.
+	AssessedBase string
 	// CommentNodeID is the verdict comment's GraphQL node ID ("" when not
 	// known), and MinimizedAt when Verdict hid it as outdated (zero:
 	// shown). PutSignOff keeps MinimizedAt while the comment stays the
@@ -50,7 +52,7 @@ type SignOff struct {
 	MinimizedAt   time.Time
 }
 
-const signOffColumns = `repo, signoff_key, pr_number, author, body_sha256, signed_at, state, editor, state_at, assessed_sha, verdict, comment_url, comment_node_id, minimized_at`
+const signOffColumns = `repo, signoff_key, pr_number, author, body_sha256, signed_at, state, editor, state_at, assessed_sha, verdict, comment_url, comment_node_id, minimized_at, assessed_base`
 
 // PutSignOff stores s, replacing what was kept for its key but its
 // minimization, which only SetMinimized changes, and which a comment
@@ -58,17 +60,17 @@ const signOffColumns = `repo, signoff_key, pr_number, author, body_sha256, signe
 // keeps the one stored.
 func (s *Store) PutSignOff(ctx context.Context, so SignOff) error {
 	_, err := s.db.Exec(ctx, `INSERT INTO verdict_signoff (`+signOffColumns+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 0)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 0, $14)
 		ON CONFLICT (repo, signoff_key) DO UPDATE SET pr_number = excluded.pr_number, author = excluded.author,
 			body_sha256 = excluded.body_sha256, signed_at = excluded.signed_at, state = excluded.state,
 			editor = excluded.editor, state_at = excluded.state_at, assessed_sha = excluded.assessed_sha,
-			verdict = excluded.verdict, comment_url = excluded.comment_url,
+			verdict = excluded.verdict, comment_url = excluded.comment_url, assessed_base = excluded.assessed_base,
 			comment_node_id = CASE WHEN excluded.comment_node_id = '' THEN verdict_signoff.comment_node_id
 				ELSE excluded.comment_node_id END,
 			minimized_at = CASE WHEN excluded.comment_node_id IN ('', verdict_signoff.comment_node_id)
 				THEN verdict_signoff.minimized_at ELSE 0 END`,
 		strings.ToLower(so.Repo), so.Key, so.PR, so.Author, so.BodySHA256, so.SignedAt.UnixMilli(), so.State,
-		so.Editor, so.StateAt.UnixMilli(), so.AssessedSHA, so.Verdict, so.CommentURL, so.CommentNodeID)
+		so.Editor, so.StateAt.UnixMilli(), so.AssessedSHA, so.Verdict, so.CommentURL, so.CommentNodeID, so.AssessedBase)
 	if err != nil {
 		return fmt.Errorf("storing sign-off %s of %s: %w", so.Key, so.Repo, err)
 	}
@@ -127,7 +129,7 @@ func scanSignOff(r Row) (SignOff, error) {
 	var so SignOff
 	var signed, at, minimized int64
 	if err := r.Scan(&so.Repo, &so.Key, &so.PR, &so.Author, &so.BodySHA256, &signed, &so.State, &so.Editor, &at,
-		&so.AssessedSHA, &so.Verdict, &so.CommentURL, &so.CommentNodeID, &minimized); err != nil {
+		&so.AssessedSHA, &so.Verdict, &so.CommentURL, &so.CommentNodeID, &minimized, &so.AssessedBase); err != nil {
 		return SignOff{}, err
 	}
 	so.SignedAt, so.StateAt = time.UnixMilli(signed).UTC(), time.UnixMilli(at).UTC()

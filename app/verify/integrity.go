@@ -32,6 +32,8 @@ type SignOffRecord struct {
 	StateAt    time.Time
 	// AssessedSHA, Verdict and CommentURL: the last verdict published.
 	AssessedSHA, Verdict, CommentURL string
+	// AssessedBase is the base commit that verdict read its rules at.
+	AssessedBase string
 	// CommentNodeID is that verdict comment's GraphQL node ID ("" when
 	// not known), MinimizedAt when Verdict hid it as outdated (zero:
 	// shown).

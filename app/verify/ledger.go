@@ -88,6 +88,13 @@ func (v *Verifier) standing(ctx context.Context, owner, repo string, number int,
 	return best, nil
 }
 
+// Standing returns the newest sign-off of the PR whose verdict stands for
+// commit sha (nil when none, or without a ledger): what a merge queue
+// relies on.
+func (v *Verifier) Standing(ctx context.Context, owner, repo string, number int, sha string) (*SignOffRecord, error) {
+	return v.standing(ctx, owner, repo, number, "", sha)
+}
+
 func newerThan(at time.Time, key string, than time.Time, thanKey string) bool {
 	if !at.Equal(than) {
 		return at.After(than)
@@ -107,13 +114,15 @@ func (v *Verifier) newerStanding(ctx context.Context, req Request, so checks.Sig
 
 // remember keeps the sign-off's authentic version, integrity state and
 // verdict after a published verification.
-func (v *Verifier) remember(ctx context.Context, req Request, so checks.SignOff, in Integrity, sha string, overall checks.Overall, c publish.Published) error {
+func (v *Verifier) remember(ctx context.Context, req Request, pr *checks.PR, in Integrity, overall checks.Overall, c publish.Published) error {
 	if v.Ledger == nil {
 		return nil
 	}
+	so := pr.SignOff
 	r := SignOffRecord{Repo: req.Owner + "/" + req.Repo, Key: so.Key, PR: req.Number, Author: so.Author,
 		BodySHA256: in.AuthenticSHA256, SignedAt: so.CreatedAt, State: StateAuthentic, StateAt: v.now(),
-		AssessedSHA: sha, Verdict: string(overall), CommentURL: c.CommentURL, CommentNodeID: c.NodeID}
+		AssessedSHA: pr.HeadSHA, AssessedBase: pr.BaseTip, Verdict: string(overall), CommentURL: c.CommentURL,
+		CommentNodeID: c.NodeID}
 	if in.Tampered {
 		r.State, r.Editor, r.StateAt = StateTampered, in.Editor, in.Since
 	}

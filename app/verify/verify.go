@@ -292,7 +292,7 @@ func (v *Verifier) Verify(ctx context.Context, gh GitHub, req Request) (Outcome,
 	}
 	url := comment.CommentURL
 	out.CommentURL = url
-	if err := v.remember(ctx, req, pr.SignOff, out.Integrity, pr.HeadSHA, vd.Overall, comment); err != nil {
+	if err := v.remember(ctx, req, pr, out.Integrity, vd.Overall, comment); err != nil {
 		return out, pinned(err)
 	}
 	v.hideOutdated(ctx, gh, req.Owner, req.Repo, req.Number, snap.Config.MinimizeOutdatedEnabled())

@@ -65,7 +65,8 @@ func (l ledger) PutSignOff(ctx context.Context, r verify.SignOffRecord) error {
 func (l ledger) put(ctx context.Context, r verify.SignOffRecord) error {
 	return l.st.PutSignOff(ctx, store.SignOff{Repo: r.Repo, Key: r.Key, PR: r.PR, Author: r.Author, BodySHA256: r.BodySHA256,
 		SignedAt: r.SignedAt, State: r.State, Editor: r.Editor, StateAt: r.StateAt,
-		AssessedSHA: r.AssessedSHA, Verdict: r.Verdict, CommentURL: r.CommentURL, CommentNodeID: r.CommentNodeID})
+		AssessedSHA: r.AssessedSHA, Verdict: r.Verdict, CommentURL: r.CommentURL, CommentNodeID: r.CommentNodeID,
+		AssessedBase: r.AssessedBase})
 }
 
 func (l ledger) SetMinimized(ctx context.Context, repo, key, nodeID string, at time.Time) (bool, error) {
@@ -76,5 +77,5 @@ func fromStore(so store.SignOff) verify.SignOffRecord {
 	return verify.SignOffRecord{Repo: so.Repo, Key: so.Key, PR: so.PR, Author: so.Author, BodySHA256: so.BodySHA256,
 		SignedAt: so.SignedAt, State: so.State, Editor: so.Editor, StateAt: so.StateAt,
 		AssessedSHA: so.AssessedSHA, Verdict: so.Verdict, CommentURL: so.CommentURL,
-		CommentNodeID: so.CommentNodeID, MinimizedAt: so.MinimizedAt}
+		CommentNodeID: so.CommentNodeID, MinimizedAt: so.MinimizedAt, AssessedBase: so.AssessedBase}
 }

@@ -34,6 +34,8 @@ type handlers struct {
 	HeadMover queue.HeadMover
 	Recoverer queue.Recoverer
 	Rerunner  queue.Rerunner
+	// MergeGroups answers merge queues (optional).
+	MergeGroups queue.MergeGrouper
 	// Visibility tells the details page which repositories are private.
 	Visibility details.Visibility
 	// Ready, when set, is asked by /readyz besides the database: the
@@ -87,7 +89,8 @@ func serve(ctx context.Context, cfg config.Server, log *slog.Logger, wire wiring
 	q, err := queue.New(ctx, st, queue.Options{
 		Verifier: h.Verifier, Reuse: h.Reuse, Welcomer: h.Welcomer,
 		HeadMover: h.HeadMover, Recoverer: h.Recoverer, RecoverEvery: cfg.RedeliverEvery, Rerunner: h.Rerunner,
-		Logger: log, Workers: cfg.Workers,
+		MergeGroups: h.MergeGroups,
+		Logger:      log, Workers: cfg.Workers,
 		JobTimeout: cfg.JobTimeout, RetryPolicy: queue.Backoff{Unit: cfg.RetryDelay},
 	})
 	if err != nil {

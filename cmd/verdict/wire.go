@@ -114,14 +114,15 @@ func appWiring(pages http.RoundTripper) wiring {
 		trail := auditTrail{st}
 		verifier := appVerifier{v: withLedger(newVerifier(log, pub, trail, nil), st), client: installation, id: id, trail: trail, log: log}
 		return handlers{
-			Verifier:   verifier,
-			HeadMover:  appHeadMover{v: verifier, log: log},
-			Rerunner:   verifier,
-			Recoverer:  newRecoverer(apps.App(), st, log),
-			Reuse:      appReuse{a: reuse.Acknowledger{Client: acknowledgerClient, Logger: log, Recorder: trail, Presets: servedPresets}, id: id},
-			Welcomer:   appWelcomer{client: installation, id: id, log: log},
-			Visibility: appVisibility{apps},
-			Ready:      creds.Ready,
+			Verifier:    verifier,
+			HeadMover:   appHeadMover{v: verifier, log: log},
+			Rerunner:    verifier,
+			MergeGroups: appMergeGroups{v: verifier},
+			Recoverer:   newRecoverer(apps.App(), st, log),
+			Reuse:       appReuse{a: reuse.Acknowledger{Client: acknowledgerClient, Logger: log, Recorder: trail, Presets: servedPresets}, id: id},
+			Welcomer:    appWelcomer{client: installation, id: id, log: log},
+			Visibility:  appVisibility{apps},
+			Ready:       creds.Ready,
 		}, nil
 	}
 }

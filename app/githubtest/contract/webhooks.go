@@ -14,7 +14,7 @@ import (
 
 // handledEvents are the deliveries Verdict subscribes to, as the webhooks
 // description names them.
-var handledEvents = []string{"check-run", "check-suite", "issue-comment", "pull-request", "pull-request-review", "pull-request-review-comment"}
+var handledEvents = []string{"check-run", "check-suite", "issue-comment", "merge-group", "pull-request", "pull-request-review", "pull-request-review-comment"}
 
 // Webhooks is GitHub's webhooks description (OpenAPI 3.1).
 type Webhooks struct{ doc *openapi3.T }
