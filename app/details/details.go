@@ -27,9 +27,11 @@ import (
 	"github.com/verdict-bot/verdict/app/store"
 )
 
-// History reads a PR's recorded events, newest first.
+// History reads a PR's recorded events, newest first, and what is kept of
+// its sign-offs (whose verdict stands now).
 type History interface {
 	History(ctx context.Context, repo string, pr, limit int) ([]store.Event, error)
+	SignOffs(ctx context.Context, repo string, pr int) ([]store.SignOff, error)
 }
 
 // Visibility tells whether a repository is private, asking GitHub as the
@@ -197,7 +199,13 @@ func (h *Handler) page(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, http.StatusInternalServerError, msgUnavailable)
 		return
 	}
-	v := buildPage(full, n, events)
+	signoffs, err := h.opt.History.SignOffs(r.Context(), full, n)
+	if err != nil {
+		log.Error("details page: reading the sign-offs", "err", err)
+		h.fail(w, http.StatusInternalServerError, msgUnavailable)
+		return
+	}
+	v := buildPage(full, n, events, signoffs)
 	v.Viewer, v.Private, v.Path = viewer, private, PagePath(owner, repo, n)
 	if h.opt.WebURL != "" {
 		v.PRURL = strings.TrimSuffix(h.opt.WebURL, "/") + "/" + full + "/pull/" + strconv.Itoa(n)

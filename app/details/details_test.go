@@ -24,11 +24,18 @@ import (
 	"github.com/verdict-bot/verdict/app/store"
 )
 
-// memHistory is a History in memory.
-type memHistory map[string][]store.Event
+// memHistory is a History in memory, keyed by owner/name#number.
+type memHistory struct {
+	events   map[string][]store.Event
+	signoffs map[string][]store.SignOff
+}
 
 func (m memHistory) History(_ context.Context, repo string, pr, limit int) ([]store.Event, error) {
-	return m[strings.ToLower(repo)+"#"+strconv.Itoa(pr)], nil
+	return m.events[strings.ToLower(repo)+"#"+strconv.Itoa(pr)], nil
+}
+
+func (m memHistory) SignOffs(_ context.Context, repo string, pr int) ([]store.SignOff, error) {
+	return m.signoffs[strings.ToLower(repo)+"#"+strconv.Itoa(pr)], nil
 }
 
 // fakeVisibility asks the fake GitHub as the installation, as serve does.
@@ -94,7 +101,9 @@ func newSite(t *testing.T, withOAuth bool, opts ...func(*Options)) *site {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hist := memHistory{"acme/bench#7": sampleHistory(), "acme/secret#7": sampleHistory()}
+	hist := memHistory{events: map[string][]store.Event{"acme/bench#7": sampleHistory(), "acme/secret#7": sampleHistory()},
+		signoffs: map[string][]store.SignOff{"acme/bench#7": {{Repo: "acme/bench", Key: "issuecomment-1", PR: 7,
+			State: store.SignOffWithdrawn, Verdict: "REJECTED", AssessedSHA: strings.Repeat("a", 40)}}}}
 	r := chi.NewRouter()
 	srv := httptest.NewServer(r)
 	t.Cleanup(srv.Close)
@@ -144,7 +153,7 @@ func TestPublicPage(t *testing.T) {
 	for _, w := range []string{
 		"@amd-owner-a owns every changed path", "@amd-owner-a 拥有所有变更路径", "代码所有者",
 		`<a href="https://github.com/acme/bench/blob/abc/CODEOWNERS">CODEOWNERS</a>`, "owner: @amd-owner-a",
-		"3 frontier points &lt;script&gt;", "41 GitHub API calls", "delivery <span lang=\"zh\">投递</span> <code>d3</code>",
+		"3 frontier points &lt;script&gt;", "41 GitHub API calls", "every sign-off on this pull request was withdrawn", "delivery <span lang=\"zh\">投递</span> <code>d3</code>",
 		strings.Repeat("c", 64), `href="` + s.gh.URL + `/acme/bench/pull/7"`, "验证记录与事件",
 	} {
 		if !strings.Contains(body, w) {

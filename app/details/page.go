@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -63,10 +64,21 @@ type pageView struct {
 	// Path is the page's own path, where signing out returns to.
 	Path  string
 	Error *text
+	// Now is the verdict that stands (nil when nothing is kept of the
+	// PR's sign-offs); Withdrawn says every sign-off kept was withdrawn.
+	Now       *nowView
+	Withdrawn bool
 	// Items is the timeline, newest first: verifications with what
 	// concerns them, and the other events.
 	Items []item
 	Count int
+}
+
+// nowView is the verdict that stands: the one the PR's status shows.
+type nowView struct {
+	Verdict, Class  string
+	Key, SHA, Short string
+	CommentURL      string
 }
 
 type item struct {
@@ -85,6 +97,10 @@ type verificationView struct {
 	Rows       []rowView
 	Bypasses   []eventView
 	Marks      []eventView // tamper marks and withdrawals of this verdict
+	// Current marks the verification whose verdict stands; Superseded
+	// one that a newer verdict (another sign-off's, or a newer head's)
+	// replaced.
+	Current, Superseded bool
 }
 
 type eventView struct {
@@ -101,8 +117,23 @@ type eventView struct {
 
 type rowView struct {
 	store.CheckRow
-	Class    string
-	Evidence []evidenceView
+	Class              string
+	ReasonHTML, ZHHTML template.HTML // the reason's Markdown, rendered
+	Evidence           []evidenceView
+}
+
+// rowOrder puts what needs attention first: failing rows, then those that
+// warn or need review, then passing and not applicable ones.
+func rowOrder(status string) int {
+	switch status {
+	case "FAIL":
+		return 0
+	case "WARN":
+		return 1
+	case "PASS":
+		return 2
+	}
+	return 3
 }
 
 type evidenceView struct {
@@ -145,10 +176,17 @@ func webLink(u string) string {
 // verification of its commit and sign-off from the one that counted it on;
 // a tamper mark or withdrawal to the newest verification of its sign-off
 // before it; commands, and marks of verdicts not recorded, stand alone.
-func buildPage(repo string, pr int, events []store.Event) pageView {
+func buildPage(repo string, pr int, events []store.Event, signoffs []store.SignOff) pageView {
 	v := pageView{Repo: repo, PR: pr, Count: len(events)}
+	now, ok := store.Standing(signoffs)
+	if ok {
+		v.Now = &nowView{Verdict: now.Verdict, Class: statusClass(now.Verdict), Key: now.Key, SHA: now.AssessedSHA,
+			Short: short(now.AssessedSHA), CommentURL: webLink(now.CommentURL)}
+	}
+	v.Withdrawn = !ok && len(signoffs) > 0
 	var vers []*verificationView
 	var verAt []time.Time
+	current := false
 	for _, e := range events {
 		if e.Kind != store.KindVerification || e.Verification == nil {
 			continue
@@ -157,11 +195,19 @@ func buildPage(repo string, pr int, events []store.Event) pageView {
 		vv := &verificationView{eventView: viewOf(e), Verdict: r.Verdict, Class: statusClass(r.Verdict),
 			CommentURL: webLink(r.CommentURL), BodySHA256: r.BodySHA256, Duration: r.Duration.Round(time.Millisecond).String(), APICalls: r.APICalls}
 		for _, row := range r.Rows {
-			rv := rowView{CheckRow: row, Class: statusClass(row.Status)}
+			rv := rowView{CheckRow: row, Class: statusClass(row.Status), ReasonHTML: markdown(row.ReasonEN), ZHHTML: markdown(row.ReasonZH)}
 			for _, ev := range row.Evidence {
 				rv.Evidence = append(rv.Evidence, evidenceView{Label: ev.Label, Value: ev.Value, URL: webLink(ev.URL)})
 			}
 			vv.Rows = append(vv.Rows, rv)
+		}
+		slices.SortStableFunc(vv.Rows, func(a, b rowView) int { return rowOrder(a.Status) - rowOrder(b.Status) })
+		if v.Now != nil {
+			// Newest first: the first verification of the standing
+			// sign-off on the commit it assessed is the one that stands.
+			vv.Current = !current && vv.Key == v.Now.Key && vv.SHA == v.Now.SHA
+			current = current || vv.Current
+			vv.Superseded = !vv.Current
 		}
 		vers = append(vers, vv)
 		verAt = append(verAt, e.At)

@@ -138,3 +138,18 @@ func scanSignOff(r Row) (SignOff, error) {
 	}
 	return so, nil
 }
+
+// Standing is the sign-off of list (one PR's) whose verdict stands: the
+// newest one not withdrawn that has a verdict (by signing time, then key);
+// ok is false when none does.
+func Standing(list []SignOff) (so SignOff, ok bool) {
+	for _, r := range list {
+		if r.State == SignOffWithdrawn || r.Verdict == "" {
+			continue
+		}
+		if !ok || r.SignedAt.After(so.SignedAt) || r.SignedAt.Equal(so.SignedAt) && r.Key > so.Key {
+			so, ok = r, true
+		}
+	}
+	return so, ok
+}

@@ -12,9 +12,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chromedp/chromedp"
 
 	"github.com/verdict-bot/verdict/app/githubtest/fixture"
 	"github.com/verdict-bot/verdict/app/githubtest/webflow"
@@ -103,6 +106,12 @@ func TestDetailsPageInBrowser(t *testing.T) {
 	if strings.Index(body, `data-verdict="REJECTED"`) > strings.Index(body, `data-verdict="PASS"`) {
 		t.Error("the newer REJECTED verification is not first")
 	}
+	// The top card is the verdict that stands, the REJECTED one; the PASS
+	// below it is marked superseded.
+	if i := strings.Index(body, `data-now="REJECTED"`); i < 0 || i > strings.Index(body, `data-verdict=`) ||
+		!strings.Contains(body, `superseded" data-verdict="PASS"`) {
+		t.Error("the page does not lead with the standing REJECTED verdict over the superseded PASS")
+	}
 	screenshot(t, browser, page, filepath.Join(dir, "details-rejected.png"), `data-verdict="REJECTED"`)
 	t.Logf("screenshots: %s", dir)
 }
@@ -119,36 +128,72 @@ func findBrowser() string {
 	return ""
 }
 
-// screenshot renders u in headless Chromium into file, after checking
-// that the DOM the browser built holds want.
+// pageWidths are the viewports the details page must fit: a phone and a
+// desktop.
+var pageWidths = []int64{390, 1280}
+
+// screenshot renders u in headless Chromium (driven over the DevTools
+// protocol) at each of pageWidths and saves a full-page screenshot of each
+// as file with the width in its name, after checking that the DOM holds
+// want, that nothing is wider than the viewport (no horizontal scroll) and
+// that both languages are on screen.
 func screenshot(t *testing.T, browser, u, file, want string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.NoSandbox,
+		chromedp.DisableGPU, chromedp.Flag("disable-background-networking", true), chromedp.Flag("hide-scrollbars", true),
+		chromedp.Flag("force-device-scale-factor", "1"), chromedp.UserDataDir(filepath.Join(t.TempDir(), "profile")))
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelAlloc()
+	ctx, cancel := chromedp.NewContext(actx)
 	defer cancel()
-	args := func(extra ...string) []string {
-		return append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run",
-			"--user-data-dir=" + filepath.Join(filepath.Dir(file), "profile"), "--hide-scrollbars", "--force-device-scale-factor=1"}, extra...)
-	}
-	dom, err := exec.CommandContext(ctx, browser, args("--dump-dom", u)...).Output()
-	if err != nil {
-		t.Fatalf("%s --dump-dom: %v", browser, err)
-	}
-	if !bytes.Contains(dom, []byte(want)) || !bytes.Contains(dom, []byte("验证记录与事件")) {
-		t.Fatalf("the browser's DOM lacks %s:\n%.2000s", want, dom)
-	}
-	if out, err := exec.CommandContext(ctx, browser, args("--window-size=1200,2000", "--screenshot="+file, u)...).CombinedOutput(); err != nil {
-		t.Fatalf("%s --screenshot: %v\n%s", browser, err, out)
-	}
-	raw, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := png.Decode(bytes.NewReader(raw))
-	if err != nil {
-		t.Fatalf("screenshot %s: %v", file, err)
-	}
-	if b := img.Bounds(); b.Dx() != 1200 || colours(img) < 20 {
-		t.Fatalf("screenshot %s is %v with %d colours: the page did not render", file, b.Size(), colours(img))
+	ctx, cancelTime := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancelTime()
+	for _, width := range pageWidths {
+		type seen struct{ EN, ZH bool }
+		err := chromedp.Do(ctx, chromedp.EmulateViewport(width, 900), chromedp.Navigate(u), chromedp.WaitReady("body"))
+		var dom string
+		var overflow int
+		var visible seen
+		var shot []byte
+		if err == nil {
+			dom, err = chromedp.Run(ctx, chromedp.OuterHTML("html"))
+		}
+		if err == nil {
+			overflow, err = chromedp.Run(ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth - window.innerWidth`))
+		}
+		if err == nil {
+			visible, err = chromedp.Run(ctx, chromedp.Evaluate[seen](`(() => {
+				const on = el => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0 && r.right <= window.innerWidth + 1; };
+				return { EN: [...document.querySelectorAll('h1, h2')].some(on),
+					ZH: [...document.querySelectorAll('[lang="zh"]')].some(el => el.textContent.trim() !== '' && on(el)) };
+			})()`))
+		}
+		if err == nil {
+			shot, err = chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		}
+		if err != nil {
+			t.Fatalf("rendering %s at %d px: %v", u, width, err)
+		}
+		if !strings.Contains(dom, want) || !strings.Contains(dom, "验证记录与事件") {
+			t.Fatalf("the browser's DOM at %d px lacks %s:\n%.2000s", width, want, dom)
+		}
+		if overflow > 0 {
+			t.Errorf("at %d px the page is %d px wider than the screen (horizontal scroll)", width, overflow)
+		}
+		if !visible.EN || !visible.ZH {
+			t.Errorf("at %d px: English visible %v, Chinese visible %v", width, visible.EN, visible.ZH)
+		}
+		out := strings.TrimSuffix(file, ".png") + "-" + strconv.FormatInt(width, 10) + ".png"
+		if err := os.WriteFile(out, shot, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(bytes.NewReader(shot))
+		if err != nil {
+			t.Fatalf("screenshot %s: %v", out, err)
+		}
+		if b := img.Bounds(); int64(b.Dx()) != width || colours(img) < 20 {
+			t.Fatalf("screenshot %s is %v with %d colours: the page did not render", out, b.Size(), colours(img))
+		}
 	}
 }
 
