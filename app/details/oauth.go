@@ -2,16 +2,14 @@ package details
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
 	"github.com/google/go-github/v62/github"
+	"golang.org/x/oauth2"
 
 	"github.com/verdict-bot/verdict/app/ghclient"
 )
@@ -34,52 +32,37 @@ func (o *OAuth) web(path string) string {
 	return strings.TrimSuffix(o.WebURL, "/") + path
 }
 
+// config is the OAuth 2.0 web flow of this client: GitHub's endpoints, the
+// client's credentials sent in the form, as GitHub expects them.
+func (o *OAuth) config(redirectURI string) *oauth2.Config {
+	return &oauth2.Config{ClientID: o.ClientID, ClientSecret: o.ClientSecret, RedirectURL: redirectURI,
+		Endpoint: oauth2.Endpoint{AuthURL: o.web("/login/oauth/authorize"), TokenURL: o.web("/login/oauth/access_token"),
+			AuthStyle: oauth2.AuthStyleInParams}}
+}
+
 // AuthorizeURL is GitHub's authorization page for this client. The App's
 // user tokens carry the App's permissions, so no scope is asked for.
 func (o *OAuth) AuthorizeURL(redirectURI, state string) string {
-	q := url.Values{"client_id": {o.ClientID}, "redirect_uri": {redirectURI}, "state": {state}, "allow_signup": {"false"}}
-	return o.web("/login/oauth/authorize") + "?" + q.Encode()
+	return o.config(redirectURI).AuthCodeURL(state, oauth2.SetAuthURLParam("allow_signup", "false"))
 }
 
 // Exchange trades an authorization code for the user's token
-// (POST /login/oauth/access_token). GitHub answers refusals with 200 and
-// an error field.
+// (POST /login/oauth/access_token) through golang.org/x/oauth2, which also
+// reads GitHub's refusals (answered 200 with an error field).
 func (o *OAuth) Exchange(ctx context.Context, code, redirectURI string) (string, error) {
-	form := url.Values{"client_id": {o.ClientID}, "client_secret": {o.ClientSecret}, "code": {code}, "redirect_uri": {redirectURI}}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, o.web("/login/oauth/access_token"), strings.NewReader(form.Encode()))
-	if err != nil {
-		return "", fmt.Errorf("building the token request: %w", err)
-	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Accept", "application/json")
 	hc := o.HTTP
 	if hc == nil {
 		hc = &http.Client{Timeout: 10 * time.Second}
 	}
-	resp, err := hc.Do(req)
+	tok, err := o.config(redirectURI).Exchange(context.WithValue(ctx, oauth2.HTTPClient, hc), code)
 	if err != nil {
+		var re *oauth2.RetrieveError
+		if errors.As(err, &re) && re.ErrorCode != "" {
+			return "", fmt.Errorf("GitHub refused the sign-in code: %s (%s)", re.ErrorCode, re.ErrorDescription)
+		}
 		return "", fmt.Errorf("trading the sign-in code for a token: %w", err)
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	if err != nil {
-		return "", fmt.Errorf("reading GitHub's token answer: %w", err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("trading the sign-in code for a token: GitHub answered %s", resp.Status)
-	}
-	var out struct {
-		AccessToken string `json:"access_token"`
-		Error       string `json:"error"`
-		Description string `json:"error_description"`
-	}
-	if err := json.Unmarshal(body, &out); err != nil {
-		return "", fmt.Errorf("GitHub's token answer is not JSON: %w", err)
-	}
-	if out.Error != "" || out.AccessToken == "" {
-		return "", fmt.Errorf("GitHub refused the sign-in code: %s (%s)", out.Error, out.Description)
-	}
-	return out.AccessToken, nil
+	return tok.AccessToken, nil
 }
 
 // CanRead reports who token belongs to and whether they can read the
