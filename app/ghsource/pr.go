@@ -99,25 +99,64 @@ func (s *Source) Commits(ctx context.Context) (checks.CommitList, error) {
 		if err != nil {
 			return checks.CommitList{}, apiErr(s.what("listing commits"), resp, err)
 		}
-		var out checks.CommitList
-		for _, c := range commits {
-			date := c.GetCommit().GetCommitter().GetDate().Time
-			if date.IsZero() {
-				date = c.GetCommit().GetAuthor().GetDate().Time
-			}
-			out.Commits = append(out.Commits, checks.Commit{SHA: c.GetSHA(), Message: c.GetCommit().GetMessage(), Date: date})
+		out := checks.CommitList{Commits: convertCommits(commits)}
+		if len(out.Commits) < prCommitCap {
+			return out, nil
 		}
-		if len(out.Commits) >= prCommitCap {
-			// Only the PR's own count can say whether the cap hid commits;
-			// if it cannot be read, assume it did.
-			pr, err := s.pull(ctx)
+		// Only the PR's own count can say whether the cap hid commits;
+		// if it cannot be read, assume it did.
+		pr, err := s.pull(ctx)
+		if retry.IsTransient(err) {
+			return checks.CommitList{}, err
+		}
+		if out.Truncated = err != nil || pr.GetCommits() > len(out.Commits); !out.Truncated {
+			return out, nil
+		}
+		if err == nil && pr.GetCommits() <= maxPRCommits {
+			all, err := s.compareCommits(ctx, pr)
 			if retry.IsTransient(err) {
 				return checks.CommitList{}, err
 			}
-			out.Truncated = err != nil || pr.GetCommits() > len(out.Commits)
+			if err == nil && len(all) == pr.GetCommits() {
+				return checks.CommitList{Commits: all}, nil
+			}
 		}
 		return out, nil
 	})
+}
+
+// maxPRCommits bounds the commits read of one PR through the comparison
+// (100 a page); a PR with more keeps the capped list, marked truncated.
+const maxPRCommits = 10_000
+
+// compareCommits lists all of a PR's commits, oldest first, through the
+// comparison of its base and head, which GitHub paginates past the PR
+// commit list's 250.
+func (s *Source) compareCommits(ctx context.Context, pr *github.PullRequest) ([]checks.Commit, error) {
+	base, head := pr.GetBase().GetSHA(), pr.GetHead().GetSHA()
+	var all []*github.RepositoryCommit
+	for page := 1; ; page++ {
+		cmp, resp, err := s.gh.Repositories.CompareCommits(ctx, s.owner, s.repo, base, head, &github.ListOptions{Page: page, PerPage: 100})
+		if err != nil {
+			return nil, apiErr(s.what("comparing %s...%s", base, head), resp, err)
+		}
+		all = append(all, cmp.Commits...)
+		if resp.NextPage == 0 || len(cmp.Commits) == 0 || len(all) >= cmp.GetTotalCommits() || len(all) > maxPRCommits {
+			return convertCommits(all), nil
+		}
+	}
+}
+
+func convertCommits(commits []*github.RepositoryCommit) []checks.Commit {
+	out := make([]checks.Commit, 0, len(commits))
+	for _, c := range commits {
+		date := c.GetCommit().GetCommitter().GetDate().Time
+		if date.IsZero() {
+			date = c.GetCommit().GetAuthor().GetDate().Time
+		}
+		out = append(out, checks.Commit{SHA: c.GetSHA(), Message: c.GetCommit().GetMessage(), Date: date})
+	}
+	return out
 }
 
 // Comments lists the PR's conversation comments, oldest first.

@@ -202,13 +202,40 @@ func TestPaginationAndTruncatedCommits(t *testing.T) {
 	if n := s.Calls("GET /repos/{owner}/{repo}/pulls/{number}/files"); n != 3 {
 		t.Errorf("file pages = %d, want 3", n)
 	}
+	// GitHub lists 250 of the 260 commits; the comparison of base and
+	// head, paginated, gives them all.
 	cl, err := src.Commits(ctx)
-	if err != nil || len(cl.Commits) != 250 || !cl.Truncated || cl.Commits[0].SHA != fixture.CommitSHA(ixFull, "c000") {
+	if err != nil || len(cl.Commits) != 260 || cl.Truncated || cl.Commits[0].SHA != fixture.CommitSHA(ixFull, "c000") ||
+		cl.Commits[259].SHA != fixture.CommitSHA(ixFull, "c259") {
 		t.Errorf("commits = %d truncated=%v, %v", len(cl.Commits), cl.Truncated, err)
+	}
+	if n := s.Calls("GET /repos/{owner}/{repo}/compare/{basehead...}"); n != 3 {
+		t.Errorf("comparison pages = %d, want 3", n)
 	}
 	cs, err := src.Comments(ctx)
 	if err != nil || len(cs) != 150 || cs[149].Body != "149" {
 		t.Errorf("comments = %d, %v", len(cs), err)
+	}
+}
+
+// When the comparison cannot give the PR's commits, the capped list stands,
+// marked truncated, so the checks say what they could not examine.
+func TestTruncatedCommitsWithoutComparison(t *testing.T) {
+	fx := fixture.New("verdict")
+	r := fx.Repo(ixFull)
+	r.Commit("base", "")
+	r.Branch("main", "base")
+	var commits []string
+	for i := 0; i < 255; i++ {
+		commits = append(commits, fmt.Sprintf("c%03d", i))
+		r.Commit(commits[i], "")
+	}
+	r.Pull(&fixture.Pull{Number: 3412, Head: fixture.Ref{Commit: "c254"}, Commits: commits, Files: []*fixture.File{{Filename: "a.txt", Patch: "@@ -0,0 +1 @@\n+x"}}})
+	s := githubtest.New(t, fx)
+	s.AddFault(githubtest.Fault{Method: "GET", Path: `/compare/`, Status: http.StatusNotFound})
+	cl, err := newSource(t, s, Options{}).Commits(context.Background())
+	if err != nil || len(cl.Commits) != 250 || !cl.Truncated {
+		t.Errorf("commits = %d truncated=%v, %v", len(cl.Commits), cl.Truncated, err)
 	}
 }
 

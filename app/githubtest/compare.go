@@ -1,0 +1,65 @@
+package githubtest
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/verdict-bot/verdict/app/githubtest/ghjson"
+)
+
+func init() {
+	handle("GET", "/repos/{owner}/{repo}/compare/{basehead...}", (*Server).compare)
+}
+
+// compare answers GET /repos/{owner}/{repo}/compare/{base}...{head} for a
+// pull request's range: head is a PR's head commit and base its base
+// commit (or a commit of the base it was opened on), and the commits are
+// the PR's, oldest first, paginated as GitHub paginates a comparison
+// (per_page up to 100; files only on the first page). The fake has no
+// commit graph, so any other range is answered 404.
+func (s *Server) compare(w http.ResponseWriter, r *http.Request, p params) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rs := s.repo(w, p)
+	if rs == nil {
+		return
+	}
+	base, head, ok := strings.Cut(p["basehead"], "...")
+	if !ok {
+		ghjson.Error(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	baseSHA, headSHA := rs.r.ResolveSHA(base), rs.r.ResolveSHA(head)
+	var numbers []int
+	for n := range rs.pulls {
+		numbers = append(numbers, n)
+	}
+	slices.Sort(numbers)
+	for _, n := range numbers {
+		pr := rs.pulls[n]
+		if rs.r.ResolveSHA(pr.Head.Commit) != headSHA || rs.r.ResolveSHA(pr.Base.Commit) != baseSHA {
+			continue
+		}
+		all := []map[string]any{}
+		for _, ref := range pr.Commits {
+			sha, msg, date, author := ref, "commit "+ref, s.fx.Now, pr.User
+			if c := rs.r.FindCommit(ref); c != nil {
+				sha, msg, date = c.SHA, c.Message, c.Date
+				if c.Author != "" {
+					author = c.Author
+				}
+			}
+			all = append(all, s.commitJSON(rs, sha, msg, date, author))
+		}
+		page := paginate(w, r, all)
+		api := fmt.Sprintf("%s/repos/%s/compare/%s", s.URL, rs.r.FullName, p["basehead"])
+		ghjson.Write(w, http.StatusOK, map[string]any{"url": api, "html_url": "https://github.com/" + rs.r.FullName + "/compare/" + p["basehead"],
+			"permalink_url": "https://github.com/" + rs.r.FullName + "/compare/" + p["basehead"], "diff_url": api + ".diff", "patch_url": api + ".patch",
+			"base_commit": s.commitJSON(rs, baseSHA, "base", s.fx.Now, ""), "merge_base_commit": s.commitJSON(rs, baseSHA, "base", s.fx.Now, ""),
+			"status": "ahead", "ahead_by": len(all), "behind_by": 0, "total_commits": len(all), "commits": page, "files": []any{}})
+		return
+	}
+	ghjson.Error(w, http.StatusNotFound, "Not Found")
+}
