@@ -4,6 +4,7 @@
 //	verdict check          verify one PR and print the verdict (--repo-dir: a local change, offline)
 //	verdict replay         re-verify a local clone's merged pull requests
 //	verdict history        print a PR's history from serve's database
+//	verdict demo           run serve on a shipped sample, offline, and show its verdict
 //	verdict setup          register the GitHub App through the manifest flow
 //	verdict config check   validate a .github/verdict.yml
 //	verdict version        print the module version and VCS revision
@@ -45,6 +46,7 @@ var commands = map[string]command{
 	}},
 	"trace":       {"dry-run what the benchmark job of one config point would execute (--repo-dir DIR --config KEY)", cmdTrace},
 	"history":     {"print a PR's verifications, commands and bypasses from serve's database, newest first", cmdHistory},
+	"demo":        {"run serve against an in-process fake GitHub with a sample PR: a verdict and its details page, offline", cmdDemo},
 	"setup":       {"register the GitHub App through GitHub's manifest flow", cmdSetup},
 	"config":      {"validate a .github/verdict.yml offline (verdict config check [FILE])", cmdConfig},
 	"init":        {"write a starting .github/verdict.yml from the repository's review checklist (checklist preset)", cmdInit},
