@@ -4,6 +4,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -68,14 +69,18 @@ func packages(t *testing.T) map[string][]string {
 	return out
 }
 
-// listedPackages are the packages the README's "Layout of the code"
+// listedPackages are the packages ARCHITECTURE.md's "Layout of the code"
 // section has a line for.
 func listedPackages(t *testing.T) []string {
 	t.Helper()
-	text := readme(t)
+	b, err := os.ReadFile(filepath.Join("..", "..", "ARCHITECTURE.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
 	start := strings.Index(text, "\n## Layout of the code\n")
 	if start < 0 {
-		t.Fatal(`README.md has no "## Layout of the code" section`)
+		t.Fatal(`ARCHITECTURE.md has no "## Layout of the code" section`)
 	}
 	section := text[start+1:]
 	if end := strings.Index(section[3:], "\n## "); end >= 0 {
@@ -88,7 +93,7 @@ func listedPackages(t *testing.T) []string {
 	return out
 }
 
-// TestCodeLayout: the README lists every package, and only packages that
+// TestCodeLayout: ARCHITECTURE.md lists every package, and only packages that
 // exist, one line each.
 func TestCodeLayout(t *testing.T) {
 	pkgs := packages(t)
@@ -96,21 +101,21 @@ func TestCodeLayout(t *testing.T) {
 	seen := map[string]bool{}
 	for _, p := range listed {
 		if seen[p] {
-			t.Errorf("README.md lists %s twice under Layout of the code", p)
+			t.Errorf("ARCHITECTURE.md lists %s twice under Layout of the code", p)
 		}
 		seen[p] = true
 		if _, ok := pkgs[p]; !ok {
-			t.Errorf("README.md lists %s under Layout of the code, but there is no such package", p)
+			t.Errorf("ARCHITECTURE.md lists %s under Layout of the code, but there is no such package", p)
 		}
 	}
 	for p := range pkgs {
 		if !seen[p] {
-			t.Errorf("package %s is missing from README.md, Layout of the code (one line: what it holds, what it may import)", p)
+			t.Errorf("package %s is missing from ARCHITECTURE.md, Layout of the code (one line: what it holds, what it may import)", p)
 		}
 	}
 }
 
-// importRule is one of the rules the README states for the main layers.
+// importRule is one of the rules ARCHITECTURE.md states for the main layers.
 type importRule struct {
 	rule    string
 	applies func(pkg string) bool
@@ -225,7 +230,7 @@ func importViolations(pkgs map[string][]string) []string {
 }
 
 // TestImportRules enforces, on every non-test file, the import rules the
-// README states for the main layers.
+// ARCHITECTURE.md states for the main layers.
 func TestImportRules(t *testing.T) {
 	for _, v := range importViolations(packages(t)) {
 		t.Error(v)

@@ -30,7 +30,7 @@ func PostgresURL(t testing.TB) string {
 	t.Helper()
 	base := os.Getenv(EnvURL)
 	if base == "" {
-		t.Skipf("%s is not set: PostgreSQL test skipped (see README, PostgreSQL tests)", EnvURL)
+		t.Skipf("%s is not set: PostgreSQL test skipped (see CONTRIBUTING.md, PostgreSQL tests)", EnvURL)
 	}
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, base)
