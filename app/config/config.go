@@ -44,6 +44,10 @@ type Server struct {
 	WritesPerMinute int
 	WriteBurst      int
 	MaxInFlight     int
+	// MemoryBudget bounds what this process's concurrent verifications
+	// build from their large reads, in bytes (VERDICT_MEMORY_BUDGET):
+	// MemoryAuto derives it from the container's limit, 0 turns it off.
+	MemoryBudget int64
 	// Phrase is the sign-off phrase intake looks for; repositories may
 	// narrow it but intake must see the candidates first.
 	Phrase   string
@@ -166,6 +170,7 @@ func LoadServer(args []string, getenv func(string) string, out io.Writer) (Serve
 		dls     = fs.String("artifact-downloads", env("VERDICT_ARTIFACT_DOWNLOADS", "16"), "artifact archives one verification downloads at once (VERDICT_ARTIFACT_DOWNLOADS)")
 		writes  = fs.String("writes-per-minute", env("VERDICT_WRITES_PER_MINUTE", strconv.Itoa(DefaultWritesPerMinute)), "content-creating GitHub requests a minute per installation, across replicas (VERDICT_WRITES_PER_MINUTE)")
 		burst   = fs.String("write-burst", env("VERDICT_WRITE_BURST", strconv.Itoa(DefaultWriteBurst)), "writes an installation may send at once before the pace applies (VERDICT_WRITE_BURST)")
+		memory  = fs.String("memory-budget", env("VERDICT_MEMORY_BUDGET", "auto"), "bytes (or NNNMiB, NGiB) this process's verifications may build from large reads; auto: half the container's memory limit; off (VERDICT_MEMORY_BUDGET)")
 		flight  = fs.String("github-max-in-flight", env("VERDICT_GITHUB_MAX_IN_FLIGHT", strconv.Itoa(DefaultMaxInFlight)), "GitHub requests this process has in flight at most (VERDICT_GITHUB_MAX_IN_FLIGHT)")
 	)
 	fs.StringVar(&s.Listen, "listen", env("VERDICT_LISTEN", DefaultListen), "HTTP listen address (VERDICT_LISTEN)")
@@ -273,6 +278,9 @@ func LoadServer(args []string, getenv func(string) string, out io.Writer) (Serve
 	if s.MaxInFlight, err = strconv.Atoi(*flight); err != nil || s.MaxInFlight <= 0 || s.MaxInFlight >= 100 {
 		return Server{}, fmt.Errorf("invalid setting VERDICT_GITHUB_MAX_IN_FLIGHT %q: want a positive integer under GitHub's 100", *flight)
 	}
+	if s.MemoryBudget, err = parseMemory(*memory); err != nil {
+		return Server{}, fmt.Errorf("invalid setting VERDICT_MEMORY_BUDGET %q: %w", *memory, err)
+	}
 	u, err := url.Parse(s.GitHubURL)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return Server{}, fmt.Errorf("invalid setting VERDICT_GITHUB_URL %q: want an http(s) URL", s.GitHubURL)
@@ -299,4 +307,33 @@ func LoadServer(args []string, getenv func(string) string, out io.Writer) (Serve
 		return Server{}, fmt.Errorf("invalid setting VERDICT_LOG_LEVEL %q: want debug, info, warn or error", s.LogLevel)
 	}
 	return s, nil
+}
+
+// MemoryAuto asks for the memory budget to be derived from the container's
+// memory limit (none without one).
+const MemoryAuto = -1
+
+// parseMemory reads a memory budget: auto, off, a byte count, or a count
+// of MiB or GiB.
+func parseMemory(v string) (int64, error) {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "auto", "":
+		return MemoryAuto, nil
+	case "off", "0":
+		return 0, nil
+	}
+	num, unit := v, int64(1)
+	for suffix, u := range map[string]int64{"MiB": 1 << 20, "GiB": 1 << 30} {
+		if n, ok := strings.CutSuffix(v, suffix); ok {
+			num, unit = strings.TrimSpace(n), u
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n <= 0 || n > (1<<50)/unit {
+		return 0, errors.New("want auto, off, a number of bytes, or NNNMiB / NGiB")
+	}
+	if n*unit < 64<<20 {
+		return 0, errors.New("under 64 MiB, no verification of a large config could run")
+	}
+	return n * unit, nil
 }

@@ -159,3 +159,28 @@ func TestMissingErrorNamesSetting(t *testing.T) {
 		}
 	}
 }
+
+func TestParseMemory(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int64
+		bad  bool
+	}{
+		{"auto", MemoryAuto, false},
+		{"", MemoryAuto, false},
+		{"off", 0, false},
+		{"0", 0, false},
+		{"512MiB", 512 << 20, false},
+		{"2GiB", 2 << 30, false},
+		{"134217728", 128 << 20, false},
+		{"16MiB", 0, true},
+		{"-5", 0, true},
+		{"lots", 0, true},
+		{"9999999999GiB", 0, true},
+	} {
+		got, err := parseMemory(tc.in)
+		if (err != nil) != tc.bad || (!tc.bad && got != tc.want) {
+			t.Errorf("parseMemory(%q) = %d, %v; want %d (error %v)", tc.in, got, err, tc.want, tc.bad)
+		}
+	}
+}

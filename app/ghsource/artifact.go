@@ -27,7 +27,16 @@ func indexKey(id int64) string              { return fmt.Sprintf("artifact-index
 func (s *Source) ArtifactFiles(ctx context.Context, a checks.Artifact, want func(name string) bool) ([]checks.ArtifactFile, error) {
 	files, err := s.artifactFiles(ctx, a, want, true)
 	s.noteTransient(err)
-	return files, err
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		what := fmt.Sprintf("%s/%s: artifact %s (%d), entry %s", s.owner, s.repo, a.Name, a.ID, f.Name)
+		if err := s.book(ctx, entryKey(a.ID, f.Name), int64(len(f.Data))*artifactExpansion, what); err != nil {
+			return nil, err
+		}
+	}
+	return files, nil
 }
 
 // artifactFiles is ArtifactFiles; asked says a check asked, so that the

@@ -40,6 +40,9 @@ func (s *Source) ReadFile(ctx context.Context, ref, path string) ([]byte, error)
 	if int64(len(res.data)) > s.o.MaxFileBytes {
 		return nil, fmt.Errorf("%s: %d bytes, over the %d-byte limit: %w", what, len(res.data), s.o.MaxFileBytes, checks.ErrTooLarge)
 	}
+	if err := s.book(ctx, s.fileKey(ref, path), int64(len(res.data))*fileExpansion, what); err != nil {
+		return nil, err
+	}
 	// Callers get their own copy: the bytes are shared with the cache.
 	return append([]byte(nil), res.data...), nil
 }

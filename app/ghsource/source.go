@@ -39,6 +39,9 @@ type Options struct {
 	// Cache holds immutable evidence across verifications; share one
 	// between Sources. Nil disables cross-verification caching.
 	Cache *Cache
+	// Memory is the process's budget for what verifications build from
+	// large reads; nil books nothing.
+	Memory *Memory
 	// TempDir receives artifact downloads (os.TempDir()).
 	TempDir string
 
@@ -155,6 +158,8 @@ type Source struct {
 	// runs whose reads ahead were started (see PrefetchArtifacts).
 	pick      func([]checks.Artifact) map[int64]func(string) bool
 	runsAhead map[int64]bool
+	// booked is what this verification holds of Options.Memory.
+	booked booked
 }
 
 // New returns the Source for owner/repo#number. One Source serves one

@@ -11,6 +11,7 @@ import (
 
 	"github.com/verdict-bot/verdict/app/render"
 	"github.com/verdict-bot/verdict/app/repoconfig"
+	"github.com/verdict-bot/verdict/app/snapshot"
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/format/commands"
 	"github.com/verdict-bot/verdict/checks/inferencex/sweep"
@@ -34,6 +35,7 @@ func (r *ack) decide(ctx context.Context, c commentView) (outcome, error) {
 		return outcome{}, apiError(fmt.Sprintf("reading PR #%d", r.job.PR), err)
 	}
 	src := r.gh.Evidence(r.owner, r.repo, r.job.PR)
+	defer snapshot.Release(src)
 	cfg, sha, invalid, err := r.loadSettings(ctx, pr, src)
 	if err != nil {
 		return outcome{}, err

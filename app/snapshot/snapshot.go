@@ -154,6 +154,15 @@ func TakeWith(ctx context.Context, gh GitHub, src Evidence, presets []*checks.Pr
 	return s, nil
 }
 
+// Release gives back what a verification's evidence source booked of the
+// process's memory budget (ghsource.Memory), when it has such a budget.
+// Call it once the reads through src are done.
+func Release(src checks.Source) {
+	if r, ok := src.(interface{ Release() }); ok {
+		r.Release()
+	}
+}
+
 // marks are the files the presets' detection reads, each once.
 func marks(presets []*checks.Preset) []string {
 	var out []string

@@ -34,6 +34,7 @@ func (v *Verifier) HeadMoved(ctx context.Context, gh GitHub, owner, repo string,
 	}
 	head := ghpr.GetHead().GetSHA()
 	src := gh.Evidence(owner, repo, number)
+	defer snapshot.Release(src)
 	cfg, err := snapshot.Configuration(ctx, gh, src, owner, repo)
 	if err != nil {
 		return publish.HeadMoved{}, fmt.Errorf("reading the repository's configuration: %w", err)
@@ -41,6 +42,9 @@ func (v *Verifier) HeadMoved(ctx context.Context, gh GitHub, owner, repo string,
 	cfg.BotLogins = append(cfg.BotLogins, v.BotLogins...)
 	needs := func(ctx context.Context) (bool, error) {
 		snap, err := snapshot.Take(ctx, gh, v.Presets, owner, repo, number)
+		if snap != nil {
+			defer snapshot.Release(snap.Evidence)
+		}
 		if terr := unavailable(ctx, snap); terr != nil {
 			return false, terr
 		}

@@ -175,6 +175,7 @@ func (v *Verifier) Withdraw(ctx context.Context, gh GitHub, req WithdrawRequest)
 		return err
 	}
 	src := gh.Evidence(req.Owner, req.Repo, req.Number)
+	defer snapshot.Release(src)
 	cfg, err := snapshot.Configuration(ctx, gh, src, req.Owner, req.Repo)
 	if err != nil {
 		return fmt.Errorf("reading the repository's configuration: %w", err)

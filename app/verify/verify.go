@@ -213,6 +213,9 @@ func (v *Verifier) Verify(ctx context.Context, gh GitHub, req Request) (Outcome,
 	ctx, calls := ghclient.CountCalls(ctx)
 
 	snap, run, out, err := v.prepare(ctx, gh, req, log)
+	if snap != nil {
+		defer snapshot.Release(snap.Evidence)
+	}
 	if run != nil && run.cancelled {
 		// A stop decided after the checks started cancelled them: their
 		// reads broke off on purpose, and the gates report their own
@@ -352,6 +355,7 @@ func (v *Verifier) Abandon(ctx context.Context, gh GitHub, req Request, cause er
 		return nil
 	}
 	src := gh.Evidence(req.Owner, req.Repo, req.Number)
+	defer snapshot.Release(src)
 	cfg, err := snapshot.Configuration(ctx, gh, src, req.Owner, req.Repo)
 	if err != nil {
 		return fmt.Errorf("reading the repository's configuration: %w", err)
@@ -390,9 +394,16 @@ func (v *Verifier) Abandon(ctx context.Context, gh GitHub, req Request, cause er
 // scope and the remaining gates are decided. A gate that stops the
 // verification cancels them (run.cancelled); otherwise the caller waits
 // for their rows.
-func (v *Verifier) prepare(ctx context.Context, gh GitHub, req Request, log *slog.Logger) (*snapshot.Snapshot, *checkRun, Outcome, error) {
+func (v *Verifier) prepare(ctx context.Context, gh GitHub, req Request, log *slog.Logger) (kept *snapshot.Snapshot, _ *checkRun, _ Outcome, _ error) {
 	var out Outcome
 	src := gh.Evidence(req.Owner, req.Repo, req.Number)
+	// Verify releases the evidence of the snapshot it is handed once the
+	// checks are done; without one, nothing will.
+	defer func() {
+		if kept == nil {
+			snapshot.Release(src)
+		}
+	}()
 	var snap *snapshot.Snapshot
 	var snapErr error
 	took := make(chan struct{})

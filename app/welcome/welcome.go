@@ -38,6 +38,7 @@ func (w Poster) Post(ctx context.Context, gh GitHub, owner, name string, number 
 	if err != nil {
 		return false, err
 	}
+	defer snapshot.Release(snap.Evidence)
 	if snap.Preset.Remind == nil {
 		return false, nil
 	}

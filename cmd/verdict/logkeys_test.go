@@ -36,8 +36,11 @@ var logKeys = []string{
 	"duration_ms", "wait_ms",
 	// Process start.
 	"addr", "database", "version", "component",
-	// The soft memory limit set from the container's, in bytes.
-	"memory_limit_bytes", "container_memory_bytes",
+	// The soft memory limit set from the container's, and the
+	// verifications' memory budget, in bytes.
+	"memory_limit_bytes", "container_memory_bytes", "memory_budget_bytes",
+	// A merge group's checks: its branch, its PRs and how many may not merge.
+	"ref", "prs", "failed",
 }
 
 // logSynonyms are keys that name a concept under another word; each maps

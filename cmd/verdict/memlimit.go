@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/verdict-bot/verdict/app/config"
 	"log/slog"
 	"os"
 	"runtime/debug"
@@ -20,6 +21,18 @@ func setMemoryLimit(log *slog.Logger, read func(string) ([]byte, error)) int64 {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return 0
 	}
+	max := containerMemory(read)
+	if max <= 0 {
+		return 0
+	}
+	limit := max / 100 * 85
+	debug.SetMemoryLimit(limit)
+	log.Info("soft memory limit set from the container's", "memory_limit_bytes", limit, "container_memory_bytes", max)
+	return limit
+}
+
+// containerMemory is the container's memory limit in bytes (0: none known).
+func containerMemory(read func(string) ([]byte, error)) int64 {
 	b, err := read(cgroupMemoryMax)
 	if err != nil {
 		return 0
@@ -28,8 +41,15 @@ func setMemoryLimit(log *slog.Logger, read func(string) ([]byte, error)) int64 {
 	if err != nil || max <= 0 { // "max": no limit
 		return 0
 	}
-	limit := max / 100 * 85
-	debug.SetMemoryLimit(limit)
-	log.Info("soft memory limit set from the container's", "memory_limit_bytes", limit, "container_memory_bytes", max)
-	return limit
+	return max
+}
+
+// memoryBudget resolves VERDICT_MEMORY_BUDGET: auto is half the
+// container's limit (the rest is the runtime, the evidence cache and the
+// queue), none without a limit.
+func memoryBudget(setting int64, read func(string) ([]byte, error)) int64 {
+	if setting != config.MemoryAuto {
+		return setting
+	}
+	return containerMemory(read) / 2
 }

@@ -54,7 +54,9 @@ func (m appMergeGroups) MergeGroup(ctx context.Context, a jobs.MergeGroupArgs, a
 	if err != nil {
 		return err
 	}
-	cfg, err := snapshot.Configuration(ctx, gh, gh.Evidence(a.Owner, a.Name, number), a.Owner, a.Name)
+	src := gh.Evidence(a.Owner, a.Name, number)
+	defer snapshot.Release(src)
+	cfg, err := snapshot.Configuration(ctx, gh, src, a.Owner, a.Name)
 	var invalid *snapshot.ConfigError
 	if err != nil && !errors.As(err, &invalid) {
 		return err

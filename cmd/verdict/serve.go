@@ -76,6 +76,9 @@ func serve(ctx context.Context, cfg config.Server, log *slog.Logger, wire wiring
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	setMemoryLimit(log, os.ReadFile)
+	if cfg.MemoryBudget = memoryBudget(cfg.MemoryBudget, os.ReadFile); cfg.MemoryBudget > 0 {
+		log.Info("memory budget for verifications", "memory_budget_bytes", cfg.MemoryBudget)
+	}
 
 	st, err := store.Open(ctx, cfg.DatabaseURL)
 	if err != nil {

@@ -32,6 +32,10 @@ import (
 // artifact contents by ID) kept across verifications.
 const evidenceCacheBytes = 256 << 20
 
+// memoryWait is how long a verification waits for room in the memory
+// budget before it gives up for now and the queue retries it later.
+const memoryWait = 10 * time.Second
+
 // newVerifier is the verification pipeline shared by serve and check:
 // the InferenceX preset, publishing through publish.Verdicts.
 func newVerifier(logger *slog.Logger, pub verify.Publisher, rec verify.Recorder, botLogins []string) *verify.Verifier {
@@ -93,6 +97,9 @@ func appWiring(pages http.RoundTripper) wiring {
 		creds := &credentials{app: apps.App(), every: credentialsEvery, log: log}
 		go creds.run(ctx)
 		opts := evidenceOptions(ghsource.Options{Retry: ro, ArtifactDownloads: cfg.ArtifactDownloads})
+		if cfg.MemoryBudget > 0 {
+			opts.Memory = ghsource.NewMemory(cfg.MemoryBudget, memoryWait)
+		}
 		if pages != nil {
 			opts.PageClient = &http.Client{Transport: pages, Timeout: 20 * time.Second}
 		}
