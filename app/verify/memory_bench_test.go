@@ -5,6 +5,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -248,5 +249,69 @@ func writeBloatedZip(b *testing.B, path string, files map[string][]byte, size in
 	}
 	if err := bw.Flush(); err != nil {
 		b.Fatal(err)
+	}
+}
+
+// BenchmarkConcurrentUnderBudget runs 8 verifications at once of the sample
+// with a 5 MiB master config, as 8 workers would, with and without a
+// process memory budget (ghsource.Memory, VERDICT_MEMORY_BUDGET); a
+// verification deferred for room is retried after 50 ms, as the queue
+// would, under the soft memory limit serve sets in the shipped 768 MiB
+// container. It reports the peak heap and how many attempts were deferred.
+//
+//	go test -run '^$' -bench ConcurrentUnderBudget -benchtime 1x ./app/verify/
+func BenchmarkConcurrentUnderBudget(b *testing.B) {
+	dir := copyFixture(b, filepath.Join("..", "..", "testdata", "fixtures", "sample-e2e-agentic"))
+	growMasterConfig(b, dir, 5<<20)
+	fx, err := fixture.Load(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := githubtest.New(b, fx)
+	for _, budget := range []int64{0, 384 << 20} {
+		b.Run(fmt.Sprintf("budget=%dMiB", budget>>20), func(b *testing.B) {
+			var mem *ghsource.Memory
+			if budget > 0 {
+				mem = ghsource.NewMemory(budget, 2*time.Second)
+			}
+			// serve's soft limit in the shipped 768 MiB container (85 %).
+			defer debug.SetMemoryLimit(debug.SetMemoryLimit(768 << 20 / 100 * 85))
+			var peak uint64
+			var deferred atomic.Int64
+			for b.Loop() {
+				p, err := peakHeap(func() error {
+					var wg sync.WaitGroup
+					errs := make([]error, 8)
+					for i := range errs {
+						wg.Add(1)
+						go func() {
+							defer wg.Done()
+							for {
+								gh := clientWith(b, srv, ghsource.Options{TempDir: b.TempDir(), Memory: mem})
+								out, err := newTestVerifier().Verify(context.Background(), gh, sampleRequest())
+								if err != nil && strings.Contains(err.Error(), "memory budget") {
+									deferred.Add(1)
+									time.Sleep(50 * time.Millisecond)
+									continue
+								}
+								if err == nil && out.Verdict.Overall == "" {
+									err = fmt.Errorf("no verdict")
+								}
+								errs[i] = err
+								return
+							}
+						}()
+					}
+					wg.Wait()
+					return errors.Join(errs...)
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+				peak = max(peak, p)
+			}
+			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+			b.ReportMetric(float64(deferred.Load()), "deferred")
+		})
 	}
 }
