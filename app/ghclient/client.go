@@ -31,15 +31,18 @@ type Options struct {
 	// MaxInFlight, when positive, bounds the requests in flight of all
 	// the clients made together (every installation of an Apps).
 	MaxInFlight int
+	// Rates, when set, learns each installation's rate limit from its
+	// responses, for admitting verifications (RateBook.Admit).
+	Rates *RateBook
 }
 
 // pace wraps rt for installation's requests: writes by o.Writes, every
 // request within inFlight.
 func (o Options) pace(rt http.RoundTripper, installation int64, inFlight chan struct{}) http.RoundTripper {
-	if o.Writes == nil && inFlight == nil {
+	if o.Writes == nil && inFlight == nil && o.Rates == nil {
 		return rt
 	}
-	return &paced{base: rt, installation: installation, budget: o.Writes, inFlight: inFlight, sleep: sleepCtx}
+	return &paced{base: rt, installation: installation, budget: o.Writes, inFlight: inFlight, rates: o.Rates, sleep: sleepCtx}
 }
 
 func (o Options) inFlight() chan struct{} {

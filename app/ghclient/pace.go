@@ -131,6 +131,7 @@ type paced struct {
 	installation int64
 	budget       WriteBudget   // nil: writes are not paced
 	inFlight     chan struct{} // nil: unbounded
+	rates        *RateBook     // nil: not observed
 	sleep        func(ctx context.Context, d time.Duration) error
 }
 
@@ -162,5 +163,9 @@ func (p *paced) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		defer func() { <-p.inFlight }()
 	}
-	return p.base.RoundTrip(req)
+	resp, err := p.base.RoundTrip(req)
+	if resp != nil {
+		p.rates.observe(p.installation, resp.Header)
+	}
+	return resp, err
 }

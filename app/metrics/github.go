@@ -97,3 +97,12 @@ func metricValue(m prometheus.Metric) float64 {
 	}
 	return out.GetGauge().GetValue()
 }
+
+var rateBudgetDeferred = promauto.NewCounter(prometheus.CounterOpts{
+	Name: "verdict_rate_budget_deferred_total",
+	Help: "Verifications put off until their installation's rate limit resets, because what was left would not cover one.",
+})
+
+// RateBudgetDeferred counts a verification put off for its installation's
+// rate limit.
+func RateBudgetDeferred() { rateBudgetDeferred.Inc() }
