@@ -52,6 +52,15 @@ type Options struct {
 	// Preset, when set, names the one every PR is verified with.
 	Presets []*checks.Preset
 	Preset  string
+	// Branches, when set, are replayed instead of the history: each as a
+	// pull request from its base to its head, reviewed on the head's
+	// commit day.
+	Branches []Branch
+}
+
+// Branch is an unmerged branch replayed as a pull request.
+type Branch struct {
+	Name, SHA, Base string
 }
 
 // PR is one merged pull request found in the history.
@@ -62,6 +71,8 @@ type PR struct {
 	Subject string    `json:"subject"`
 	Merge   bool      `json:"merge_commit,omitempty"` // several parents
 	Date    time.Time `json:"date"`
+	// Branch names an unmerged branch replayed as a PR (Number 0).
+	Branch string `json:"branch,omitempty"`
 }
 
 var (
@@ -141,6 +152,9 @@ func Run(ctx context.Context, repo *gitsource.Repo, o Options) (*Report, error) 
 		o.Owner, o.Repo = repo.GitHubName(ctx)
 	}
 	prs, examined, err := History(ctx, repo, o)
+	if len(o.Branches) > 0 {
+		prs, examined, err = branchPRs(ctx, repo, o.Branches)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -234,4 +248,26 @@ func replayOne(ctx context.Context, repo *gitsource.Repo, p PR, o Options, tool 
 	}
 	res.Changelog = compareChangelog(ctx, tool, p, facts)
 	return res
+}
+
+// branchPRs are the branches as pull requests: each head against its base,
+// dated by the head's commit.
+func branchPRs(ctx context.Context, repo *gitsource.Repo, branches []Branch) ([]PR, int, error) {
+	var prs []PR
+	for _, b := range branches {
+		head, err := repo.Resolve(ctx, b.SHA)
+		if err != nil {
+			return nil, 0, fmt.Errorf("branch %s: %w", b.Name, err)
+		}
+		base, err := repo.Resolve(ctx, b.Base)
+		if err != nil {
+			return nil, 0, fmt.Errorf("branch %s: its base: %w", b.Name, err)
+		}
+		c, err := repo.Commit(ctx, head)
+		if err != nil {
+			return nil, 0, fmt.Errorf("branch %s: %w", b.Name, err)
+		}
+		prs = append(prs, PR{SHA: head, Parent: base, Subject: c.Subject(), Date: c.Committed, Branch: b.Name})
+	}
+	return prs, len(prs), nil
 }

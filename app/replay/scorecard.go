@@ -18,6 +18,9 @@ type Expectation struct {
 	PR     int    `yaml:"pr"`
 	Branch string `yaml:"branch"`
 	SHA    string `yaml:"sha"`
+	// Base is the commit an unmerged branch is judged against (its
+	// merge-base with the default branch).
+	Base string `yaml:"base"`
 	// Rows are the expected statuses by check number: PASS, FAIL, N/A or
 	// REVIEW (needs human review, which renders as a failing row).
 	Rows    map[int]ExpectedRow `yaml:"rows"`
@@ -63,8 +66,9 @@ type Scorecard struct {
 	FalsePass, FalseFail, Mixed int
 	PerCheck                    map[int]*CheckScore
 	Disagreements               []Disagreement
-	// NotReplayed are judged PRs the replay did not verify.
-	NotReplayed []int
+	// NotReplayed are judged PRs (#N) and branches the replay did not
+	// verify.
+	NotReplayed []string
 }
 
 // CheckScore is one row number's figures.
@@ -73,6 +77,7 @@ type CheckScore struct{ Rows, Agree, FalsePass, FalseFail, Mixed int }
 // Disagreement is one row where the replay and the judge differ.
 type Disagreement struct {
 	PR       int
+	Branch   string // an unmerged branch's name (PR 0)
 	Check    int
 	Expected string
 	Got      string
@@ -85,17 +90,18 @@ func passing(s string) bool { return s == "PASS" || s == "N/A" }
 // Score compares a replay with the expectations of merged PRs.
 func Score(rep *Report, exp []Expectation) Scorecard {
 	sc := Scorecard{PerCheck: map[int]*CheckScore{}}
-	byPR := map[int]Result{}
+	byKey := map[string]Result{}
 	for _, r := range rep.PRs {
-		byPR[r.Number] = r
+		byKey[resultKey(r.PR.Number, r.PR.Branch)] = r
 	}
 	for _, e := range exp {
-		if e.PR == 0 || len(e.Rows) == 0 {
+		if (e.PR == 0 && e.Branch == "") || len(e.Rows) == 0 {
 			continue
 		}
-		res, ok := byPR[e.PR]
+		key := resultKey(e.PR, e.Branch)
+		res, ok := byKey[key]
 		if !ok || res.Error != "" {
-			sc.NotReplayed = append(sc.NotReplayed, e.PR)
+			sc.NotReplayed = append(sc.NotReplayed, key)
 			continue
 		}
 		sc.Judged++
@@ -131,11 +137,19 @@ func Score(rep *Report, exp []Expectation) Scorecard {
 				sc.Mixed++
 				cs.Mixed++
 			}
-			sc.Disagreements = append(sc.Disagreements, Disagreement{PR: e.PR, Check: n, Expected: want.Status, Got: row.Status, Why: want.Why, Reason: row.Reason})
+			sc.Disagreements = append(sc.Disagreements, Disagreement{PR: e.PR, Branch: e.Branch, Check: n, Expected: want.Status, Got: row.Status, Why: want.Why, Reason: row.Reason})
 		}
 	}
-	sort.Ints(sc.NotReplayed)
+	sort.Strings(sc.NotReplayed)
 	return sc
+}
+
+// resultKey names a replayed PR (#N) or branch in a scorecard.
+func resultKey(number int, branch string) string {
+	if branch != "" {
+		return branch
+	}
+	return fmt.Sprintf("#%d", number)
 }
 
 func mapKeys[V any](m map[int]V) func(func(int) bool) {
@@ -156,7 +170,7 @@ func (sc Scorecard) Text(w io.Writer) {
 		}
 		return fmt.Sprintf("%.1f%%", 100*float64(a)/float64(b))
 	}
-	fmt.Fprintf(w, "scorecard: %d judged PRs, %d rows: %d agree (%s), %d false PASS, %d false FAIL, %d PASS/N/A swaps\n",
+	fmt.Fprintf(w, "scorecard: %d judged PRs or branches, %d rows: %d agree (%s), %d false PASS, %d false FAIL, %d PASS/N/A swaps\n",
 		sc.Judged, sc.Rows, sc.Agree, pct(sc.Agree, sc.Rows), sc.FalsePass, sc.FalseFail, sc.Mixed)
 	for _, n := range slices.Sorted(mapKeys(sc.PerCheck)) {
 		c := sc.PerCheck[n]
@@ -166,7 +180,7 @@ func (sc Scorecard) Text(w io.Writer) {
 		fmt.Fprintf(w, "  not replayed: %v\n", sc.NotReplayed)
 	}
 	for _, d := range sc.Disagreements {
-		fmt.Fprintf(w, "  #%d check %d: judged %s (%s), got %s: %s\n", d.PR, d.Check, d.Expected, d.Why, d.Got, oneLine(d.Reason, 200))
+		fmt.Fprintf(w, "  %s check %d: judged %s (%s), got %s: %s\n", resultKey(d.PR, d.Branch), d.Check, d.Expected, d.Why, d.Got, oneLine(d.Reason, 200))
 	}
 }
 

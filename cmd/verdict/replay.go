@@ -31,7 +31,7 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	toolMode := fs.String("changelog-tool", replay.ToolEntries, "how process_changelog.py runs: entries (its sweep-matrix generation answers an empty matrix; a refusal is re-run in full), full, or off")
 	quiet := fs.Bool("q", false, "no progress lines on stderr")
 	presetFlag := fs.String("preset", "", "verify every PR with this preset (default: what each parent's configuration names or detection finds)")
-	expect := fs.String("expect", "", "scorecard file (testdata/scorecard/*.yaml): print how the rows agree with the judged ones")
+	expect := fs.String("expect", "", "scorecard file (testdata/scorecard/*.yaml): print how the rows agree with the judged ones; a file of judged branches (branch, sha, base) replays those branches instead of the history")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0 // -h asked for the usage; printing it is success
@@ -73,6 +73,18 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}
 		if expectations, err = replay.LoadExpectations(data); err != nil {
 			return fail("%s: %v", *expect, err)
+		}
+		for _, e := range expectations {
+			if e.Branch == "" {
+				continue
+			}
+			if e.SHA == "" || e.Base == "" {
+				return fail("%s: branch %s needs its sha and base", *expect, e.Branch)
+			}
+			o.Branches = append(o.Branches, replay.Branch{Name: e.Branch, SHA: e.SHA, Base: e.Base})
+		}
+		if len(o.Branches) > 0 && (*since != "" || *limit > 0) {
+			return fail("--since and --limit select merged PRs; %s names branches", *expect)
 		}
 	}
 	repo, err := gitsource.Open(ctx, *dir, gitsource.Options{})

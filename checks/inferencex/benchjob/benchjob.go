@@ -289,13 +289,60 @@ func describe(f map[string]any) string {
 	return strings.Join(parts, " ")
 }
 
-// Run dry-runs a job from its launcher down, the repository at Root.
+// Run dry-runs a job from its launcher down, the repository at Root. The
+// job runs with its workflow's own environment (WorkflowEnv) under the
+// job's.
 func Run(ctx context.Context, files trace.Files, j Job, opt trace.Options) *trace.Trace {
 	opt.Root = Root
-	env := maps.Clone(j.Env)
-	for k, v := range opt.Env {
-		env[k] = v
+	env := map[string]string{}
+	wf := singleNodeWorkflow
+	if j.Env["IS_MULTINODE"] == "true" {
+		wf = multiNodeWorkflow
 	}
+	if data, err := files.ReadFile(ctx, wf); err == nil {
+		maps.Copy(env, WorkflowEnv(data))
+	}
+	maps.Copy(env, j.Env)
+	maps.Copy(env, opt.Env)
 	opt.Env = env
 	return trace.Run(ctx, files, path.Clean(j.Launcher), opt)
+}
+
+// The workflows that run a config's benchmark jobs, single-node and
+// multi-node.
+const (
+	singleNodeWorkflow = ".github/workflows/benchmark-tmpl.yml"
+	multiNodeWorkflow  = ".github/workflows/benchmark-multinode-tmpl.yml"
+)
+
+// WorkflowEnv is the literal part of a workflow's top-level env: the
+// variables every job step sees whatever the inputs (RANDOM_RANGE_RATIO: 0.8,
+// a cache path). Values computed by the workflow (${{ ... }}: inputs,
+// secrets) are left out: the job's own environment, built like the sweep
+// generator's inputs, supplies those it can know. An unreadable workflow
+// gives nothing.
+func WorkflowEnv(data []byte) map[string]string {
+	if yamlx.CheckDepth(string(data)) != nil {
+		return nil
+	}
+	var doc struct {
+		Env map[string]any `yaml:"env"`
+	}
+	if yaml.Unmarshal(data, &doc) != nil {
+		return nil
+	}
+	out := map[string]string{}
+	for k, v := range doc.Env {
+		switch v.(type) {
+		case string, int, float64, bool:
+		default:
+			continue
+		}
+		s := fmt.Sprint(v)
+		if strings.Contains(s, "${{") {
+			continue
+		}
+		out[k] = s
+	}
+	return out
 }

@@ -2,6 +2,7 @@ package benchjob
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -90,5 +91,25 @@ run_client
 		if !slices.Contains(got, want) {
 			t.Errorf("no %q among %q", want, got)
 		}
+	}
+}
+
+func TestWorkflowEnv(t *testing.T) {
+	got := WorkflowEnv([]byte(`on: workflow_call
+env:
+  RANDOM_RANGE_RATIO: 0.8
+  HF_HUB_CACHE: '/mnt/hf_hub_cache/'
+  HF_TOKEN: ${{ secrets.TOKEN }}
+  EXP_NAME: ${{ inputs.exp-name }}
+  DEBUG: true
+  NESTED: {a: 1}
+jobs: {}
+`))
+	want := map[string]string{"RANDOM_RANGE_RATIO": "0.8", "HF_HUB_CACHE": "/mnt/hf_hub_cache/", "DEBUG": "true"}
+	if !maps.Equal(got, want) {
+		t.Errorf("WorkflowEnv = %v, want %v", got, want)
+	}
+	if got := WorkflowEnv([]byte("env: [unclosed")); len(got) != 0 {
+		t.Errorf("an unreadable workflow gave %v", got)
 	}
 }

@@ -2,6 +2,7 @@ package trace
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -81,7 +82,7 @@ func (r *run) builtinTool(ctx context.Context, hc interp.HandlerContext, name st
 	case "cp", "install":
 		return r.copyFile(ctx, hc, args)
 	case "grep":
-		return grep(hc, args)
+		return r.grep(ctx, hc, args)
 	case "head", "tail", "sort", "uniq":
 		_, err := io.Copy(hc.Stdout, hc.Stdin)
 		return err
@@ -277,11 +278,16 @@ func (r *run) dirAt(ctx context.Context, p string) (bool, bool) {
 
 // grep filters its input with the options scripts use to test for a
 // line: -q, -v, -i, -E, -F, -c, -o. Files are read from the repository.
-func grep(hc interp.HandlerContext, args []string) error {
+// grep matches lines of its input, or of the files it names (the
+// checkout's or the script's own), like grep.
+func (r *run) grep(ctx context.Context, hc interp.HandlerContext, args []string) error {
 	quiet, invert, fold, fixed, count, only := false, false, false, false, false, false
 	var pattern *string
+	var files []string
 	for _, a := range args[1:] {
 		switch {
+		case pattern != nil:
+			files = append(files, a)
 		case pattern == nil && strings.HasPrefix(a, "-") && len(a) > 1:
 			for _, c := range a[1:] {
 				switch c {
@@ -318,8 +324,24 @@ func grep(hc interp.HandlerContext, args []string) error {
 	if err != nil {
 		return status(2)
 	}
+	in := hc.Stdin
+	if len(files) > 0 {
+		var all bytes.Buffer
+		for _, f := range files {
+			data, err := r.read(ctx, absPath(hc.Dir, f))
+			if err != nil {
+				// A file that cannot be read is grep's error (2).
+				return status(2)
+			}
+			all.Write(data)
+			if len(data) > 0 && data[len(data)-1] != '\n' {
+				all.WriteByte('\n')
+			}
+		}
+		in = &all
+	}
 	n := 0
-	sc := bufio.NewScanner(hc.Stdin)
+	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
 		line := sc.Text()

@@ -314,6 +314,7 @@ func (r *run) script(ctx context.Context, abs, text string, args, env []string, 
 		interp.ExecHandlers(r.exec(abs, depth)),
 		interp.OpenHandler(r.open(abs)),
 		interp.StatHandler(r.stat),
+		interp.AccessHandler(r.access),
 		interp.ReadDirHandler2(r.readDir),
 	)
 	if err != nil {

@@ -440,3 +440,46 @@ vllm serve /models/m
 		}
 	}
 }
+
+// A script that changes into a directory of the checkout (which does not
+// exist on the machine running the trace) goes on from there: cd, and
+// test -d/-r/-x, answer from the checkout, not from this machine.
+func TestChangingIntoTheCheckout(t *testing.T) {
+	repo := files{
+		"benchmarks/multi/run.sh": `set -e
+cd "$(dirname "$0")/utils" || exit 1
+[ -x ./submit.sh ] && [ -r models.yaml ] && [ -d ../utils ]
+bash ./submit.sh 4
+`,
+		"benchmarks/multi/utils/submit.sh":   "sglang_launch --nodes \"$1\"\n",
+		"benchmarks/multi/utils/models.yaml": "m: 1\n",
+	}
+	tr := Run(context.Background(), repo, "benchmarks/multi/run.sh", Options{})
+	if tr.Stopped != "" || tr.Exit != 0 {
+		t.Fatalf("stopped %q, exit %d:\n%s", tr.Stopped, tr.Exit, tr.Stderr)
+	}
+	if !slices.Contains(execs(tr), "sglang_launch --nodes 4") {
+		t.Errorf("the script after cd did not run: %q\n%s", execs(tr), tr.Stderr)
+	}
+	repo["benchmarks/multi/run.sh"] = "cd \"$(dirname \"$0\")/missing\" || exit 3\n"
+	if tr := Run(context.Background(), repo, "benchmarks/multi/run.sh", Options{}); tr.Exit != 3 {
+		t.Errorf("cd into a directory the checkout lacks: exit %d, want 3", tr.Exit)
+	}
+}
+
+// grep reads the files it names from the checkout.
+func TestGrepReadsFiles(t *testing.T) {
+	repo := files{
+		"run.sh": `if grep -q "^model-b:" models.yaml; then echo found > /tmp/out; fi
+grep -c ':' models.yaml > /tmp/count
+grep -q x missing.yaml || echo "$?" > /tmp/missing
+`,
+		"models.yaml": "model-a:\n  x: 1\nmodel-b:\n  y: 2",
+	}
+	tr := Run(context.Background(), repo, "run.sh", Options{})
+	for file, want := range map[string]string{"/tmp/out": "found\n", "/tmp/count": "4\n", "/tmp/missing": "2\n"} {
+		if w, ok := find(tr, Write, file); !ok || w.Content != want {
+			t.Errorf("%s = %+v, want %q\n%s", file, w, want, tr.Stderr)
+		}
+	}
+}
