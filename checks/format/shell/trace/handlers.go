@@ -370,7 +370,6 @@ func (n nopCloser) Write(p []byte) (int, error) {
 
 func (nopCloser) Close() error { return nil }
 
-// stat answers for the overlay and the repository; nothing else exists.
 // access answers the permission checks (cd's, test -r/-w/-x) on the same
 // files stat sees: the job's checkout and what the script made, all of it
 // the job's own. The interpreter's default would ask this machine, where
@@ -380,6 +379,7 @@ func (r *run) access(ctx context.Context, name string, _ interp.AccessMode) erro
 	return err
 }
 
+// stat answers for the overlay and the repository; nothing else exists.
 func (r *run) stat(ctx context.Context, name string, _ bool) (fs.FileInfo, error) {
 	name = path.Clean(name)
 	r.mu.Lock()
