@@ -3,12 +3,16 @@ package trace
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"maps"
+	"mvdan.cc/sh/v3/expand"
 	"os"
 	"path"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -198,6 +202,29 @@ func (r *run) answer(ctx context.Context, hc interp.HandlerContext, args []strin
 		for k, v := range extra {
 			env[k] = v
 		}
+		if name == "sbatch" {
+			// sbatch's argument is the batch script's path, with or
+			// without a directory.
+			if !strings.Contains(inner[0], "/") && r.isScript(ctx, absPath(hc.Dir, inner[0])) {
+				inner[0] = "./" + inner[0]
+			}
+			// A batch job's output goes to its log, not to whoever
+			// submitted it; sbatch prints the job's ID (the one squeue
+			// then reports).
+			quiet := hc
+			quiet.Stdout = io.Discard
+			err := r.inner(ctx, quiet, inner, env, depth, at)
+			if slices.Contains(args, "--parsable") {
+				io.WriteString(hc.Stdout, batchJobID+"\n")
+			} else {
+				io.WriteString(hc.Stdout, "Submitted batch job "+batchJobID+"\n")
+			}
+			var st interp.ExitStatus
+			if errors.As(err, &st) {
+				return nil // the job's own exit is not sbatch's
+			}
+			return err
+		}
 		return r.inner(ctx, hc, inner, env, depth, at)
 	case strings.Contains(args[0], "/") && r.isScript(ctx, absPath(hc.Dir, args[0])):
 		return r.start(ctx, hc, absPath(hc.Dir, args[0]), "", args[1:], env, depth)
@@ -233,7 +260,8 @@ func (r *run) isScript(ctx context.Context, p string) bool {
 func (r *run) shell(ctx context.Context, hc interp.HandlerContext, args []string, env map[string]string, depth int) error {
 	rest := args[1:]
 	for len(rest) > 0 && strings.HasPrefix(rest[0], "-") {
-		if rest[0] == "-c" && len(rest) > 1 {
+		// -c alone or in a cluster of short options (-lc, -ec, -xc).
+		if f := rest[0]; !strings.HasPrefix(f, "--") && strings.ContainsRune(f, 'c') && len(rest) > 1 {
 			return r.start(ctx, hc, "", rest[1], rest[2:], env, depth)
 		}
 		rest = rest[1:]
@@ -398,8 +426,43 @@ func (r *run) stat(ctx context.Context, name string, _ bool) (fs.FileInfo, error
 		if exists, dir := r.files.Stat(ctx, r.rel(name)); exists {
 			return fileInfo{name: path.Base(name), dir: dir}, nil
 		}
+	} else if provided(ctx, name) {
+		return fileInfo{name: path.Base(name), dir: true}, nil
 	}
 	return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
+}
+
+// storageVarRE names the variables through which a job is pointed at
+// model storage the machine provides (MODEL_PATH, MODEL_DIR, HF_HOME,
+// HF_HUB_CACHE, ...).
+var storageVarRE = regexp.MustCompile(`^(MODEL|HF)(_[A-Z]+)*_(PATH|DIR|HOME|CACHE)$`)
+
+// provided reports whether name lies in model storage the job's
+// environment points at, outside the checkout: weights and caches the
+// runner provides, which exist when the job runs but never on the machine
+// tracing it. Checks that the weights are there then pass, as they do on
+// the runner, and the job goes on to what it runs.
+func provided(ctx context.Context, name string) (found bool) {
+	// The interpreter calls stat with its handler context; without one
+	// (no script running) nothing is provided.
+	defer func() {
+		if recover() != nil {
+			found = false
+		}
+	}()
+	hc := interp.HandlerCtx(ctx)
+	if hc.Env == nil {
+		return false
+	}
+	hc.Env.Each(func(k string, v expand.Variable) bool {
+		dir := path.Clean(v.String())
+		if storageVarRE.MatchString(k) && path.IsAbs(dir) && dir != "/" && (name == dir || strings.HasPrefix(name, dir+"/")) {
+			found = true
+			return false
+		}
+		return true
+	})
+	return found
 }
 
 // made reports whether name is a directory the script made, or lies in a

@@ -10,7 +10,7 @@ import "strings"
 var launchers = map[string]func(args []string) (cmd []string, env map[string]string){
 	"docker":  dockerRun,
 	"podman":  dockerRun,
-	"srun":    slurmRun,
+	"srun":    slurmTask,
 	"sbatch":  slurmRun,
 	"salloc":  slurmRun,
 	"mpirun":  mpiRun,
@@ -61,7 +61,11 @@ func dockerRun(args []string) ([]string, map[string]string) {
 
 // slurmFlags are srun/sbatch options that take no value.
 var slurmFlags = set("--exclusive", "--overlap", "--pty", "-l", "--label", "--no-container-mount-home",
-	"--container-remap-root", "--container-writable", "--mpi=pmix", "-Q", "--quiet", "-v", "--verbose", "--wait", "-W", "--parsable")
+	"--container-remap-root", "--container-writable", "--mpi=pmix", "-Q", "--quiet", "-v", "--verbose", "--wait", "-W", "--parsable",
+	// Options whose value is optional, written without one.
+	"--unbuffered", "-u", "--kill-on-bad-exit", "-K", "--no-kill", "-k", "--exact", "--whole", "--propagate",
+	"--contiguous", "--oversubscribe", "-O", "--hold", "-H", "--requeue", "--no-requeue", "--spread-job",
+	"--test-only", "--use-min-nodes", "--disable-status", "-X", "--no-allocate", "-Z", "--export-file")
 
 // slurmRun reads "srun|sbatch|salloc [options] COMMAND..."; sbatch
 // --wrap runs its string as a command.
@@ -74,10 +78,25 @@ func slurmRun(args []string) ([]string, map[string]string) {
 		}
 		return false
 	})
+	// The job's variables, as Slurm sets them in a batch script and its
+	// steps.
+	env := map[string]string{"SLURM_JOB_ID": batchJobID, "SLURM_JOBID": batchJobID}
 	if wrap != nil {
-		return wrap, map[string]string{}
+		return wrap, env
 	}
-	return rest, map[string]string{}
+	return rest, env
+}
+
+// slurmTask reads srun: its command runs as the first task of the job,
+// with the variables Slurm gives every task (a script that picks its role
+// by rank takes rank 0's).
+func slurmTask(args []string) ([]string, map[string]string) {
+	cmd, env := slurmRun(args)
+	for k, v := range map[string]string{"SLURM_JOB_ID": batchJobID, "SLURM_JOBID": batchJobID, "SLURM_STEP_ID": "0",
+		"SLURM_PROCID": "0", "SLURM_LOCALID": "0", "SLURM_NODEID": "0"} {
+		env[k] = v
+	}
+	return cmd, env
 }
 
 // options consumes a launcher's options (--opt=val, --opt val, or a flag

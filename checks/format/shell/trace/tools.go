@@ -99,7 +99,7 @@ func (r *run) builtinTool(ctx context.Context, hc interp.HandlerContext, name st
 		r.squeued = true
 		r.mu.Unlock()
 		if first {
-			io.WriteString(hc.Stdout, "1000\n")
+			io.WriteString(hc.Stdout, batchJobID+"\n")
 		}
 		return nil
 	case "mkdir":
@@ -122,6 +122,10 @@ func (r *run) builtinTool(ctx context.Context, hc interp.HandlerContext, name st
 }
 
 // mark records p in set.
+// batchJobID is the ID of the batch job a dry run submits (sbatch) and
+// then finds queued (squeue).
+const batchJobID = "1000"
+
 func (r *run) mark(set map[string]bool, p string) {
 	r.mu.Lock()
 	set[p] = true

@@ -483,3 +483,34 @@ grep -q x missing.yaml || echo "$?" > /tmp/missing
 		}
 	}
 }
+
+// A multi-node job as Slurm runs it: sbatch prints the job's ID (the
+// batch script's output goes to its log), srun's task runs as rank 0 with
+// Slurm's variables whatever options it is given, bash -lc runs its
+// string, and the model storage the environment points at is there.
+func TestSlurmJobsRunAsSlurmRunsThem(t *testing.T) {
+	repo := files{
+		"submit.sh": `JOB=$(sbatch --parsable -N 2 --output log-%j.out job.slurm)
+echo "job $JOB" > /tmp/submitted
+`,
+		"job.slurm": `echo "batch output"
+[ -d "$MODEL_PATH/weights-v2" ] || exit 7
+srun --nodelist=n1 --kill-on-bad-exit=1 --unbuffered bash -lc 'set -u; echo "rank $SLURM_PROCID of job $SLURM_JOB_ID" > /tmp/rank; sglang_serve --model "$MODEL_PATH/weights-v2"'
+`,
+	}
+	tr := Run(context.Background(), repo, "submit.sh", Options{Env: map[string]string{"MODEL_PATH": "/shared/models"}})
+	if w, ok := find(tr, Write, "/tmp/submitted"); !ok || w.Content != "job 1000\n" {
+		t.Errorf("sbatch --parsable printed %+v, want the job ID alone\n%s", w, tr.Stderr)
+	}
+	if w, ok := find(tr, Write, "/tmp/rank"); !ok || w.Content != "rank 0 of job 1000\n" {
+		t.Errorf("the srun task's variables: %+v\n%s", w, tr.Stderr)
+	}
+	if !slices.Contains(execs(tr), "sglang_serve --model /shared/models/weights-v2") {
+		t.Errorf("the task's server did not run: %q\n%s", execs(tr), tr.Stderr)
+	}
+	// Storage no variable points at is not there.
+	tr = Run(context.Background(), repo, "submit.sh", Options{Env: map[string]string{"MODEL_PATH": "/"}})
+	if slices.Contains(execs(tr), "sglang_serve --model //weights-v2") {
+		t.Error("the root directory was taken for provided storage")
+	}
+}
