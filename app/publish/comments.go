@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/verdict-bot/verdict/app/ghclient"
+	"github.com/verdict-bot/verdict/app/render"
 	"github.com/verdict-bot/verdict/checks/format/signoff"
 )
 
@@ -31,7 +32,11 @@ type Published struct {
 	CommentURL string
 	// NodeID is the comment's GraphQL node ID, the handle to hide it by.
 	NodeID string
-	Action Action
+	// ConfigErrorNodeID is the node ID of this App's invalid-configuration
+	// notice on the same conversation ("" when there is none), seen while
+	// looking for the comment: a verdict means it no longer holds.
+	ConfigErrorNodeID string
+	Action            Action
 	// Wrote reports whether the comment was created or edited.
 	Wrote bool
 }
@@ -53,15 +58,29 @@ func (p *Publisher) Upsert(ctx context.Context, owner, repo string, number int, 
 		return Published{}, err
 	}
 	var mine *github.IssueComment
+	notice := ""
 	err := p.eachComment(ctx, owner, repo, number, func(c *github.IssueComment) bool {
-		if p.isBot(c.GetUser().GetLogin()) && strings.HasPrefix(c.GetBody(), marker+"\n") {
+		if !p.isBot(c.GetUser().GetLogin()) {
+			return true
+		}
+		switch {
+		case strings.HasPrefix(c.GetBody(), marker+"\n"):
 			mine = c
+		case strings.HasPrefix(c.GetBody(), render.ConfigErrorMarker+"\n"):
+			notice = c.GetNodeID()
 		}
 		return true
 	})
 	if err != nil {
 		return Published{}, err
 	}
+	pub, err := p.settle(ctx, owner, repo, number, mine, body)
+	pub.ConfigErrorNodeID = notice
+	return pub, err
+}
+
+// settle makes mine (nil: none yet) the comment with body.
+func (p *Publisher) settle(ctx context.Context, owner, repo string, number int, mine *github.IssueComment, body string) (Published, error) {
 	if mine == nil {
 		return p.create(ctx, owner, repo, number, body, Created)
 	}

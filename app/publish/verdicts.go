@@ -149,13 +149,12 @@ type ConfigReport struct {
 // ReportConfigError upserts the one invalid-configuration comment of the
 // PR: a second event for the same PR edits it (or leaves it when nothing
 // changed) instead of adding another.
-func (v Verdicts) ReportConfigError(ctx context.Context, r ConfigReport) (string, error) {
+func (v Verdicts) ReportConfigError(ctx context.Context, r ConfigReport) (Published, error) {
 	if !strings.HasPrefix(r.Body, render.ConfigErrorMarker+"\n") {
-		return "", errors.New("publish: invalid-configuration body lacks its marker")
+		return Published{}, errors.New("publish: invalid-configuration body lacks its marker")
 	}
 	p := &Publisher{Client: r.Client, BotLogins: r.BotLogins}
-	res, err := p.Upsert(ctx, r.Owner, r.Repo, r.Number, render.ConfigErrorMarker, r.Body)
-	return res.CommentURL, err
+	return p.Upsert(ctx, r.Owner, r.Repo, r.Number, render.ConfigErrorMarker, r.Body)
 }
 
 // logger is the log of one target: every line names the PR, the sign-off

@@ -153,3 +153,29 @@ func Standing(list []SignOff) (so SignOff, ok bool) {
 	}
 	return so, ok
 }
+
+// NoticeMinimized reports whether Verdict hid its notice nodeID as outdated.
+func (s *Store) NoticeMinimized(ctx context.Context, nodeID string) (bool, error) {
+	var n int
+	err := s.db.QueryRow(ctx, `SELECT COUNT(*) FROM verdict_minimized_notice WHERE node_id = $1`, nodeID).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("reading whether notice %s is hidden: %w", nodeID, err)
+	}
+	return n > 0, nil
+}
+
+// SetNoticeMinimized records that Verdict hid its notice nodeID on repo#pr
+// at (or showed it again, at zero).
+func (s *Store) SetNoticeMinimized(ctx context.Context, repo string, pr int, nodeID string, at time.Time) error {
+	var err error
+	if at.IsZero() {
+		_, err = s.db.Exec(ctx, `DELETE FROM verdict_minimized_notice WHERE node_id = $1`, nodeID)
+	} else {
+		_, err = s.db.Exec(ctx, `INSERT INTO verdict_minimized_notice (node_id, repo, pr_number, minimized_at) VALUES ($1, $2, $3, $4)
+			ON CONFLICT (node_id) DO NOTHING`, nodeID, strings.ToLower(repo), pr, at.UnixMilli())
+	}
+	if err != nil {
+		return fmt.Errorf("recording the notice %s as hidden or shown: %w", nodeID, err)
+	}
+	return nil
+}

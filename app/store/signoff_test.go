@@ -110,3 +110,28 @@ func TestMinimizedFollowsTheComment(t *testing.T) {
 		}
 	})
 }
+
+func TestNoticeMinimized(t *testing.T) {
+	storetest.Engines(t, func(t *testing.T, url string) {
+		ctx := context.Background()
+		s := open(t, url)
+		at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+		check := func(want bool) {
+			t.Helper()
+			if got, err := s.NoticeMinimized(ctx, "IC_5"); err != nil || got != want {
+				t.Fatalf("minimized = %v, %v; want %v", got, err, want)
+			}
+		}
+		check(false)
+		for range 2 { // recording it twice is once
+			if err := s.SetNoticeMinimized(ctx, "O/R", 3, "IC_5", at); err != nil {
+				t.Fatal(err)
+			}
+		}
+		check(true)
+		if err := s.SetNoticeMinimized(ctx, "O/R", 3, "IC_5", time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+		check(false)
+	})
+}

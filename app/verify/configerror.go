@@ -44,7 +44,7 @@ func (v *Verifier) configError(ctx context.Context, gh GitHub, req Request, err 
 		log.Error("rendering the invalid-configuration comment", "err", rerr)
 		return invalid
 	}
-	url, perr := v.Publisher.ReportConfigError(ctx, publish.ConfigReport{
+	notice, perr := v.Publisher.ReportConfigError(ctx, publish.ConfigReport{
 		Client: gh, Owner: req.Owner, Repo: req.Repo, Number: req.Number,
 		BotLogins: v.BotLogins, Body: body,
 	})
@@ -53,6 +53,8 @@ func (v *Verifier) configError(ctx context.Context, gh GitHub, req Request, err 
 		// retried and the report still made.
 		return fmt.Errorf("%w (reporting it on the PR: %w)", invalid, perr)
 	}
-	log.Info("reported invalid repository configuration on the PR", "comment_url", url, "line", ce.Problems.FirstLine())
+	// A notice hidden when an earlier fix made it outdated holds again.
+	v.settleNotice(ctx, gh, req, notice.NodeID, false)
+	log.Info("reported invalid repository configuration on the PR", "comment_url", notice.CommentURL, "line", ce.Problems.FirstLine())
 	return invalid
 }

@@ -56,6 +56,10 @@ type Ledger interface {
 	// hidden at (shown again: zero); it reports false when the sign-off's
 	// comment is another by now.
 	SetMinimized(ctx context.Context, repo, key, nodeID string, at time.Time) (bool, error)
+	// NoticeMinimized and SetNoticeMinimized keep whether Verdict hid one
+	// of its other notices (the invalid-configuration comment).
+	NoticeMinimized(ctx context.Context, nodeID string) (bool, error)
+	SetNoticeMinimized(ctx context.Context, repo string, pr int, nodeID string, at time.Time) error
 }
 
 // Integrity is what a verification knows of who wrote the sign-off's

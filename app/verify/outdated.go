@@ -57,3 +57,33 @@ func (v *Verifier) hideOutdated(ctx context.Context, gh GitHub, owner, repo stri
 		log.Info(what, "signoff", r.Key, "comment_url", r.CommentURL)
 	}
 }
+
+// settleNotice hides (or shows again) Verdict's own notice nodeID on the
+// PR, unless the ledger says it already is; like hideOutdated, a failure
+// is logged and the next verdict tries again.
+func (v *Verifier) settleNotice(ctx context.Context, gh GitHub, req Request, nodeID string, hide bool) {
+	if nodeID == "" || v.Ledger == nil {
+		return
+	}
+	log := v.logger().With("repo", req.Owner+"/"+req.Repo, "pr", req.Number)
+	hidden, err := v.Ledger.NoticeMinimized(ctx, nodeID)
+	if err != nil || hidden == hide {
+		if err != nil {
+			log.Warn("reading whether a notice is hidden", "err", err)
+		}
+		return
+	}
+	change, at, what := gh.UnminimizeComment, time.Time{}, "showing a notice that holds again"
+	if hide {
+		change, at, what = gh.MinimizeComment, v.now(), "hiding a notice that no longer holds"
+	}
+	if err := change(ctx, nodeID); err != nil {
+		log.Warn(what, "err", err)
+		return
+	}
+	if err := v.Ledger.SetNoticeMinimized(ctx, req.Owner+"/"+req.Repo, req.Number, nodeID, at); err != nil {
+		log.Warn(what, "err", err)
+		return
+	}
+	log.Info(what)
+}

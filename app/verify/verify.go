@@ -71,7 +71,7 @@ type Publisher interface {
 	Withdraw(ctx context.Context, w publish.Withdrawal) (publish.Withdrawn, error)
 	// ReportConfigError tells the PR, with one comment updated in place,
 	// that the repository configuration is invalid.
-	ReportConfigError(ctx context.Context, r publish.ConfigReport) (commentURL string, err error)
+	ReportConfigError(ctx context.Context, r publish.ConfigReport) (publish.Published, error)
 }
 
 // Status says how a verification ended.
@@ -299,6 +299,10 @@ func (v *Verifier) Verify(ctx context.Context, gh GitHub, req Request) (Outcome,
 		return out, pinned(err)
 	}
 	v.hideOutdated(ctx, gh, req.Owner, req.Repo, req.Number, snap.Config.MinimizeOutdatedEnabled())
+	if snap.Config.MinimizeOutdatedEnabled() {
+		// A verdict means the configuration reads again: its notice is over.
+		v.settleNotice(ctx, gh, req, comment.ConfigErrorNodeID, true)
+	}
 	out.APICalls = calls.Count()
 	if v.Recorder != nil {
 		rec := Record{Owner: req.Owner, Repo: req.Repo, Number: req.Number, DeliveryID: req.DeliveryID, Actor: req.Actor,

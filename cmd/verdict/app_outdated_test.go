@@ -114,3 +114,54 @@ func TestOutdatedVerdictsKeptWhenDisabled(t *testing.T) {
 		t.Errorf("minimize_outdated: false, yet %d hidden and %d shown", hide, show)
 	}
 }
+
+// The invalid-configuration notice is hidden as outdated once a verdict
+// shows the configuration reads again, once whatever is redelivered, and
+// shown again when the configuration breaks again.
+func TestConfigNoticeHiddenOnceFixed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end App test")
+	}
+	// The configuration is read on the default branch, here "trunk" (the
+	// fixture's commit named "main" would shadow a branch of that name).
+	a := startAppWith(t, func(fx *fixture.Fixture) {
+		fx.Tree("broken").Base = "main"
+		fx.Tree("broken").Put(".github/verdict.yml", "sign_off_phrase: As a PR reviewer\n")
+		r := fx.Repo(e2eRepo)
+		r.Commit("main-broken", "broken")
+		r.DefaultBranch = "trunk"
+		r.Branch("trunk", "main-broken")
+	})
+	notice := func() fixture.Comment {
+		for _, c := range a.gh.Comments(e2eRepo, e2ePR) {
+			if strings.HasPrefix(c.Body, configErrorMarker+"\n") {
+				return c
+			}
+		}
+		return fixture.Comment{}
+	}
+	review := a.reviewEvent("submitted", sampleReview, a.reviewBody(), "amd-owner-a")
+	a.flowDeliver("pull_request_review", review)
+	a.waitFor("the invalid-configuration notice", func() bool { return notice().ID != 0 })
+	a.settle()
+
+	a.gh.MoveBranch(e2eRepo, "trunk", "main") // fixed: the sample's own configuration
+	a.recheck()
+	a.waitVerdict(sampleReviewKey, passHeader, "success")
+	a.settle()
+	if why := a.gh.Minimized(notice().ID); why != "OUTDATED" {
+		t.Fatalf("after the fix the notice is hidden as %q, want OUTDATED", why)
+	}
+	a.recheck()
+	a.settle()
+	if hide, show := a.minimizations(); hide != 1 || show != 0 {
+		t.Errorf("after a second verdict: %d hidden, %d shown; want 1 and 0", hide, show)
+	}
+
+	a.gh.MoveBranch(e2eRepo, "trunk", "main-broken")
+	a.recheck()
+	a.waitFor("the notice shown again", func() bool { return a.gh.Minimized(notice().ID) == "" })
+	if hide, show := a.minimizations(); hide != 1 || show != 1 {
+		t.Errorf("after breaking it again: %d hidden, %d shown; want 1 and 1", hide, show)
+	}
+}

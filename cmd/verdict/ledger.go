@@ -73,6 +73,14 @@ func (l ledger) SetMinimized(ctx context.Context, repo, key, nodeID string, at t
 	return l.st.SetMinimized(ctx, repo, key, nodeID, at)
 }
 
+func (l ledger) NoticeMinimized(ctx context.Context, nodeID string) (bool, error) {
+	return l.st.NoticeMinimized(ctx, nodeID)
+}
+
+func (l ledger) SetNoticeMinimized(ctx context.Context, repo string, pr int, nodeID string, at time.Time) error {
+	return l.st.SetNoticeMinimized(ctx, repo, pr, nodeID, at)
+}
+
 func fromStore(so store.SignOff) verify.SignOffRecord {
 	return verify.SignOffRecord{Repo: so.Repo, Key: so.Key, PR: so.PR, Author: so.Author, BodySHA256: so.BodySHA256,
 		SignedAt: so.SignedAt, State: so.State, Editor: so.Editor, StateAt: so.StateAt,
