@@ -42,17 +42,7 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request, p params) {
 		if rs.r.ResolveSHA(pr.Head.Commit) != headSHA || rs.r.ResolveSHA(pr.Base.Commit) != baseSHA {
 			continue
 		}
-		all := []map[string]any{}
-		for _, ref := range pr.Commits {
-			sha, msg, date, author := ref, "commit "+ref, s.fx.Now, pr.User
-			if c := rs.r.FindCommit(ref); c != nil {
-				sha, msg, date = c.SHA, c.Message, c.Date
-				if c.Author != "" {
-					author = c.Author
-				}
-			}
-			all = append(all, s.commitJSON(rs, sha, msg, date, author))
-		}
+		all := s.pullCommitsJSON(rs, pr)
 		page := paginate(w, r, all)
 		api := fmt.Sprintf("%s/repos/%s/compare/%s", s.URL, rs.r.FullName, p["basehead"])
 		ghjson.Write(w, http.StatusOK, map[string]any{"url": api, "html_url": "https://github.com/" + rs.r.FullName + "/compare/" + p["basehead"],

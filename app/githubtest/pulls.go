@@ -91,17 +91,7 @@ func (s *Server) listPullCommits(w http.ResponseWriter, r *http.Request, p param
 	if pr == nil {
 		return
 	}
-	out := []map[string]any{}
-	for _, ref := range pr.Commits {
-		sha, msg, date, author := ref, "commit "+ref, s.fx.Now, pr.User
-		if c := rs.r.FindCommit(ref); c != nil {
-			sha, msg, date = c.SHA, c.Message, c.Date
-			if c.Author != "" {
-				author = c.Author
-			}
-		}
-		out = append(out, s.commitJSON(rs, sha, msg, date, author))
-	}
+	out := s.pullCommitsJSON(rs, pr)
 	// GitHub lists at most 250 commits (the oldest ones).
 	if len(out) > prCommitCap {
 		out = out[:prCommitCap]
@@ -214,4 +204,22 @@ func diffText(files []*fixture.File) string {
 		fmt.Fprintf(&sb, "--- %s\n+++ %s\n%s\n", a, b, f.Patch)
 	}
 	return sb.String()
+}
+
+// pullCommitsJSON is every commit of a PR, oldest first, as GitHub lists
+// commits (a fixture commit's message, date and author; a bare SHA's
+// placeholders).
+func (s *Server) pullCommitsJSON(rs *repoState, pr *fixture.Pull) []map[string]any {
+	out := []map[string]any{}
+	for _, ref := range pr.Commits {
+		sha, msg, date, author := ref, "commit "+ref, s.fx.Now, pr.User
+		if c := rs.r.FindCommit(ref); c != nil {
+			sha, msg, date = c.SHA, c.Message, c.Date
+			if c.Author != "" {
+				author = c.Author
+			}
+		}
+		out = append(out, s.commitJSON(rs, sha, msg, date, author))
+	}
+	return out
 }
