@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"log/slog"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/verdict-bot/verdict/app/ghapi"
 	"github.com/verdict-bot/verdict/app/ghclient"
+	"github.com/verdict-bot/verdict/app/ghsource"
 	"github.com/verdict-bot/verdict/app/jobs"
 	"github.com/verdict-bot/verdict/app/publish"
 	"github.com/verdict-bot/verdict/app/retry"
@@ -138,7 +140,9 @@ func groupPulls(ctx context.Context, gh *ghapi.Client, a jobs.MergeGroupArgs, nu
 			break
 		}
 		delete(bySHA, parent) // a cycle cannot loop
-		prs = append(prs, e.pr)
+		if !slices.Contains(prs, e.pr) {
+			prs = append(prs, e.pr)
+		}
 		parent = e.parent
 	}
 	return prs, nil
@@ -256,6 +260,24 @@ func (g atBase) BranchSHA(ctx context.Context, owner, repo, branch string) (stri
 	}
 	return g.GitHub.BranchSHA(ctx, owner, repo, branch)
 }
+
+// Evidence reads nothing ahead at a branch's name: the branch's tip on
+// GitHub is not the group's base (a group queued behind another is built
+// on that group's commit), so what was read there would never be
+// confirmed. Everything is read at the commits the snapshot pins.
+func (g atBase) Evidence(owner, repo string, number int) snapshot.Evidence {
+	src := g.GitHub.Evidence(owner, repo, number)
+	if s, ok := src.(*ghsource.Source); ok {
+		return noReadAhead{s}
+	}
+	return src
+}
+
+// noReadAhead is an evidence source without reads ahead at branch names.
+type noReadAhead struct{ *ghsource.Source }
+
+func (noReadAhead) ReadAhead(context.Context, string, ...string) {}
+func (noReadAhead) Pin(string, string)                           {}
 
 func short(sha string) string {
 	if len(sha) > 7 {

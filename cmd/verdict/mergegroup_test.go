@@ -107,4 +107,14 @@ func TestMergeQueue(t *testing.T) {
 	if run.GetConclusion() != "success" || state != "success" || !strings.Contains(run.GetOutput().GetSummary(), "verified again") {
 		t.Fatalf("group on a base changed elsewhere: check run %s, status %s\n%s", run.GetConclusion(), state, run.GetOutput().GetSummary())
 	}
+
+	// A group queued behind that one is built on its commit, which no
+	// branch names: its rules are read there, and the PR ahead is part of
+	// it.
+	behind, behindSHA := a.gh.AddMergeGroup(e2eRepo, e2ePR, sha, "group-4")
+	a.flowDeliver("merge_group", a.gh.MergeGroupEvent("checks_requested", e2eRepo, behind, ""))
+	run, state = a.waitGroup(behindSHA)
+	if run.GetConclusion() != "success" || state != "success" || !strings.Contains(run.GetOutput().GetSummary(), sha[:7]) {
+		t.Fatalf("group behind another: check run %s, status %s\n%s", run.GetConclusion(), state, run.GetOutput().GetSummary())
+	}
 }
