@@ -113,3 +113,18 @@ jobs: {}
 		t.Errorf("an unreadable workflow gave %v", got)
 	}
 }
+
+// A workflow file is the PR's to write: whatever it holds, reading its
+// environment ends, with strings only.
+func FuzzWorkflowEnv(f *testing.F) {
+	for _, s := range []string{"env:\n  A: 1\n", "env: *x\n", "env: {a: [1, {b: 2}]}\n", "a: &a [*a]\n", strings.Repeat("[", 300)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for k, v := range WorkflowEnv([]byte(s)) {
+			if strings.Contains(v, "${{") || k == "" && v == "" {
+				t.Fatalf("WorkflowEnv(%q) kept %q=%q", s, k, v)
+			}
+		}
+	})
+}

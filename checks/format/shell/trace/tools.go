@@ -282,6 +282,9 @@ func (r *run) dirAt(ctx context.Context, p string) (bool, bool) {
 
 // grep filters its input with the options scripts use to test for a
 // line: -q, -v, -i, -E, -F, -c, -o. Files are read from the repository.
+// maxGrepBytes bounds what one grep reads of the files it names.
+const maxGrepBytes = 16 << 20
+
 // grep matches lines of its input, or of the files it names (the
 // checkout's or the script's own), like grep.
 func (r *run) grep(ctx context.Context, hc interp.HandlerContext, args []string) error {
@@ -333,8 +336,9 @@ func (r *run) grep(ctx context.Context, hc interp.HandlerContext, args []string)
 		var all bytes.Buffer
 		for _, f := range files {
 			data, err := r.read(ctx, absPath(hc.Dir, f))
-			if err != nil {
-				// A file that cannot be read is grep's error (2).
+			if err != nil || all.Len()+len(data) > maxGrepBytes {
+				// A file that cannot be read is grep's error (2); so is
+				// more than a dry run reads for one grep.
 				return status(2)
 			}
 			all.Write(data)
