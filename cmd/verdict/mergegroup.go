@@ -165,10 +165,12 @@ func (m appMergeGroups) judge(ctx context.Context, gh *ghapi.Client, a jobs.Merg
 		return res, err
 	}
 	passes := func(o checks.Overall) bool { return o == checks.VerdictPass || o == checks.VerdictWarn && warnPasses }
+	var ref signoff.Ref // zero: the newest sign-off, when no verdict stands
 	switch {
 	case rec == nil:
-		res.Why = checks.T("no verdict stands for its head "+short(head), "其头提交 "+short(head)+" 没有有效的裁决")
-		return res, nil
+		// No verdict stands for the head: the PR may need no sign-off (its
+		// files the core team's), or its sign-off was never verified.
+		// Decide it now, with the rules at the group's base.
 	case !passes(checks.Overall(rec.Verdict)):
 		res.Why = checks.T(fmt.Sprintf("its verdict for %s is %s", short(head), rec.Verdict),
 			fmt.Sprintf("其对 %s 的裁决为 %s", short(head), rec.Verdict))
@@ -180,9 +182,10 @@ func (m appMergeGroups) judge(ctx context.Context, gh *ghapi.Client, a jobs.Merg
 	}
 	// The rules may have changed under the verdict: verify the same
 	// sign-off again with the rules at the group's base.
-	ref, err := signoff.ParseKey(rec.Key)
-	if err != nil {
-		return res, fmt.Errorf("the standing sign-off of PR #%d: %w", number, err)
+	if rec != nil {
+		if ref, err = signoff.ParseKey(rec.Key); err != nil {
+			return res, fmt.Errorf("the standing sign-off of PR #%d: %w", number, err)
+		}
 	}
 	pinned := atBase{GitHub: gh, branch: strings.TrimPrefix(a.BaseRef, "refs/heads/"), sha: a.BaseSHA}
 	out, err := v.Verify(ctx, pinned, verify.Request{Owner: a.Owner, Repo: a.Name, Number: number, SignOff: ref,
@@ -194,6 +197,9 @@ func (m appMergeGroups) judge(ctx context.Context, gh *ghapi.Client, a jobs.Merg
 	case out.Status == verify.NotRequired:
 		res.OK = checks.T("no sign-off is required with the rules at the group's base "+short(a.BaseSHA),
 			"按合并组基提交 "+short(a.BaseSHA)+" 的规则无需签核")
+	case out.Status != verify.Verified && rec == nil:
+		res.Why = checks.T("no verdict stands for its head "+short(head)+" and none could be made: "+out.SkipReason,
+			"其头提交 "+short(head)+" 没有有效的裁决，也无法得出："+out.SkipReason)
 	case out.Status != verify.Verified:
 		res.Why = checks.T("not verified again with the rules at the group's base: "+out.SkipReason,
 			"按合并组基提交的规则未能重新验证："+out.SkipReason)

@@ -57,6 +57,17 @@ func TestMergeQueue(t *testing.T) {
 		r.Commit("main-owners", "owners-changed")
 		r.Commit("main-readme", "readme-changed")
 	})
+	// Queued before any verdict stands (Verdict was down, say): the PR's
+	// sign-off is verified for the group, with nothing published on it.
+	ref0, sha0 := a.gh.AddMergeGroup(e2eRepo, e2ePR, "main", "group-0")
+	a.flowDeliver("merge_group", a.gh.MergeGroupEvent("checks_requested", e2eRepo, ref0, ""))
+	if run, state := a.waitGroup(sha0); run.GetConclusion() != "success" || state != "success" {
+		t.Fatalf("group before any verdict: check run %s, status %s\n%s", run.GetConclusion(), state, run.GetOutput().GetSummary())
+	}
+	if len(a.verdicts()) != 0 {
+		t.Error("checking a merge group published a verdict on the PR")
+	}
+
 	a.flowDeliver("pull_request_review", a.reviewEvent("submitted", sampleReview, a.reviewBody(), "amd-owner-a"))
 	a.waitVerdict(sampleReviewKey, passHeader, "success")
 	a.settle()
