@@ -104,10 +104,9 @@ func (m appMergeGroups) MergeGroup(ctx context.Context, a jobs.MergeGroupArgs, a
 
 // groupResult is one PR's answer in a group; Why is empty when it may merge.
 type groupResult struct {
-	PR   int
-	OK   checks.Text // why it may merge
-	Why  checks.Text // why it may not
-	Base string      // the base its verdict read its rules at
+	PR  int
+	OK  checks.Text // why it may merge
+	Why checks.Text // why it may not
 }
 
 // groupPulls are the PRs a group merges: the entry its ref names, and the
