@@ -14,7 +14,6 @@ import (
 	"github.com/verdict-bot/verdict/app/ghclient"
 	"github.com/verdict-bot/verdict/app/ghsource"
 	"github.com/verdict-bot/verdict/app/jobs"
-	"github.com/verdict-bot/verdict/app/metrics"
 	"github.com/verdict-bot/verdict/app/publish"
 	"github.com/verdict-bot/verdict/app/retry"
 	"github.com/verdict-bot/verdict/app/snapshot"
@@ -187,11 +186,9 @@ func (m appMergeGroups) judge(ctx context.Context, gh *ghapi.Client, a jobs.Merg
 			return res, fmt.Errorf("the standing sign-off of PR #%d: %w", number, err)
 		}
 	}
-	release, wait, left := m.v.rates.Admit(a.InstallationID, verificationCalls)
-	if wait > 0 {
-		metrics.RateBudgetDeferred()
-		return res, &retry.RateLimitError{RetryAfter: wait, Err: fmt.Errorf(
-			"installation %d has %d API calls left until its rate limit resets; verifying PR #%d takes about %d", a.InstallationID, left, number, verificationCalls)}
+	release, err := m.v.admit(a.InstallationID)
+	if err != nil {
+		return res, err
 	}
 	defer release()
 	pinned := atBase{GitHub: gh, branch: strings.TrimPrefix(a.BaseRef, "refs/heads/"), sha: a.BaseSHA}

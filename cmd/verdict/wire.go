@@ -220,6 +220,18 @@ func (a appVerifier) request(j jobs.VerifyArgs, at jobs.Attempt) verify.Request 
 	}
 }
 
+// admit sets a verification's calls aside from its installation's rate
+// limit (release gives them back), or says how long to wait for the reset.
+func (a appVerifier) admit(installation int64) (release func(), err error) {
+	release, wait, left := a.rates.Admit(installation, verificationCalls)
+	if wait > 0 {
+		metrics.RateBudgetDeferred()
+		return nil, &retry.RateLimitError{RetryAfter: wait, Err: fmt.Errorf(
+			"installation %d has %d API calls left until its rate limit resets; a verification takes about %d", installation, left, verificationCalls)}
+	}
+	return release, nil
+}
+
 // verifier is the shared verifier with the App's identities.
 func (a appVerifier) verifier(ctx context.Context) (*verify.Verifier, error) {
 	bots, err := a.id.bots(ctx)
@@ -240,11 +252,9 @@ func (a appVerifier) Verify(ctx context.Context, j jobs.VerifyArgs, at jobs.Atte
 	if err != nil {
 		return err
 	}
-	release, wait, left := a.rates.Admit(j.InstallationID, verificationCalls)
-	if wait > 0 {
-		metrics.RateBudgetDeferred()
-		return &retry.RateLimitError{RetryAfter: wait, Err: fmt.Errorf(
-			"installation %d has %d API calls left until its rate limit resets; a verification takes about %d", j.InstallationID, left, verificationCalls)}
+	release, err := a.admit(j.InstallationID)
+	if err != nil {
+		return err
 	}
 	defer release()
 	out, err := v.Verify(ctx, gh, a.request(j, at))
