@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"maps"
 	"path"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -305,8 +306,18 @@ func Run(ctx context.Context, files trace.Files, j Job, opt trace.Options) *trac
 	maps.Copy(env, j.Env)
 	maps.Copy(env, opt.Env)
 	opt.Env = env
+	if opt.Provided == nil {
+		opt.Provided = modelStorage
+	}
 	return trace.Run(ctx, files, path.Clean(j.Launcher), opt)
 }
+
+// modelStorage names the variables through which a launcher points a job
+// at the model weights its cluster provides (MODEL_PATH, MODEL_DIR): a job
+// checks that the weights are there before it starts its servers. Caches
+// and environments (HF_HOME, a virtualenv) are not taken as present: a
+// script that installs what is missing must be seen installing it.
+var modelStorage = regexp.MustCompile(`^MODEL(_[A-Z]+)*_(PATH|DIR)$`)
 
 // The workflows that run a config's benchmark jobs, single-node and
 // multi-node.

@@ -11,7 +11,6 @@ import (
 	"mvdan.cc/sh/v3/expand"
 	"os"
 	"path"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -426,37 +425,23 @@ func (r *run) stat(ctx context.Context, name string, _ bool) (fs.FileInfo, error
 		if exists, dir := r.files.Stat(ctx, r.rel(name)); exists {
 			return fileInfo{name: path.Base(name), dir: dir}, nil
 		}
-	} else if provided(ctx, name) {
+	} else if r.provided(ctx, name) {
 		return fileInfo{name: path.Base(name), dir: true}, nil
 	}
 	return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
 }
 
-// storageVarRE names the variables through which a job is pointed at
-// model storage the machine provides (MODEL_PATH, MODEL_DIR, HF_HOME,
-// HF_HUB_CACHE, ...).
-var storageVarRE = regexp.MustCompile(`^(MODEL|HF)(_[A-Z]+)*_(PATH|DIR|HOME|CACHE)$`)
-
-// provided reports whether name lies in model storage the job's
-// environment points at, outside the checkout: weights and caches the
-// runner provides, which exist when the job runs but never on the machine
-// tracing it. Checks that the weights are there then pass, as they do on
-// the runner, and the job goes on to what it runs.
-func provided(ctx context.Context, name string) (found bool) {
-	// The interpreter calls stat with its handler context; without one
-	// (no script running) nothing is provided.
-	defer func() {
-		if recover() != nil {
-			found = false
-		}
-	}()
-	hc := interp.HandlerCtx(ctx)
-	if hc.Env == nil {
+// provided reports whether name lies, outside the checkout, in storage
+// the machine provides: under the directory a variable Options.Provided
+// names points at in the script's environment now (stat is only ever
+// called by the interpreter, with its handler context).
+func (r *run) provided(ctx context.Context, name string) (found bool) {
+	if r.opt.Provided == nil {
 		return false
 	}
-	hc.Env.Each(func(k string, v expand.Variable) bool {
+	interp.HandlerCtx(ctx).Env.Each(func(k string, v expand.Variable) bool {
 		dir := path.Clean(v.String())
-		if storageVarRE.MatchString(k) && path.IsAbs(dir) && dir != "/" && (name == dir || strings.HasPrefix(name, dir+"/")) {
+		if r.opt.Provided.MatchString(k) && path.IsAbs(dir) && dir != "/" && (name == dir || strings.HasPrefix(name, dir+"/")) {
 			found = true
 			return false
 		}

@@ -27,6 +27,7 @@ import (
 	"io/fs"
 	"maps"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -144,6 +145,11 @@ type Options struct {
 	// Stubs answer commands that probe what this machine is not (GPUs,
 	// the cluster, the network); they add to and override DefaultStubs.
 	Stubs map[string]Stub
+	// Provided names the variables through which the job is pointed at
+	// storage its machine provides outside the checkout (model weights):
+	// paths under their values exist, as they do where the job runs.
+	// Nil: nothing outside the checkout exists but what the script made.
+	Provided *regexp.Regexp
 	// MaxSteps bounds the commands and builtins run (20,000); MaxDepth
 	// the nesting of scripts (16); MaxWrite the bytes kept of one write
 	// (64 KiB) and MaxWritten of all writes (8 MiB); Timeout the wall

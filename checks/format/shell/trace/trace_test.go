@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -498,7 +499,8 @@ echo "job $JOB" > /tmp/submitted
 srun --nodelist=n1 --kill-on-bad-exit=1 --unbuffered bash -lc 'set -u; echo "rank $SLURM_PROCID of job $SLURM_JOB_ID" > /tmp/rank; sglang_serve --model "$MODEL_PATH/weights-v2"'
 `,
 	}
-	tr := Run(context.Background(), repo, "submit.sh", Options{Env: map[string]string{"MODEL_PATH": "/shared/models"}})
+	models := regexp.MustCompile(`^MODEL_PATH$`)
+	tr := Run(context.Background(), repo, "submit.sh", Options{Env: map[string]string{"MODEL_PATH": "/shared/models"}, Provided: models})
 	if w, ok := find(tr, Write, "/tmp/submitted"); !ok || w.Content != "job 1000\n" {
 		t.Errorf("sbatch --parsable printed %+v, want the job ID alone\n%s", w, tr.Stderr)
 	}
@@ -508,9 +510,13 @@ srun --nodelist=n1 --kill-on-bad-exit=1 --unbuffered bash -lc 'set -u; echo "ran
 	if !slices.Contains(execs(tr), "sglang_serve --model /shared/models/weights-v2") {
 		t.Errorf("the task's server did not run: %q\n%s", execs(tr), tr.Stderr)
 	}
-	// Storage no variable points at is not there.
-	tr = Run(context.Background(), repo, "submit.sh", Options{Env: map[string]string{"MODEL_PATH": "/"}})
-	if slices.Contains(execs(tr), "sglang_serve --model //weights-v2") {
-		t.Error("the root directory was taken for provided storage")
+	// Storage no variable points at is not there: the root, or any
+	// path when the caller names no such variables.
+	for _, o := range []Options{{Env: map[string]string{"MODEL_PATH": "/"}, Provided: models},
+		{Env: map[string]string{"MODEL_PATH": "/shared/models"}}} {
+		tr = Run(context.Background(), repo, "submit.sh", o)
+		if w, ok := find(tr, Write, "/tmp/rank"); ok {
+			t.Errorf("with %v the job went past the weights check: %+v", o.Env, w)
+		}
 	}
 }
