@@ -42,11 +42,12 @@ func (v *Verifier) hideOutdated(ctx context.Context, gh GitHub, owner, repo stri
 		if hide == !r.MinimizedAt.IsZero() {
 			continue
 		}
-		change, at, what := gh.UnminimizeComment, time.Time{}, "showing a verdict that stands again"
+		what := "showing a verdict that stands again"
 		if hide {
-			change, at, what = gh.MinimizeComment, v.now(), "hiding an outdated verdict"
+			what = "hiding an outdated verdict"
 		}
-		if err := change(ctx, r.CommentNodeID); err != nil {
+		at, err := v.setHidden(ctx, gh, r.CommentNodeID, hide)
+		if err != nil {
 			log.Warn(what, "signoff", r.Key, "comment_url", r.CommentURL, "err", err)
 			continue
 		}
@@ -73,11 +74,12 @@ func (v *Verifier) settleNotice(ctx context.Context, gh GitHub, req Request, nod
 		}
 		return
 	}
-	change, at, what := gh.UnminimizeComment, time.Time{}, "showing a notice that holds again"
+	what := "showing a notice that holds again"
 	if hide {
-		change, at, what = gh.MinimizeComment, v.now(), "hiding a notice that no longer holds"
+		what = "hiding a notice that no longer holds"
 	}
-	if err := change(ctx, nodeID); err != nil {
+	at, err := v.setHidden(ctx, gh, nodeID, hide)
+	if err != nil {
 		log.Warn(what, "err", err)
 		return
 	}
@@ -86,4 +88,13 @@ func (v *Verifier) settleNotice(ctx context.Context, gh GitHub, req Request, nod
 		return
 	}
 	log.Info(what)
+}
+
+// setHidden hides Verdict's comment nodeID as outdated, or shows it again,
+// and returns when it was hidden (zero: shown), for the ledger.
+func (v *Verifier) setHidden(ctx context.Context, gh GitHub, nodeID string, hide bool) (time.Time, error) {
+	if !hide {
+		return time.Time{}, gh.UnminimizeComment(ctx, nodeID)
+	}
+	return v.now(), gh.MinimizeComment(ctx, nodeID)
 }
