@@ -154,6 +154,10 @@ func (WelcomeArgs) Kind() string { return KindWelcome }
 type Attempt struct {
 	Number int // 1 for the first try
 	Max    int
+	// AssessBy is when the verification must have decided its verdict
+	// (zero: no bound of its own). Publishing a verdict decided in time
+	// may go on after it, so a cut attempt never leaves half a verdict.
+	AssessBy time.Time
 }
 
 // Retry reports whether an earlier attempt ran and failed or died, so its

@@ -45,8 +45,11 @@ type Target struct {
 	Retry bool
 	// SupersededBy names a newer sign-off whose verdict stands for the
 	// commit: this verification publishes its own comment only, and the
-	// shared status and check run keep showing the newer verdict.
+	// shared status keeps showing the newer verdict. A check run of its
+	// own that an earlier attempt left open takes that verdict's
+	// conclusion (Superseding), so runs of one name on one commit agree.
 	SupersededBy string
+	Superseding  *Standing
 }
 
 // Started is a verification whose publication Start began; Finish
@@ -118,15 +121,52 @@ func (v Verdicts) Finish(ctx context.Context, s Started, body render.Body) (Publ
 		return Published{}, errors.New("publish: Finish without Start")
 	}
 	pub := v.publisher(t)
+	closeRun := false
 	if t.SupersededBy != "" {
+		closeRun = pub.CheckRunsEnabled
 		pub.StatusEnabled, pub.CheckRunsEnabled = false, false
 	}
 	res, err := pub.Finish(ctx, s.handle, t.Number, body)
+	if err == nil && closeRun {
+		why := "Superseded: the verdict of " + t.SupersededBy + " stands for this commit."
+		zh := "已被取代：签核 " + t.SupersededBy + " 的结论对该提交有效。"
+		err = pub.closeOpenRun(ctx, s.handle, t.Superseding, why, zh)
+	}
 	if err != nil && res.CommentURL != "" && permanent(err) {
 		v.logger(t).Warn("verdict comment published; status or check run not written", "err", err)
 		return res, nil
 	}
 	return res, err
+}
+
+// Drop settles a verification whose verdict is no longer current (a newer
+// event for its sign-off arrived while it ran; that event's verification
+// publishes): nothing of its verdict is written, and the marks Start left
+// are settled so none stays pending. The check run Start opened takes the
+// conclusion of the verdict standing for the commit (standing, nil when
+// none: cancelled, which no branch protection counts as passing), and the
+// pending status Start set shows that verdict again, or that none was
+// posted.
+func (v Verdicts) Drop(ctx context.Context, s Started, standing *Standing, why string) error {
+	t := s.target
+	if t.Client == nil {
+		return nil
+	}
+	pub := v.publisher(t)
+	var errs []error
+	if pub.StatusEnabled && v.Pending && !t.Retry && t.SupersededBy == "" {
+		state, desc, url := "failure", descNone, ""
+		if standing != nil {
+			state, desc = pub.statusFor(standing.Overall)
+			url = standing.CommentURL
+		}
+		errs = append(errs, pub.status(ctx, s.handle, state, desc, url))
+	}
+	if pub.CheckRunsEnabled && (v.Pending || t.Retry) {
+		errs = append(errs, pub.closeOpenRun(ctx, s.handle, standing, "Superseded: "+why,
+			"已被取代：该签核有更新的事件，由其验证发布结论。"))
+	}
+	return errors.Join(errs...)
 }
 
 // Abort settles a verification given up for good: failure status and

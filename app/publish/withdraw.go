@@ -138,3 +138,21 @@ func (p *Publisher) withdrawCheckRun(ctx context.Context, h Handle, standing *St
 		Text:    github.String("签核已撤回；签核 " + standing.Key + " 的结论对该提交有效。")}
 	return p.completeCheckRun(ctx, h, conclusion(standing.Overall), standing.CommentURL, out)
 }
+
+// closeOpenRun completes h's check run if one is open (an attempt that
+// was cut or superseded left it in progress): with the standing verdict's
+// conclusion, or cancelled when none stands. A completed run, or none,
+// is left alone.
+func (p *Publisher) closeOpenRun(ctx context.Context, h Handle, standing *Standing, summary, zh string) error {
+	cr, err := p.findCheckRun(ctx, h)
+	if err != nil || cr == nil || cr.GetStatus() == "completed" {
+		return err
+	}
+	h.CheckRunID = cr.GetID()
+	concl, url := "cancelled", ""
+	if standing != nil {
+		concl, url = conclusion(standing.Overall), standing.CommentURL
+	}
+	out := &github.CheckRunOutput{Title: github.String("Superseded"), Summary: github.String(summary), Text: github.String(zh)}
+	return p.completeCheckRun(ctx, h, concl, url, out)
+}

@@ -2,25 +2,32 @@ package queue
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash/fnv"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// A per-PR lock must die with its holder: a job of a killed process is
-// resumed within seconds (see rescue.go) and must not then wait for a lease
-// to expire. SQLite serves one process, so an in-memory lock does it. On
-// PostgreSQL the lock is a session-level advisory lock on a connection held
-// for the job: when the process dies, its connections close and PostgreSQL
-// releases the lock at once.
+// A per-PR lock must end with its holder, however it ends. SQLite serves
+// one process, so an in-memory lock does it. On PostgreSQL a lock is a
+// lease: a row naming its holder and an expiry (the server's clock) that the
+// holder renews. A holder whose process died (its process lock is free, see
+// liveness) loses the lease at once; one whose host died or whose network
+// was cut without a FIN loses it when it expires, although PostgreSQL may
+// keep that host's sessions (and their advisory locks) for hours. The holder
+// stops its job before the lease can expire unrenewed, so two processes
+// never work one PR at once.
 
 // prLock is a held per-PR lock. lost is closed if the lock may have gone
-// (its connection broke) while the job still runs.
+// (it could not be renewed in time) while the job still runs.
 type prLock interface {
 	lost() <-chan struct{}
 	release()
@@ -72,60 +79,142 @@ func advisoryID(schema, kind, name string) int64 {
 	return int64(h.Sum64())
 }
 
-// pgLocks takes advisory locks on pooled connections.
+// serverMillis is the database server's clock in Unix milliseconds: every
+// lease and heartbeat is stamped and compared by it.
+const serverMillis = `CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)`
+
+// pgLocks takes leases in verdict_lease.
 type pgLocks struct {
 	pool   *pgxpool.Pool
 	schema string
-	check  time.Duration // how often a held lock's connection is checked
+	client string        // this process's River client ID
+	ttl    time.Duration // how long a lease lasts unrenewed
+	// state tells whether another process still runs (see liveness).
+	state func(ctx context.Context, client string) (processState, error)
+
+	mu   sync.Mutex
+	held map[*pgLock]struct{}
 }
 
 type pgLock struct {
-	conn     *pgxpool.Conn
-	id       int64
+	l        *pgLocks
+	name     string
+	holder   string
 	lostc    chan struct{}
+	lose     sync.Once
 	stop     chan struct{}
 	watching sync.WaitGroup
 }
 
-func (l *pgLocks) tryLock(ctx context.Context, key string) (prLock, bool, error) {
-	conn, err := l.pool.Acquire(ctx)
-	if err != nil {
-		return nil, false, fmt.Errorf("taking a connection for the lock on %s: %w", key, err)
+// loseAll gives up every lease this process holds: its process lock broke,
+// so other processes may take it for gone and its PRs with it.
+func (l *pgLocks) loseAll() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for p := range l.held {
+		p.markLost()
 	}
-	id := advisoryID(l.schema, "pr", key)
-	var ok bool
-	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", id).Scan(&ok); err != nil {
-		discard(conn)
+}
+
+func (p *pgLock) markLost() { p.lose.Do(func() { close(p.lostc) }) }
+
+func (l *pgLocks) tryLock(ctx context.Context, key string) (prLock, bool, error) {
+	name := l.schema + "/" + key
+	holder := l.client + "/" + token()
+	sent := time.Now()
+	var got string
+	err := l.pool.QueryRow(ctx, `INSERT INTO verdict_lease (name, holder, expires_at)
+		VALUES ($1, $2, `+serverMillis+` + $3)
+		ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
+		WHERE verdict_lease.expires_at < `+serverMillis+`
+		RETURNING holder`, name, holder, l.ttl.Milliseconds()).Scan(&got)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		// Held and not expired: taken over only from a process that died.
+		if got, err = l.takeFromDead(ctx, name, holder); err != nil || got == "" {
+			return nil, false, err
+		}
+	case err != nil:
 		return nil, false, fmt.Errorf("taking the lock on %s: %w", key, err)
 	}
-	if !ok {
-		conn.Release()
-		return nil, false, nil
+	pl := &pgLock{l: l, name: name, holder: holder, lostc: make(chan struct{}), stop: make(chan struct{})}
+	l.mu.Lock()
+	if l.held == nil {
+		l.held = map[*pgLock]struct{}{}
 	}
-	pl := &pgLock{conn: conn, id: id, lostc: make(chan struct{}), stop: make(chan struct{})}
+	l.held[pl] = struct{}{}
+	l.mu.Unlock()
 	pl.watching.Add(1)
-	go pl.watch(l.check)
+	go pl.renew(sent)
 	return pl, true, nil
 }
 
-// watch pings the lock's connection: if it broke, PostgreSQL has dropped
-// the lock and another process may take the PR, so the job must stop.
-func (p *pgLock) watch(every time.Duration) {
+// takeFromDead takes the lease name when its holder's process is gone
+// (its process lock is free: its connections closed), and reports the new
+// holder ("" when the lease stays where it is). A holder that merely looks
+// stale keeps the lease until it expires, since it stops its job only then.
+func (l *pgLocks) takeFromDead(ctx context.Context, name, holder string) (string, error) {
+	var old string
+	err := l.pool.QueryRow(ctx, `SELECT holder FROM verdict_lease WHERE name = $1`, name).Scan(&old)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", nil // released meanwhile: the next try takes it
+	}
+	if err != nil {
+		return "", fmt.Errorf("reading the holder of %s: %w", name, err)
+	}
+	client, _, _ := strings.Cut(old, "/")
+	if client == l.client {
+		return "", nil
+	}
+	st, err := l.state(ctx, client)
+	if err != nil || st != processGone {
+		return "", err
+	}
+	tag, err := l.pool.Exec(ctx, `UPDATE verdict_lease SET holder = $3, expires_at = `+serverMillis+` + $4
+		WHERE name = $1 AND holder = $2`, name, old, holder, l.ttl.Milliseconds())
+	if err != nil {
+		return "", fmt.Errorf("taking %s over from %s, whose process is gone: %w", name, client, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return "", nil
+	}
+	return holder, nil
+}
+
+// renew extends the lease a third of its life before it would end. A
+// renewal that finds the lease gone, or none that succeeds before the
+// lease would expire (counted from when the last successful one was sent,
+// which is no later than the server stamped it), loses the lock.
+func (p *pgLock) renew(sent time.Time) {
 	defer p.watching.Done()
-	t := time.NewTicker(every)
-	defer t.Stop()
+	ttl := p.l.ttl
+	deadline := sent.Add(ttl - ttl/10)
+	wait := ttl / 3
 	for {
+		next := time.NewTimer(wait)
 		select {
 		case <-p.stop:
+			next.Stop()
 			return
-		case <-t.C:
-			ctx, cancel := context.WithTimeout(context.Background(), every)
-			err := p.conn.Ping(ctx)
-			cancel()
-			if err != nil {
-				close(p.lostc)
-				return
-			}
+		case <-next.C:
+		}
+		if !time.Now().Before(deadline) {
+			p.markLost()
+			return
+		}
+		ctx, cancel := context.WithDeadline(context.Background(), deadline)
+		at := time.Now()
+		tag, err := p.l.pool.Exec(ctx, `UPDATE verdict_lease SET expires_at = `+serverMillis+` + $3
+			WHERE name = $1 AND holder = $2`, p.name, p.holder, ttl.Milliseconds())
+		cancel()
+		switch {
+		case err == nil && tag.RowsAffected() == 1:
+			deadline, wait = at.Add(ttl-ttl/10), ttl/3
+		case err == nil:
+			p.markLost() // taken over: this process was taken for dead
+			return
+		default:
+			wait = max(min(ttl/10, time.Until(deadline)), 0)
 		}
 	}
 }
@@ -135,15 +224,20 @@ func (p *pgLock) lost() <-chan struct{} { return p.lostc }
 func (p *pgLock) release() {
 	close(p.stop)
 	p.watching.Wait()
+	p.l.mu.Lock()
+	delete(p.l.held, p)
+	p.l.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	var ok bool
-	if err := p.conn.QueryRow(ctx, "SELECT pg_advisory_unlock($1)", p.id).Scan(&ok); err != nil || !ok {
-		// Closing the session is the other way to drop the lock.
-		discard(p.conn)
-		return
-	}
-	p.conn.Release()
+	// A lease not deleted (the database unreachable) expires on its own.
+	p.l.pool.Exec(ctx, `DELETE FROM verdict_lease WHERE name = $1 AND holder = $2`, p.name, p.holder)
+}
+
+// token tells apart the leases one process holds at once.
+func token() string {
+	var b [6]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 // discard closes a pooled connection instead of returning it, so a session
@@ -155,12 +249,20 @@ func discard(c *pgxpool.Conn) {
 	c.Release()
 }
 
-// liveness holds this process's advisory lock for as long as it runs, so
-// other processes can tell its jobs from those of a process that died.
+// liveness tells other processes that this one still runs, two ways: it
+// holds an advisory lock named after its River client ID (which PostgreSQL
+// frees the moment the process dies and its connections close) and it
+// stamps a heartbeat in verdict_process every check. A process is dead when
+// its lock is free or its heartbeat is older than stale: the second is what
+// shows a host that died or was cut off without closing its sessions.
 type liveness struct {
 	pool   *pgxpool.Pool
-	id     int64
+	schema string
+	client string
 	check  time.Duration
+	stale  time.Duration
+	// broke is called when the process lock's connection broke.
+	broke  func()
 	log    *slog.Logger
 	stop   chan struct{}
 	done   chan struct{}
@@ -170,6 +272,9 @@ type liveness struct {
 
 func (l *liveness) start(ctx context.Context) error {
 	if err := l.hold(ctx); err != nil {
+		return err
+	}
+	if err := l.beat(ctx); err != nil {
 		return err
 	}
 	l.stop, l.done = make(chan struct{}), make(chan struct{})
@@ -182,7 +287,7 @@ func (l *liveness) hold(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("taking a connection for the process lock: %w", err)
 	}
-	if _, err := c.Exec(ctx, "SELECT pg_advisory_lock($1)", l.id); err != nil {
+	if _, err := c.Exec(ctx, "SELECT pg_advisory_lock($1)", advisoryID(l.schema, "client", l.client)); err != nil {
 		discard(c)
 		return fmt.Errorf("taking the process lock: %w", err)
 	}
@@ -192,9 +297,20 @@ func (l *liveness) hold(ctx context.Context) error {
 	return nil
 }
 
-// keep re-takes the lock when its connection breaks. In between, other
-// processes may rescue this one's running jobs; their per-PR locks broke
-// with the same network, so those jobs stop on their own (see pgLock.watch).
+// beat stamps this process's heartbeat.
+func (l *liveness) beat(ctx context.Context) error {
+	_, err := l.pool.Exec(ctx, `INSERT INTO verdict_process (client_id, seen_at) VALUES ($1, `+serverMillis+`)
+		ON CONFLICT (client_id) DO UPDATE SET seen_at = EXCLUDED.seen_at`, l.client)
+	if err != nil {
+		return fmt.Errorf("stamping the process heartbeat: %w", err)
+	}
+	return nil
+}
+
+// keep stamps the heartbeat and re-takes the lock when its connection
+// breaks. In between, other processes may rescue this one's running jobs;
+// their per-PR leases could not be renewed over the same network, so those
+// jobs stop on their own (see pgLock.renew).
 func (l *liveness) keep() {
 	defer close(l.done)
 	t := time.NewTicker(l.check)
@@ -205,10 +321,13 @@ func (l *liveness) keep() {
 			return
 		case <-t.C:
 		}
+		ctx, cancel := context.WithTimeout(context.Background(), l.check)
+		if err := l.beat(ctx); err != nil {
+			l.log.Warn("the process heartbeat is late; other processes may rescue this one's jobs", "err", err)
+		}
 		l.mu.Lock()
 		c := l.holder
 		l.mu.Unlock()
-		ctx, cancel := context.WithTimeout(context.Background(), l.check)
 		err := errors.New("no connection")
 		if c != nil {
 			err = c.Ping(ctx)
@@ -216,6 +335,9 @@ func (l *liveness) keep() {
 		if err != nil {
 			if c != nil {
 				discard(c)
+				if l.broke != nil {
+					l.broke()
+				}
 			}
 			l.mu.Lock()
 			l.holder = nil
@@ -234,6 +356,9 @@ func (l *liveness) release() {
 	}
 	close(l.stop)
 	<-l.done
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	l.pool.Exec(ctx, `DELETE FROM verdict_process WHERE client_id = $1`, l.client)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.holder != nil {
@@ -242,26 +367,54 @@ func (l *liveness) release() {
 	}
 }
 
-// alive reports whether the process whose lock is id still runs: its lock
-// is held. Checked on a connection of its own (a session re-takes its own
-// advisory locks), which is closed, not returned, if the check fails.
-func alive(ctx context.Context, pool *pgxpool.Pool, id int64) (bool, error) {
-	c, err := pool.Acquire(ctx)
+// processState is what other processes can tell of one.
+type processState int
+
+const (
+	processRunning processState = iota
+	// processStale: its lock is held but its heartbeat is late (its host
+	// died, or its network to the database is cut).
+	processStale
+	// processGone: its lock is free; its sessions closed with it.
+	processGone
+)
+
+// state tells whether the process with River client ID client still runs:
+// its lock is held and its heartbeat (if it keeps one: a process of an
+// older Verdict does not) is fresh. The lock is checked on a connection of
+// its own (a session re-takes its own advisory locks), which is closed,
+// not returned, if the check fails.
+func (l *liveness) state(ctx context.Context, client string) (processState, error) {
+	c, err := l.pool.Acquire(ctx)
 	if err != nil {
-		return false, err
+		return processRunning, err
 	}
+	id := advisoryID(l.schema, "client", client)
 	var free bool
 	if err := c.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", id).Scan(&free); err != nil {
 		discard(c)
-		return false, err
+		return processRunning, err
 	}
 	if free {
 		var ok bool
 		if err := c.QueryRow(ctx, "SELECT pg_advisory_unlock($1)", id).Scan(&ok); err != nil || !ok {
 			discard(c)
-			return false, nil
+		} else {
+			c.Release()
 		}
+		return processGone, nil
 	}
 	c.Release()
-	return !free, nil
+	var stale bool
+	err = l.pool.QueryRow(ctx, `SELECT seen_at < `+serverMillis+` - $2 FROM verdict_process WHERE client_id = $1`,
+		client, l.stale.Milliseconds()).Scan(&stale)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return processRunning, nil
+	case err != nil:
+		return processRunning, fmt.Errorf("reading the heartbeat of %s: %w", client, err)
+	case stale:
+		return processStale, nil
+	}
+	return processRunning, nil
 }

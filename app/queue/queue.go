@@ -70,16 +70,22 @@ type Options struct {
 	// BusyRetry is how soon a job finding its PR busy tries again (default
 	// 500ms, plus jitter).
 	BusyRetry time.Duration
-	// LockCheck is how often a held PostgreSQL lock's connection is checked
-	// (default 5s); OrphanCheck how often PostgreSQL processes look for
-	// running jobs of processes that died (default 5s). See locks.go and
-	// rescue.go.
+	// LockCheck is how often a PostgreSQL process stamps its heartbeat and
+	// checks its process lock (default 5s); Lease how long a per-PR lock
+	// or a heartbeat lasts unrenewed (default 30s: a process whose host
+	// died loses its PRs and jobs within it). OrphanCheck is how often
+	// running jobs are checked for a dead process or a fetch whose answer
+	// never reached its worker (default 5s). See locks.go and rescue.go.
 	LockCheck   time.Duration
+	Lease       time.Duration
 	OrphanCheck time.Duration
 
 	// JobTimeout cancels a job running longer (default 5m, far above any
-	// verification). River's own rescue of stuck jobs, a backstop for what
-	// OrphanCheck cannot see, starts 30s after it.
+	// verification). A verification gets it to decide its verdict on its
+	// first attempt, twice as long on each retry (at most 8×), and two
+	// minutes more to publish (see assessBudget). River's own rescue of
+	// stuck jobs, a backstop for what OrphanCheck cannot see, starts 30s
+	// after the longest.
 	JobTimeout time.Duration
 	// KeepDeliveries is how long delivery IDs are remembered for dedupe
 	// (default 14 days; GitHub redelivers only recent deliveries).
@@ -115,6 +121,9 @@ func (o *Options) defaults() {
 	if o.LockCheck <= 0 {
 		o.LockCheck = 5 * time.Second
 	}
+	if o.Lease <= 0 {
+		o.Lease = 30 * time.Second
+	}
 	if o.OrphanCheck <= 0 {
 		o.OrphanCheck = 5 * time.Second
 	}
@@ -145,6 +154,7 @@ type Queue struct {
 	locks  locker
 	schema string    // PostgreSQL only
 	live   *liveness // PostgreSQL only
+	held   held      // the jobs this process's workers run
 
 	// stopping is set once Stop began: a job cancelled after that was
 	// interrupted by the shutdown and snoozes instead of spending an attempt.
@@ -189,10 +199,11 @@ func New(ctx context.Context, st *store.Store, opt Options) (*Queue, error) {
 	cfg := &river.Config{
 		ID:                   clientID(),
 		Workers:              workers,
+		Middleware:           []rivertype.Middleware{&holding{h: &q.held}},
 		MaxAttempts:          opt.MaxAttempts,
 		RetryPolicy:          opt.RetryPolicy,
 		JobTimeout:           opt.JobTimeout,
-		RescueStuckJobsAfter: opt.JobTimeout + 30*time.Second,
+		RescueStuckJobsAfter: opt.JobTimeout<<maxBudgetDoublings + publishBudget + 30*time.Second,
 		FetchPollInterval:    opt.FetchPollInterval,
 		FetchCooldown:        min(opt.FetchPollInterval, 100*time.Millisecond),
 		Logger:               opt.Logger.With("component", "river"),
@@ -216,7 +227,11 @@ func New(ctx context.Context, st *store.Store, opt Options) (*Queue, error) {
 		if err == nil {
 			q.schema, err = currentSchema(ctx, st)
 		}
-		q.locks = &pgLocks{pool: st.Pgx(), schema: q.schema, check: opt.LockCheck}
+		if err == nil {
+			q.live = &liveness{pool: st.Pgx(), schema: q.schema, client: q.eng.clientID(), check: opt.LockCheck, stale: opt.Lease, log: q.log}
+			locks := &pgLocks{pool: st.Pgx(), schema: q.schema, client: q.eng.clientID(), ttl: opt.Lease, state: q.live.state}
+			q.live.broke, q.locks = locks.loseAll, locks
+		}
 	default:
 		err = fmt.Errorf("unsupported database %q", st.Dialect())
 	}
@@ -265,7 +280,6 @@ func (q *Queue) startWork(ctx context.Context) error {
 	}
 	if q.st.Dialect() == store.Postgres {
 		// Held before any job can be fetched under this client ID.
-		q.live = &liveness{pool: q.st.Pgx(), id: advisoryID(q.schema, "client", q.eng.clientID()), check: q.opt.LockCheck, log: q.log}
 		if err := q.live.start(ctx); err != nil {
 			return err
 		}
@@ -276,11 +290,10 @@ func (q *Queue) startWork(ctx context.Context) error {
 		}
 		return fmt.Errorf("starting job workers: %w", err)
 	}
-	if q.st.Dialect() != store.Postgres {
-		return nil
-	}
-	if _, err := q.rescueOrphans(ctx, false); err != nil {
-		q.log.Warn("looking for jobs of dead processes failed", "err", err)
+	if q.st.Dialect() == store.Postgres {
+		if _, err := q.rescueOrphans(ctx, false); err != nil {
+			q.log.Warn("looking for jobs of dead processes failed", "err", err)
+		}
 	}
 	q.stopOrphans, q.orphansDone = make(chan struct{}), make(chan struct{})
 	go q.watchOrphans(q.opt.OrphanCheck, q.stopOrphans, q.orphansDone)

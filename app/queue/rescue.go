@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/verdict-bot/verdict/app/store"
@@ -20,9 +22,13 @@ import (
 //   - SQLite serves one process, so at start every running job belongs to a
 //     process that is gone and is made available before work begins.
 //   - On PostgreSQL every process holds an advisory lock named after its
-//     River client ID while it runs. Each process checks, at start and then
-//     every Options.OrphanCheck, whether the clients that hold running jobs
-//     still hold their locks; the jobs of those that do not are resumed.
+//     River client ID and stamps a heartbeat while it runs (locks.go). Each
+//     process checks, at start and then every Options.OrphanCheck, whether
+//     the clients that hold running jobs still live; the jobs of those that
+//     do not are resumed.
+//   - A job running under this very process that no worker holds was
+//     stranded by a fetch whose answer was lost (see strandGrace); it is
+//     made available again.
 //
 // A resumed job keeps its attempt count (the dead attempt counts) and
 // records why it was resumed; its next run sees jobs.Attempt.Retry.
@@ -48,8 +54,55 @@ func processDeaths(job *rivertype.JobRow) int {
 	return n
 }
 
+// strandGrace is how long a job may be running under this process before
+// a worker holds it. River hands a fetched job to a worker within
+// milliseconds; one still unheld after this was fetched by a query the
+// database committed after this process gave up waiting for its answer (a
+// frozen database), and nothing would run it until River's stuck-job rescue.
+const strandGrace = 10 * time.Second
+
+// requeuedBy starts the error a stranded job records: the attempt never
+// ran, so it is not a process death (see processDeaths).
+const requeuedBy = "requeued by "
+
+// held is the set of jobs this process's workers are running, kept by the
+// middleware below.
+type held struct {
+	mu  sync.Mutex
+	ids map[int64]struct{}
+}
+
+func (h *held) has(id int64) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	_, ok := h.ids[id]
+	return ok
+}
+
+// holding is River middleware that records which jobs a worker holds.
+type holding struct {
+	river.MiddlewareDefaults
+	h *held
+}
+
+func (m *holding) Work(ctx context.Context, job *rivertype.JobRow, doInner func(context.Context) error) error {
+	m.h.mu.Lock()
+	if m.h.ids == nil {
+		m.h.ids = map[int64]struct{}{}
+	}
+	m.h.ids[job.ID] = struct{}{}
+	m.h.mu.Unlock()
+	defer func() {
+		m.h.mu.Lock()
+		delete(m.h.ids, job.ID)
+		m.h.mu.Unlock()
+	}()
+	return doInner(ctx)
+}
+
 // rescueOrphans resumes the running jobs of dead processes (every running
-// job when all is set) and reports how many it resumed.
+// job when all is set) and this process's stranded ones, and reports how
+// many it resumed.
 func (q *Queue) rescueOrphans(ctx context.Context, all bool) (int, error) {
 	running, err := q.eng.running(ctx)
 	if err != nil {
@@ -62,27 +115,36 @@ func (q *Queue) rescueOrphans(ctx context.Context, all bool) (int, error) {
 		if len(j.AttemptedBy) > 0 {
 			by = j.AttemptedBy[len(j.AttemptedBy)-1]
 		}
-		if !all {
-			if by == q.eng.clientID() {
+		why := fmt.Sprintf("%s%s: the process running this attempt (%s) is gone", resumedBy, q.eng.clientID(), by)
+		switch {
+		case all:
+		case by == q.eng.clientID():
+			if q.held.has(j.ID) || j.AttemptedAt == nil || time.Since(*j.AttemptedAt) < strandGrace {
 				continue
 			}
+			why = requeuedBy + by + ": fetched, but the answer never reached a worker (the database answered after the fetch gave up)"
+		case q.live == nil:
+			continue // SQLite: one process; what another left was resumed at start
+		default:
 			d, known := dead[by]
 			if !known {
-				up, err := alive(ctx, q.st.Pgx(), advisoryID(q.schema, "client", by))
+				st, err := q.live.state(ctx, by)
 				if err != nil {
 					return n, fmt.Errorf("checking whether %s runs: %w", by, err)
 				}
-				d, dead[by] = !up, !up
+				// A stale process's job is resumed; it runs once the
+				// PR's lease, which that process no longer renews, ends.
+				d, dead[by] = st != processRunning, st != processRunning
 			}
 			if !d {
 				continue
 			}
 		}
-		if err := q.eng.resume(ctx, j, fmt.Sprintf("%s%s: the process running this attempt (%s) is gone", resumedBy, q.eng.clientID(), by)); err != nil {
+		if err := q.eng.resume(ctx, j, why); err != nil {
 			return n, fmt.Errorf("resuming job %d: %w", j.ID, err)
 		}
 		n++
-		q.log.Warn("resumed a job whose process died", "job_id", j.ID, "job", j.Kind, "attempt", j.Attempt, "attempted_by", by)
+		q.log.Warn("resumed a running job no worker holds", "job_id", j.ID, "job", j.Kind, "attempt", j.Attempt, "attempted_by", by, "reason", why)
 	}
 	return n, nil
 }

@@ -76,7 +76,7 @@ func (w *verifyWorker) Work(ctx context.Context, job *river.Job[jobs.VerifyArgs]
 	if q.opt.Verifier == nil {
 		return q.final(log, jobs.KindVerify, errors.New("no verifier configured"))
 	}
-	at := jobs.Attempt{Number: job.Attempt, Max: job.MaxAttempts}
+	at := jobs.Attempt{Number: job.Attempt, Max: job.MaxAttempts, AssessBy: time.Now().Add(q.assessBudget(job.Attempt))}
 	return q.exclusive(ctx, log, job.JobRow, "verify:"+jobs.PRKey(a.Repo, a.PR), jobs.KindVerify, func(ctx context.Context) error {
 		// Begin: from here on, new events for the sign-off get a job of
 		// their own, and this one verifies with the newest folded into it.
@@ -108,6 +108,28 @@ func (w *verifyWorker) Work(ctx context.Context, job *river.Job[jobs.VerifyArgs]
 		}
 		return err
 	})
+}
+
+// publishBudget is how long a verification may spend publishing a verdict
+// it decided within its assessment budget: comment, status and check run
+// take a handful of writes.
+const publishBudget = 2 * time.Minute
+
+// maxBudgetDoublings caps how often a retry doubles the assessment budget.
+const maxBudgetDoublings = 3
+
+// assessBudget is how long attempt may take to decide its verdict: the job
+// timeout, doubled for each earlier attempt (at most 8×). A verification
+// slower than the timeout (GitHub answering slowly) thus completes on a
+// later attempt instead of being cut at the same point every time.
+func (q *Queue) assessBudget(attempt int) time.Duration {
+	return q.opt.JobTimeout << min(max(attempt-1, 0), maxBudgetDoublings)
+}
+
+// Timeout is River's bound on one attempt: its assessment budget plus
+// the time to publish what it decided.
+func (w *verifyWorker) Timeout(job *river.Job[jobs.VerifyArgs]) time.Duration {
+	return w.q.assessBudget(job.Attempt) + publishBudget
 }
 
 // abandon lets the verifier settle a verification given up for good. It

@@ -276,10 +276,16 @@ func connect(ctx context.Context, rawURL string) (*Store, error) {
 			// intake and the per-PR locks of running jobs.
 			cfg.MaxConns = 20
 		}
-		// Per-PR and process locks live as long as their sessions. A
-		// process that dies with its machine (no FIN) must not hold them
-		// for the server's default two hours of TCP silence.
-		for k, v := range map[string]string{"tcp_keepalives_idle": "15", "tcp_keepalives_interval": "5", "tcp_keepalives_count": "3"} {
+		// A session whose client died with its machine (no FIN) must not
+		// live for the server's default two hours of TCP silence: the
+		// server probes an idle one after 15 s and drops it after three
+		// unanswered probes 5 s apart, drops one whose sent data stays
+		// unacknowledged for 30 s, and ends a transaction left idle for a
+		// minute (nothing of Verdict's idles inside one). Through a proxy
+		// that keeps its end open these do not help; the leases and
+		// heartbeats in app/queue do.
+		for k, v := range map[string]string{"tcp_keepalives_idle": "15", "tcp_keepalives_interval": "5", "tcp_keepalives_count": "3",
+			"tcp_user_timeout": "30000", "idle_in_transaction_session_timeout": "60000"} {
 			if _, set := cfg.ConnConfig.RuntimeParams[k]; !set {
 				cfg.ConnConfig.RuntimeParams[k] = v
 			}

@@ -102,14 +102,15 @@ func newerThan(at time.Time, key string, than time.Time, thanKey string) bool {
 	return key > thanKey
 }
 
-// newerStanding names a newer sign-off than so whose verdict stands for
-// sha: then so's verification leaves the shared status and check run to it.
-func (v *Verifier) newerStanding(ctx context.Context, req Request, so checks.SignOff, sha string) (string, error) {
+// newerStanding is the verdict of a newer sign-off than so that stands for
+// sha (nil when none): then so's verification leaves the shared status and
+// check run to it.
+func (v *Verifier) newerStanding(ctx context.Context, req Request, so checks.SignOff, sha string) (*publish.Standing, error) {
 	r, err := v.standing(ctx, req.Owner, req.Repo, req.Number, so.Key, sha)
 	if err != nil || r == nil || !newerThan(r.SignedAt, r.Key, so.CreatedAt, so.Key) {
-		return "", err
+		return nil, err
 	}
-	return r.Key, nil
+	return standingOf(r), nil
 }
 
 // remember keeps the sign-off's authentic version, integrity state and
@@ -231,7 +232,7 @@ func (v *Verifier) standingVerdict(ctx context.Context, req WithdrawRequest, sha
 	if err != nil || r == nil {
 		return nil, err
 	}
-	return &publish.Standing{Key: r.Key, Overall: checks.Overall(r.Verdict), CommentURL: r.CommentURL}, nil
+	return standingOf(r), nil
 }
 
 // loginOrEmpty drops a login that does not have GitHub's shape.
@@ -240,4 +241,13 @@ func loginOrEmpty(l string) string {
 		return l
 	}
 	return ""
+}
+
+// standingOf is what the shared status shows of a sign-off's verdict (nil
+// for no record).
+func standingOf(r *SignOffRecord) *publish.Standing {
+	if r == nil {
+		return nil
+	}
+	return &publish.Standing{Key: r.Key, Overall: checks.Overall(r.Verdict), CommentURL: r.CommentURL}
 }

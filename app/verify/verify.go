@@ -62,6 +62,10 @@ type Publisher interface {
 	// Finish publishes the verdict comment, status and check run. It returns
 	// the verdict comment.
 	Finish(ctx context.Context, s publish.Started, body render.Body) (publish.Published, error)
+	// Drop settles a verification whose verdict is stale: nothing of it
+	// is published, and the marks Start left are settled with the verdict
+	// that stands for the commit (nil: none).
+	Drop(ctx context.Context, s publish.Started, standing *publish.Standing, why string) error
 	// Abort settles a verification given up for good: the status and the
 	// check run of t.Key on t.HeadSHA fail closed, "could not be verified:
 	// why".
@@ -85,6 +89,9 @@ const (
 	// Skipped: a gate stopped the verification silently (draft, closed,
 	// unauthorized actor, phrase edited away).
 	Skipped Status = "SKIPPED"
+	// Superseded: a verdict was decided but not published, a newer event
+	// for the sign-off having arrived meanwhile (SkipReason says which).
+	Superseded Status = "SUPERSEDED"
 )
 
 // Request names one verification.
@@ -114,6 +121,15 @@ type Request struct {
 	// Retry says an earlier attempt of this same verification ran (and
 	// failed or died), so its marks on GitHub may be there already.
 	Retry bool
+	// AssessBy bounds the time to decide the verdict (zero: ctx's bound
+	// only). Publishing a verdict decided in time goes on after it, under
+	// ctx, so an attempt cut short leaves nothing half-published.
+	AssessBy time.Time
+	// Superseded, when set, is asked right before publishing whether a
+	// newer event for the sign-off arrived meanwhile (why it is stale, ""
+	// when it is current): then the verdict is dropped unpublished and the
+	// newer event's verification publishes.
+	Superseded func(ctx context.Context) (string, error)
 }
 
 // Outcome is the result of one verification.
@@ -211,8 +227,15 @@ func (v *Verifier) Verify(ctx context.Context, gh GitHub, req Request) (Outcome,
 	log := v.logger().With("repo", req.Owner+"/"+req.Repo, "pr", req.Number, "delivery_id", req.DeliveryID)
 	start := time.Now()
 	ctx, calls := ghclient.CountCalls(ctx)
+	// Assessing reads under actx; publishing writes under ctx.
+	actx := ctx
+	if !req.AssessBy.IsZero() {
+		var cancel context.CancelFunc
+		actx, cancel = context.WithDeadline(ctx, req.AssessBy)
+		defer cancel()
+	}
 
-	snap, run, out, err := v.prepare(ctx, gh, req, log)
+	snap, run, out, err := v.prepare(actx, gh, req, log)
 	if snap != nil {
 		defer snapshot.Release(snap.Evidence)
 	}
@@ -220,10 +243,10 @@ func (v *Verifier) Verify(ctx context.Context, gh GitHub, req Request) (Outcome,
 		// A stop decided after the checks started cancelled them: their
 		// reads broke off on purpose, and the gates report their own
 		// transient failures as errors.
-		if terr := unavailable(ctx, nil); terr != nil {
+		if terr := unavailable(actx, nil); terr != nil {
 			return Outcome{}, terr
 		}
-	} else if terr := unavailable(ctx, snap); terr != nil {
+	} else if terr := unavailable(actx, snap); terr != nil {
 		run.stop()
 		return Outcome{}, terr
 	}
@@ -238,14 +261,18 @@ func (v *Verifier) Verify(ctx context.Context, gh GitHub, req Request) (Outcome,
 	var started publish.Started
 	var newer string
 	if req.Publish && v.Publisher != nil {
-		if newer, err = v.newerStanding(ctx, req, pr.SignOff, pr.HeadSHA); err != nil {
+		superseding, err := v.newerStanding(ctx, req, pr.SignOff, pr.HeadSHA)
+		if err != nil {
 			run.stop()
 			return out, err
+		}
+		if superseding != nil {
+			newer = superseding.Key
 		}
 		// Start refuses, having written nothing, when no verdict could be
 		// published; a failed pending mark it only logs.
 		t := publish.Target{Client: gh, Config: snap.Config, Owner: req.Owner, Repo: req.Repo, Number: req.Number,
-			Key: pr.SignOff.Key, HeadSHA: pr.HeadSHA, Retry: req.Retry, SupersededBy: newer}
+			Key: pr.SignOff.Key, HeadSHA: pr.HeadSHA, Retry: req.Retry, SupersededBy: newer, Superseding: superseding}
 		if started, err = v.Publisher.Start(ctx, t); err != nil {
 			run.stop()
 			return out, fmt.Errorf("publishing verdict: %w", err)
@@ -253,7 +280,7 @@ func (v *Verifier) Verify(ctx context.Context, gh GitHub, req Request) (Outcome,
 	}
 
 	rows := run.wait()
-	if terr := unavailable(ctx, snap); terr != nil {
+	if terr := unavailable(actx, snap); terr != nil {
 		return Outcome{}, pinned(terr)
 	}
 	vd := render.Verdict{
@@ -270,11 +297,11 @@ func (v *Verifier) Verify(ctx context.Context, gh GitHub, req Request) (Outcome,
 	}
 	// If the head moved while we worked, the verdict still describes the
 	// pinned commit; say that the newer one was not assessed.
-	cur, err := gh.PullRequest(ctx, req.Owner, req.Repo, req.Number)
+	cur, err := gh.PullRequest(actx, req.Owner, req.Repo, req.Number)
 	switch {
 	case err == nil && cur.GetHead().GetSHA() != pr.HeadSHA:
 		vd.AdvancedTo = cur.GetHead().GetSHA()
-	case err != nil && (ctx.Err() != nil || retry.IsTransient(ghclient.Classify(err))):
+	case err != nil && (actx.Err() != nil || retry.IsTransient(ghclient.Classify(err))):
 		return Outcome{}, pinned(fmt.Errorf("re-reading PR #%d: %w", req.Number, err))
 	}
 	body, rerr := render.Render(vd)
@@ -287,6 +314,13 @@ func (v *Verifier) Verify(ctx context.Context, gh GitHub, req Request) (Outcome,
 	out.Status, out.Verdict, out.Markdown = Verified, vd, body.Markdown()
 	if !req.Publish || v.Publisher == nil {
 		log.Info("assessed", "verdict", vd.Overall, "duration_ms", time.Since(start).Milliseconds())
+		return out, nil
+	}
+	if stale, err := v.stale(ctx, req, pr, started, log); err != nil || stale != "" {
+		if err != nil {
+			return Outcome{}, pinned(err)
+		}
+		out.Status, out.SkipReason = Superseded, stale
 		return out, nil
 	}
 	comment, err := v.Publisher.Finish(ctx, started, body)
@@ -315,6 +349,29 @@ func (v *Verifier) Verify(ctx context.Context, gh GitHub, req Request) (Outcome,
 	}
 	log.Info("verified", "verdict", vd.Overall, "comment_url", url, "superseded_by", newer, "duration_ms", time.Since(start).Milliseconds(), "api_calls", out.APICalls)
 	return out, nil
+}
+
+// stale asks, right before publishing, whether a newer event for the
+// sign-off arrived while the verdict was decided. If so, the verdict is
+// dropped and the marks Start left settled with the verdict that stands
+// for the commit; the newer event's verification publishes.
+func (v *Verifier) stale(ctx context.Context, req Request, pr *checks.PR, started publish.Started, log *slog.Logger) (string, error) {
+	if req.Superseded == nil {
+		return "", nil
+	}
+	why, err := req.Superseded(ctx)
+	if err != nil || why == "" {
+		return "", err
+	}
+	r, err := v.standing(ctx, req.Owner, req.Repo, req.Number, "", pr.HeadSHA)
+	if err != nil {
+		return "", err
+	}
+	if err := v.Publisher.Drop(ctx, started, standingOf(r), why); err != nil {
+		return "", fmt.Errorf("settling a superseded verification: %w", err)
+	}
+	log.Info("verdict not published: superseded", "reason", why)
+	return why, nil
 }
 
 func bodyHash(body string) string { return signoff.BodyHash(body) }

@@ -217,6 +217,27 @@ func (a appVerifier) request(j jobs.VerifyArgs, at jobs.Attempt) verify.Request 
 		DeliveryID: j.DeliveryID,
 		Publish:    true,
 		Retry:      at.Retry(),
+		AssessBy:   at.AssessBy,
+		Superseded: a.superseded(j),
+	}
+}
+
+// superseded asks the store whether an event newer than the one j answers
+// arrived for its sign-off: its job verifies the newer state and
+// publishes, so j's verdict must not be published after it.
+func (a appVerifier) superseded(j jobs.VerifyArgs) func(context.Context) (string, error) {
+	if a.trail.st == nil || j.Generation == 0 {
+		return nil
+	}
+	return func(ctx context.Context) (string, error) {
+		g, err := a.trail.st.Generation(ctx, j.CoalesceKey())
+		if err != nil {
+			return "", retry.Transient(err)
+		}
+		if g > j.Generation {
+			return fmt.Sprintf("a newer event for %s arrived while it was verified (event %d after %d); its verification publishes", j.CoalesceKey(), g, j.Generation), nil
+		}
+		return "", nil
 	}
 }
 
