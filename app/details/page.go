@@ -52,6 +52,7 @@ var kinds = map[store.EventKind]text{
 	store.KindBypass:       {"Admin bypass", "管理员豁免"},
 	store.KindTamper:       {"Tamper mark", "篡改标记"},
 	store.KindWithdrawal:   {"Withdrawal", "撤回"},
+	store.KindUnverified:   {"Not verified", "未能验证"},
 }
 
 // pageView is what the template shows.

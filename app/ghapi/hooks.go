@@ -5,6 +5,8 @@ import (
 	"errors"
 
 	"github.com/google/go-github/v62/github"
+
+	"github.com/verdict-bot/verdict/app/ghclient"
 )
 
 // AppHooks is the App's own webhook delivery log, through a client
@@ -25,9 +27,12 @@ func (h AppHooks) HookDeliveries(ctx context.Context, cursor string) ([]*github.
 }
 
 // Redeliver asks GitHub to deliver delivery id again. GitHub answers 202
-// and makes the attempt later.
+// and makes the attempt later. The request is retried like a read on a
+// server error or timeout: a second redelivery carries the same delivery
+// ID, which intake stores once, while giving up would leave the delivery
+// missed until the next recovery pass.
 func (h AppHooks) Redeliver(ctx context.Context, id int64) error {
-	_, _, err := h.gh.Apps.RedeliverHookDelivery(ctx, id)
+	_, _, err := h.gh.Apps.RedeliverHookDelivery(ghclient.Repeatable(ctx), id)
 	var accepted *github.AcceptedError
 	if errors.As(err, &accepted) {
 		return nil

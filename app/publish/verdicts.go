@@ -3,6 +3,7 @@ package publish
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -58,6 +59,10 @@ type Started struct {
 	target Target
 	handle Handle
 }
+
+// Opened reports whether Start left a check run in progress that Finish,
+// Drop or Abort completes.
+func (s Started) Opened() bool { return s.handle.CheckRunID != 0 }
 
 // Verdicts publishes what verifications conclude. The client and the
 // configuration arrive with each Target, so one value serves every
@@ -130,7 +135,7 @@ func (v Verdicts) Finish(ctx context.Context, s Started, body render.Body) (Publ
 	if err == nil && closeRun {
 		why := "Superseded: the verdict of " + t.SupersededBy + " stands for this commit."
 		zh := "已被取代：签核 " + t.SupersededBy + " 的结论对该提交有效。"
-		err = pub.closeOpenRun(ctx, s.handle, t.Superseding, why, zh)
+		err = pub.closeOpenRun(ctx, s.handle, t.Superseding, "Superseded", why, zh)
 	}
 	if err != nil && res.CommentURL != "" && permanent(err) {
 		v.logger(t).Warn("verdict comment published; status or check run not written", "err", err)
@@ -163,16 +168,62 @@ func (v Verdicts) Drop(ctx context.Context, s Started, standing *Standing, why s
 		errs = append(errs, pub.status(ctx, s.handle, state, desc, url))
 	}
 	if pub.CheckRunsEnabled && (v.Pending || t.Retry) {
-		errs = append(errs, pub.closeOpenRun(ctx, s.handle, standing, "Superseded: "+why,
+		errs = append(errs, pub.closeOpenRun(ctx, s.handle, standing, "Superseded", "Superseded: "+why,
 			"已被取代：该签核有更新的事件，由其验证发布结论。"))
 	}
 	return errors.Join(errs...)
 }
 
+// CloseRun completes the check run of t.Key on t.HeadSHA if it is still
+// in progress (an attempt that was cut, superseded or lost opened it, and
+// no verification of its PR is pending): with the conclusion of the
+// verdict standing for the commit, or cancelled when none stands.
+func (v Verdicts) CloseRun(ctx context.Context, t Target, standing *Standing, why string) error {
+	pub := v.publisher(t)
+	h := Handle{Owner: t.Owner, Repo: t.Repo, SHA: t.HeadSHA, Key: t.Key}
+	if err := pub.checkHandle(h); err != nil || !pub.CheckRunsEnabled {
+		return err
+	}
+	return pub.closeOpenRun(ctx, h, standing, "Not completed", why, "该验证未完成，且没有待处理的验证："+why)
+}
+
 // Abort settles a verification given up for good: failure status and
-// failed check run saying why it could not be verified.
+// failed check run saying why it could not be verified. A verdict comment
+// of the sign-off that assesses the same commit (an attempt published it,
+// then failed on the status or check run) would contradict them: it is
+// replaced, first, by the body that says no valid verdict was produced.
 func (v Verdicts) Abort(ctx context.Context, t Target, why string) error {
-	return v.publisher(t).Abort(ctx, Handle{Owner: t.Owner, Repo: t.Repo, SHA: t.HeadSHA, Key: t.Key}, why)
+	pub := v.publisher(t)
+	h := Handle{Owner: t.Owner, Repo: t.Repo, SHA: t.HeadSHA, Key: t.Key}
+	if err := pub.checkHandle(h); err != nil {
+		return err
+	}
+	if t.Number > 0 && pub.checkIdentity(t.Key) == nil {
+		if err := pub.retractVerdict(ctx, h, t.Number); err != nil {
+			return err
+		}
+	}
+	return pub.Abort(ctx, h, why)
+}
+
+// retractVerdict replaces h's verdict comment, when it assesses h.SHA, by
+// the no-valid-verdict body.
+func (p *Publisher) retractVerdict(ctx context.Context, h Handle, pr int) error {
+	mine, err := p.verdictComment(ctx, h.Owner, h.Repo, pr, h.Key)
+	if err != nil || mine == nil || render.IsWithdrawn(mine.GetBody()) {
+		return err
+	}
+	if sha, ok := render.AssessedCommit(mine.GetBody()); !ok || sha != h.SHA {
+		return nil
+	}
+	body, err := render.InvalidMarkdown(h.Key, h.SHA)
+	if err != nil {
+		return err
+	}
+	if _, err := p.Upsert(ctx, h.Owner, h.Repo, pr, render.Marker(h.Key), body); err != nil {
+		return fmt.Errorf("retracting the verdict of %s on %s: %w", h.Key, h.SHA, err)
+	}
+	return nil
 }
 
 // ConfigReport is the comment telling a PR that the repository
@@ -232,4 +283,18 @@ func permanent(err error) bool {
 		return true
 	}
 	return false
+}
+
+// verdictComment is sign-off key's verdict comment of ours on PR pr, nil
+// when there is none.
+func (p *Publisher) verdictComment(ctx context.Context, owner, repo string, pr int, key string) (*github.IssueComment, error) {
+	marker := render.Marker(key) + "\n"
+	var mine *github.IssueComment
+	err := p.eachComment(ctx, owner, repo, pr, func(c *github.IssueComment) bool {
+		if p.isBot(c.GetUser().GetLogin()) && strings.HasPrefix(c.GetBody(), marker) {
+			mine = c
+		}
+		return true
+	})
+	return mine, err
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"strings"
 
 	"github.com/google/go-github/v62/github"
 
@@ -56,13 +55,7 @@ func (v Verdicts) Withdraw(ctx context.Context, w Withdrawal) (Withdrawn, error)
 		return Withdrawn{}, err
 	}
 	marker := render.Marker(w.Key)
-	var mine *github.IssueComment
-	err := p.eachComment(ctx, w.Owner, w.Repo, w.Number, func(c *github.IssueComment) bool {
-		if p.isBot(c.GetUser().GetLogin()) && strings.HasPrefix(c.GetBody(), marker+"\n") {
-			mine = c
-		}
-		return true
-	})
+	mine, err := p.verdictComment(ctx, w.Owner, w.Repo, w.Number, w.Key)
 	if err != nil {
 		return Withdrawn{}, err
 	}
@@ -143,7 +136,7 @@ func (p *Publisher) withdrawCheckRun(ctx context.Context, h Handle, standing *St
 // was cut or superseded left it in progress): with the standing verdict's
 // conclusion, or cancelled when none stands. A completed run, or none,
 // is left alone.
-func (p *Publisher) closeOpenRun(ctx context.Context, h Handle, standing *Standing, summary, zh string) error {
+func (p *Publisher) closeOpenRun(ctx context.Context, h Handle, standing *Standing, title, summary, zh string) error {
 	cr, err := p.findCheckRun(ctx, h)
 	if err != nil || cr == nil || cr.GetStatus() == "completed" {
 		return err
@@ -153,6 +146,6 @@ func (p *Publisher) closeOpenRun(ctx context.Context, h Handle, standing *Standi
 	if standing != nil {
 		concl, url = conclusion(standing.Overall), standing.CommentURL
 	}
-	out := &github.CheckRunOutput{Title: github.String("Superseded"), Summary: github.String(summary), Text: github.String(zh)}
+	out := &github.CheckRunOutput{Title: github.String(title), Summary: github.String(summary), Text: github.String(zh)}
 	return p.completeCheckRun(ctx, h, concl, url, out)
 }

@@ -106,3 +106,75 @@ func TestSupersededPublishesTheCommentOnly(t *testing.T) {
 		t.Errorf("%d comments, want its own verdict comment", n)
 	}
 }
+
+// TestSupersededRetryClosesItsRun: a retry superseded by a newer sign-off's
+// verdict completes the check run its interrupted attempt opened, with the
+// standing verdict's conclusion, instead of leaving it in progress.
+func TestSupersededRetryClosesItsRun(t *testing.T) {
+	e := newEnv(t)
+	cfg := repoconfig.Default()
+	cfg.BotLogins = []string{bot}
+	v := Verdicts{Pending: true}
+	first := Target{Client: client(e.s), Config: cfg, Owner: owner, Repo: name, Number: prNum, Key: keyA, HeadSHA: e.head}
+	if _, err := v.Start(e.ctx, first); err != nil { // the attempt that died
+		t.Fatal(err)
+	}
+	retry := first
+	retry.Retry, retry.SupersededBy = true, keyB
+	retry.Superseding = &Standing{Key: keyB, Overall: checks.VerdictPass, CommentURL: "https://x/b"}
+	started, err := v.Start(e.ctx, retry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.Finish(e.ctx, started, e.body(keyA, e.head, map[int]checks.Status{3: checks.Fail})); err != nil {
+		t.Fatal(err)
+	}
+	runs := e.s.CheckRuns(fullName, e.head)
+	if len(runs) != 1 || runs[0].GetStatus() != "completed" || runs[0].GetConclusion() != "success" ||
+		runs[0].GetDetailsURL() != "https://x/b" {
+		t.Fatalf("check runs = %+v; want the open one completed with the standing verdict", runs)
+	}
+}
+
+// TestAbortRetractsAVerdictOnTheSameCommit: a verification given up after
+// one attempt published its comment leaves no PASS comment beside its
+// failure status: comment, status and check run agree. A verdict on an
+// earlier commit is a record of that commit and stays.
+func TestAbortRetractsAVerdictOnTheSameCommit(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		same    bool
+		retract bool
+	}{{"same commit", true, true}, {"earlier commit", false, false}} {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t)
+			cfg := repoconfig.Default()
+			cfg.BotLogins = []string{bot}
+			if _, err := e.publish(keyA, e.head, nil); err != nil {
+				t.Fatal(err)
+			}
+			sha := e.head
+			if tt.same {
+				sha = e.newer
+				if _, err := e.publish(keyA, e.newer, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			tgt := Target{Client: client(e.s), Config: cfg, Owner: owner, Repo: name, Number: prNum, Key: keyA, HeadSHA: e.newer}
+			if err := (Verdicts{}).Abort(e.ctx, tgt, "GitHub kept failing"); err != nil {
+				t.Fatal(err)
+			}
+			cs := e.s.Comments(fullName, prNum)
+			if len(cs) != 1 {
+				t.Fatalf("%d comments", len(cs))
+			}
+			want, _ := render.InvalidMarkdown(keyA, sha)
+			if got := cs[0].Body == want; got != tt.retract {
+				t.Errorf("comment retracted = %v, want %v:\n%s", got, tt.retract, cs[0].Body)
+			}
+			if st := e.s.Statuses(fullName, e.newer); len(st) == 0 || st[0].GetState() != "failure" {
+				t.Errorf("status on the head = %+v; want failure", st)
+			}
+		})
+	}
+}

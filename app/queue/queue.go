@@ -45,6 +45,10 @@ type Options struct {
 	Rerunner Rerunner
 	// MergeGroups answers merge queues (optional).
 	MergeGroups MergeGrouper
+	// Runs completes check runs left in progress (optional), at start and
+	// every SettleEvery (default 5m).
+	Runs        RunSettler
+	SettleEvery time.Duration
 
 	Logger *slog.Logger
 
@@ -130,6 +134,9 @@ func (o *Options) defaults() {
 	if o.JobTimeout <= 0 {
 		o.JobTimeout = 5 * time.Minute
 	}
+	if o.SettleEvery <= 0 {
+		o.SettleEvery = 5 * time.Minute
+	}
 	if o.KeepDeliveries <= 0 {
 		o.KeepDeliveries = 14 * 24 * time.Hour
 	}
@@ -164,6 +171,8 @@ type Queue struct {
 	pruneDone   chan struct{}
 	stopOrphans chan struct{}
 	orphansDone chan struct{}
+	stopRuns    chan struct{}
+	runsDone    chan struct{}
 }
 
 // engine is the River client over one database; riverEngine implements it
@@ -175,6 +184,7 @@ type engine interface {
 	stop(ctx context.Context) error
 	clientID() string
 	running(ctx context.Context) ([]*rivertype.JobRow, error)
+	unfinished(ctx context.Context, kinds []string) ([]*rivertype.JobRow, error)
 	claim(ctx context.Context, st *store.Store, key string, id int64) (jobs.VerifyArgs, bool, error)
 	resume(ctx context.Context, j *rivertype.JobRow, why string) error
 }
@@ -297,6 +307,10 @@ func (q *Queue) startWork(ctx context.Context) error {
 	}
 	q.stopOrphans, q.orphansDone = make(chan struct{}), make(chan struct{})
 	go q.watchOrphans(q.opt.OrphanCheck, q.stopOrphans, q.orphansDone)
+	if q.opt.Runs != nil {
+		q.stopRuns, q.runsDone = make(chan struct{}), make(chan struct{})
+		go q.watchRuns(q.opt.SettleEvery, q.stopRuns, q.runsDone)
+	}
 	return nil
 }
 
@@ -341,6 +355,11 @@ func (q *Queue) Stop(ctx context.Context) error {
 		close(q.stopOrphans)
 		<-q.orphansDone
 		q.stopOrphans = nil
+	}
+	if q.stopRuns != nil {
+		close(q.stopRuns)
+		<-q.runsDone
+		q.stopRuns = nil
 	}
 	err := q.eng.stop(ctx)
 	if q.live != nil {

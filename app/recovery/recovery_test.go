@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/verdict-bot/verdict/app/ghapi"
+	"github.com/verdict-bot/verdict/app/ghclient"
 	"github.com/verdict-bot/verdict/app/githubtest"
 	"github.com/verdict-bot/verdict/app/githubtest/hookshot"
 	"github.com/verdict-bot/verdict/app/recovery"
@@ -163,5 +164,26 @@ func TestPassListingFails(t *testing.T) {
 	}
 	if len(e.redeliveries()) != 0 {
 		t.Error("redelivered after a failed listing")
+	}
+}
+
+// TestRedeliveryRequestRetried: one 5xx on the redelivery request is
+// retried with backoff, not left for the next pass minutes later.
+func TestRedeliveryRequestRetried(t *testing.T) {
+	e := newEnv(t)
+	lost := e.missed("issue_comment", "created")
+	e.gh.Webhook().Configure(e.up.URL, []byte("s"))
+	e.gh.AddFault(githubtest.Fault{Method: http.MethodPost, Path: `/attempts$`, Status: http.StatusBadGateway, Times: 1})
+	tr := ghclient.NewTransport(nil, ghclient.RetryOptions{BaseDelay: time.Millisecond, MaxDelay: time.Millisecond})
+	app := github.NewClient(&http.Client{Transport: tr}).WithAuthToken(e.gh.AppJWT())
+	u, _ := url.Parse(e.gh.BaseURL())
+	app.BaseURL = u
+	e.r.GitHub = ghapi.NewAppHooks(app)
+	p, err := e.r.Pass(context.Background())
+	if err != nil || p.Redelivered != 1 {
+		t.Fatalf("pass = %+v, %v; want the delivery redelivered in this pass", p, err)
+	}
+	if got := e.redeliveries(); got[lost.GUID] != 1 {
+		t.Errorf("redeliveries = %v", got)
 	}
 }

@@ -22,6 +22,8 @@ const (
 	KindTamper EventKind = "tamper"
 	// KindWithdrawal is a sign-off withdrawn (deleted or phrase removed).
 	KindWithdrawal EventKind = "withdrawal"
+	// KindUnverified is a verification given up (Detail says why).
+	KindUnverified EventKind = "unverified"
 )
 
 // Event is one entry of a PR's history.
@@ -84,8 +86,10 @@ const insertEventSQL = `INSERT INTO verdict_event
 
 // RecordEvent appends e to the PR's history. At defaults to now. An event
 // other than a verification that is already recorded (same kind, PR,
-// commit, sign-off, actor, detail and delivery) is not recorded again. A
-// verification also lands in verdict_audit, the older trail of verdicts.
+// commit, sign-off, actor, detail and delivery) is not recorded again, nor
+// is a verification of the same delivery (when it has one), commit and body
+// to the same verdict. A verification also lands in verdict_audit, the older trail of
+// verdicts.
 func (s *Store) RecordEvent(ctx context.Context, e Event) error {
 	if e.At.IsZero() {
 		e.At = time.Now()
@@ -123,10 +127,20 @@ func (s *Store) RecordEvent(ctx context.Context, e Event) error {
 		return nil
 	}
 	return s.InTx(ctx, func(tx Execer) error {
-		if _, err := tx.Exec(ctx, insertEventSQL, args...); err != nil {
+		// One verification, one row: an attempt that published and then
+		// died before its job was marked done is run again, and verifies
+		// the same delivery's sign-off body on the same commit to the same
+		// verdict. (Without a delivery, nothing tells two apart.)
+		n, err := tx.Exec(ctx, insertEventSQL+` WHERE $8 = '' OR NOT EXISTS (SELECT 1 FROM verdict_event
+			WHERE repo = $1 AND pr_number = $2 AND kind = $3 AND head_sha = $4 AND signoff_key = $5
+			AND delivery_id = $8 AND verdict = $10 AND body_sha256 = $11)`, args...)
+		if err != nil {
 			return fmt.Errorf("recording %s event for %s#%d: %w", e.Kind, e.Repo, e.PR, err)
 		}
-		_, err := tx.Exec(ctx, `INSERT INTO verdict_audit
+		if n == 0 {
+			return nil
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO verdict_audit
 			(repo, pr_number, signoff_key, assessed_sha, verdict, comment_url, delivery_id, published_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
 			e.Repo, e.PR, e.SignOffKey, e.SHA, v.Verdict, v.CommentURL, e.DeliveryID, e.At.UnixMilli())

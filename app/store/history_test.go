@@ -119,3 +119,37 @@ func TestRecordEventDedupes(t *testing.T) {
 		}
 	})
 }
+
+// TestVerificationRecordedOnce: a job run again after it published (its
+// process died before the job was marked done) verifies the same delivery
+// to the same verdict; the history keeps one row, and a later delivery's
+// verification gets its own.
+func TestVerificationRecordedOnce(t *testing.T) {
+	storetest.Engines(t, func(t *testing.T, url string) {
+		ctx := context.Background()
+		s := open(t, url)
+		ver := &store.Verification{Verdict: "PASS", BodySHA256: strings.Repeat("cd", 32)}
+		e := store.Event{Kind: store.KindVerification, Repo: "o/r", PR: 3, SHA: "aaa", SignOffKey: "issuecomment-3", DeliveryID: "d1", Verification: ver}
+		later := e
+		later.DeliveryID = "d2"
+		for _, ev := range []store.Event{e, e, later} {
+			if err := s.RecordEvent(ctx, ev); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := s.History(ctx, "o/r", 3, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 2 || got[0].DeliveryID != "d2" || got[1].DeliveryID != "d1" {
+			t.Errorf("history = %+v; want one row per delivery", got)
+		}
+		verdicts, err := s.Verdicts(ctx, "o/r", 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(verdicts) != 2 {
+			t.Errorf("audit trail has %d verdicts; want 2", len(verdicts))
+		}
+	})
+}

@@ -33,13 +33,10 @@ func (v *Verifier) HeadMoved(ctx context.Context, gh GitHub, owner, repo string,
 		return publish.HeadMoved{}, fmt.Errorf("reading PR #%d: %w", number, err)
 	}
 	head := ghpr.GetHead().GetSHA()
-	src := gh.Evidence(owner, repo, number)
-	defer snapshot.Release(src)
-	cfg, err := snapshot.Configuration(ctx, gh, src, owner, repo)
+	cfg, err := v.configuration(ctx, gh, owner, repo, number)
 	if err != nil {
-		return publish.HeadMoved{}, fmt.Errorf("reading the repository's configuration: %w", err)
+		return publish.HeadMoved{}, err
 	}
-	cfg.BotLogins = append(cfg.BotLogins, v.BotLogins...)
 	needs := func(ctx context.Context) (bool, error) {
 		snap, err := snapshot.Take(ctx, gh, v.Presets, owner, repo, number)
 		if snap != nil {

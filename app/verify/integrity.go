@@ -60,6 +60,22 @@ type Ledger interface {
 	// of its other notices (the invalid-configuration comment).
 	NoticeMinimized(ctx context.Context, nodeID string) (bool, error)
 	SetNoticeMinimized(ctx context.Context, repo string, pr int, nodeID string, at time.Time) error
+	// OpenedRun and ClosedRun keep which check runs verifications opened
+	// in progress and have not completed, so that one an attempt left
+	// open (cut, superseded, lost) is found and completed (SettleRun).
+	OpenedRun(ctx context.Context, r OpenRun) error
+	ClosedRun(ctx context.Context, repo, key, sha string) error
+}
+
+// OpenRun is a check run a verification opened in progress: sign-off
+// Key's on commit HeadSHA of PR Number in Owner/Repo, through App
+// installation Installation.
+type OpenRun struct {
+	Owner, Repo  string
+	Number       int
+	Key, HeadSHA string
+	Installation int64
+	At           time.Time
 }
 
 // Integrity is what a verification knows of who wrote the sign-off's

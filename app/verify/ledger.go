@@ -10,7 +10,6 @@ import (
 	"github.com/verdict-bot/verdict/app/ghclient"
 	"github.com/verdict-bot/verdict/app/publish"
 	"github.com/verdict-bot/verdict/app/retry"
-	"github.com/verdict-bot/verdict/app/snapshot"
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/format/signoff"
 )
@@ -175,13 +174,10 @@ func (v *Verifier) Withdraw(ctx context.Context, gh GitHub, req WithdrawRequest)
 	case err != nil && !ghclient.IsNotFound(err):
 		return err
 	}
-	src := gh.Evidence(req.Owner, req.Repo, req.Number)
-	defer snapshot.Release(src)
-	cfg, err := snapshot.Configuration(ctx, gh, src, req.Owner, req.Repo)
+	cfg, err := v.configuration(ctx, gh, req.Owner, req.Repo, req.Number)
 	if err != nil {
-		return fmt.Errorf("reading the repository's configuration: %w", err)
+		return err
 	}
-	cfg.BotLogins = append(cfg.BotLogins, v.BotLogins...)
 	rec, err := v.record(ctx, Request{Owner: req.Owner, Repo: req.Repo}, req.SignOff.Key())
 	if err != nil {
 		return err
@@ -215,6 +211,9 @@ func (v *Verifier) Withdraw(ctx context.Context, gh GitHub, req WithdrawRequest)
 		if err := v.mark(ctx, r, req.DeliveryID); err != nil {
 			return err
 		}
+	}
+	if res.HeadSHA != "" {
+		v.closedRun(ctx, req.Owner, req.Repo, req.SignOff.Key(), res.HeadSHA)
 	}
 	v.hideOutdated(ctx, gh, req.Owner, req.Repo, req.Number, cfg.MinimizeOutdatedEnabled())
 	standing := ""

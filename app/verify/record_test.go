@@ -19,6 +19,8 @@ func (r *records) RecordVerification(_ context.Context, rec verify.Record) error
 	return nil
 }
 
+func (r *records) RecordUnverified(context.Context, verify.Unverified) error { return nil }
+
 // A published verdict is recorded with everything the history shows: the
 // delivery, the commit, the sign-off and a hash of its body, the rows, the
 // time it took and the GitHub requests it cost.

@@ -66,6 +66,9 @@ type Publisher interface {
 	// is published, and the marks Start left are settled with the verdict
 	// that stands for the commit (nil: none).
 	Drop(ctx context.Context, s publish.Started, standing *publish.Standing, why string) error
+	// CloseRun completes t's check run if it is still in progress, with
+	// the standing verdict's conclusion (nil: cancelled), saying why.
+	CloseRun(ctx context.Context, t publish.Target, standing *publish.Standing, why string) error
 	// Abort settles a verification given up for good: the status and the
 	// check run of t.Key on t.HeadSHA fail closed, "could not be verified:
 	// why".
@@ -125,6 +128,9 @@ type Request struct {
 	// only). Publishing a verdict decided in time goes on after it, under
 	// ctx, so an attempt cut short leaves nothing half-published.
 	AssessBy time.Time
+	// Installation is the App installation the verification runs under
+	// (0 outside the App): an open check run is recorded with it.
+	Installation int64
 	// Superseded, when set, is asked right before publishing whether a
 	// newer event for the sign-off arrived meanwhile (why it is stale, ""
 	// when it is current): then the verdict is dropped unpublished and the
@@ -156,9 +162,22 @@ type PinnedError struct {
 func (e *PinnedError) Error() string { return e.Err.Error() }
 func (e *PinnedError) Unwrap() error { return e.Err }
 
-// Recorder keeps an audit record of every published verdict.
+// Recorder keeps an audit record of every published verdict, and of every
+// verification given up without one.
 type Recorder interface {
 	RecordVerification(ctx context.Context, r Record) error
+	RecordUnverified(ctx context.Context, u Unverified) error
+}
+
+// Unverified is what the audit trail keeps of a verification given up.
+type Unverified struct {
+	Owner, Repo string
+	Number      int
+	DeliveryID  string
+	Key         string // the sign-off ("" when none was resolved)
+	HeadSHA     string // the commit settled
+	Why         string
+	At          time.Time
 }
 
 // Record is what the audit trail keeps of one published verdict.
@@ -277,6 +296,9 @@ func (v *Verifier) Verify(ctx context.Context, gh GitHub, req Request) (Outcome,
 			run.stop()
 			return out, fmt.Errorf("publishing verdict: %w", err)
 		}
+		if started.Opened() {
+			v.openedRun(ctx, req, pr.SignOff.Key, pr.HeadSHA)
+		}
 	}
 
 	rows := run.wait()
@@ -327,6 +349,7 @@ func (v *Verifier) Verify(ctx context.Context, gh GitHub, req Request) (Outcome,
 	if err != nil {
 		return out, pinned(fmt.Errorf("publishing verdict: %w", err))
 	}
+	v.closedRun(ctx, req.Owner, req.Repo, pr.SignOff.Key, pr.HeadSHA)
 	url := comment.CommentURL
 	out.CommentURL = url
 	if err := v.remember(ctx, req, pr, out.Integrity, vd.Overall, comment); err != nil {
@@ -370,6 +393,7 @@ func (v *Verifier) stale(ctx context.Context, req Request, pr *checks.PR, starte
 	if err := v.Publisher.Drop(ctx, started, standingOf(r), why); err != nil {
 		return "", fmt.Errorf("settling a superseded verification: %w", err)
 	}
+	v.closedRun(ctx, req.Owner, req.Repo, pr.SignOff.Key, pr.HeadSHA)
 	log.Info("verdict not published: superseded", "reason", why)
 	return why, nil
 }
@@ -408,20 +432,19 @@ func unavailable(ctx context.Context, snap *snapshot.Snapshot) error {
 }
 
 // Abandon settles a verification that will not be retried: the status and
-// check run of its sign-off fail closed with why. It settles the commit the
+// check run of its sign-off fail closed with why (and a verdict comment an
+// attempt published for the same commit says no valid verdict was
+// produced), and the history records it. It settles the commit the
 // last attempt pinned (found in cause, a PinnedError) or else the PR's
 // current head, resolving the newest sign-off when req names none.
 func (v *Verifier) Abandon(ctx context.Context, gh GitHub, req Request, cause error, why string) error {
 	if v.Publisher == nil {
 		return nil
 	}
-	src := gh.Evidence(req.Owner, req.Repo, req.Number)
-	defer snapshot.Release(src)
-	cfg, err := snapshot.Configuration(ctx, gh, src, req.Owner, req.Repo)
+	cfg, err := v.configuration(ctx, gh, req.Owner, req.Repo, req.Number)
 	if err != nil {
-		return fmt.Errorf("reading the repository's configuration: %w", err)
+		return err
 	}
-	cfg.BotLogins = append(cfg.BotLogins, v.BotLogins...)
 	t := publish.Target{Client: gh, Config: cfg, Owner: req.Owner, Repo: req.Repo, Number: req.Number}
 	var pe *PinnedError
 	if errors.As(cause, &pe) {
@@ -434,13 +457,26 @@ func (v *Verifier) Abandon(ctx context.Context, gh GitHub, req Request, cause er
 		t.HeadSHA = ghpr.GetHead().GetSHA()
 		ref := req.SignOff
 		if ref.IsZero() {
+			src := gh.Evidence(req.Owner, req.Repo, req.Number)
+			defer snapshot.Release(src)
 			if ref, err = newestSignOff(ctx, gh, src, req.Owner, req.Repo, req.Number, cfg.SignOffPhrase); err != nil {
 				return err
 			}
 		}
 		t.Key = ref.Key()
 	}
-	return v.Publisher.Abort(ctx, t, why)
+	if err := v.Publisher.Abort(ctx, t, why); err != nil {
+		return err
+	}
+	v.closedRun(ctx, req.Owner, req.Repo, t.Key, t.HeadSHA)
+	if v.Recorder != nil {
+		u := Unverified{Owner: req.Owner, Repo: req.Repo, Number: req.Number, DeliveryID: req.DeliveryID,
+			Key: t.Key, HeadSHA: t.HeadSHA, Why: why, At: v.now()}
+		if err := v.Recorder.RecordUnverified(ctx, u); err != nil {
+			v.logger().Warn("recording audit entry", "repo", req.Owner+"/"+req.Repo, "pr", req.Number, "err", err)
+		}
+	}
+	return nil
 }
 
 // prepare takes the snapshot, resolves the sign-off and applies the gates.

@@ -39,6 +39,12 @@ func (a auditTrail) RecordVerification(ctx context.Context, r verify.Record) err
 	return err
 }
 
+func (a auditTrail) RecordUnverified(ctx context.Context, u verify.Unverified) error {
+	return a.st.RecordEvent(ctx, store.Event{Kind: store.KindUnverified, Repo: u.Owner + "/" + u.Repo, PR: u.Number,
+		SHA: u.HeadSHA, SignOffKey: u.Key, DeliveryID: u.DeliveryID, At: u.At,
+		Detail: "could not be verified: " + u.Why + " / 未能验证：" + u.Why})
+}
+
 func (a auditTrail) RecordCommand(ctx context.Context, c reuse.Command) error {
 	return a.st.RecordEvent(ctx, store.Event{Kind: store.KindCommand, Repo: c.Owner + "/" + c.Repo, PR: c.PR,
 		Actor: c.Actor, DeliveryID: c.DeliveryID, Detail: c.Command + " — " + c.Outcome})

@@ -87,3 +87,12 @@ func fromStore(so store.SignOff) verify.SignOffRecord {
 		AssessedSHA: so.AssessedSHA, Verdict: so.Verdict, CommentURL: so.CommentURL,
 		CommentNodeID: so.CommentNodeID, MinimizedAt: so.MinimizedAt, AssessedBase: so.AssessedBase}
 }
+
+func (l ledger) OpenedRun(ctx context.Context, r verify.OpenRun) error {
+	return l.st.PutOpenRun(ctx, store.OpenRun{Repo: r.Owner + "/" + r.Repo, Key: r.Key, HeadSHA: r.HeadSHA, PR: r.Number,
+		Installation: r.Installation, OpenedAt: r.At})
+}
+
+func (l ledger) ClosedRun(ctx context.Context, repo, key, sha string) error {
+	return l.st.CloseOpenRun(ctx, repo, key, sha)
+}

@@ -36,6 +36,8 @@ type handlers struct {
 	Rerunner  queue.Rerunner
 	// MergeGroups answers merge queues (optional).
 	MergeGroups queue.MergeGrouper
+	// Runs completes check runs verifications left in progress (optional).
+	Runs queue.RunSettler
 	// Visibility tells the details page which repositories are private.
 	Visibility details.Visibility
 	// Ready, when set, is asked by /readyz besides the database: the
@@ -92,8 +94,8 @@ func serve(ctx context.Context, cfg config.Server, log *slog.Logger, wire wiring
 	q, err := queue.New(ctx, st, queue.Options{
 		Verifier: h.Verifier, Reuse: h.Reuse, Welcomer: h.Welcomer,
 		HeadMover: h.HeadMover, Recoverer: h.Recoverer, RecoverEvery: cfg.RedeliverEvery, Rerunner: h.Rerunner,
-		MergeGroups: h.MergeGroups,
-		Logger:      log, Workers: cfg.Workers,
+		MergeGroups: h.MergeGroups, Runs: h.Runs,
+		Logger: log, Workers: cfg.Workers,
 		JobTimeout: cfg.JobTimeout, RetryPolicy: queue.Backoff{Unit: cfg.RetryDelay},
 	})
 	if err != nil {

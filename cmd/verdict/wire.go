@@ -133,6 +133,7 @@ func appWiring(pages http.RoundTripper) wiring {
 			HeadMover:   appHeadMover{v: verifier, log: log},
 			Rerunner:    verifier,
 			MergeGroups: appMergeGroups{v: verifier},
+			Runs:        verifier,
 			Recoverer:   newRecoverer(apps.App(), st, log),
 			Reuse:       appReuse{a: reuse.Acknowledger{Client: acknowledgerClient, Logger: log, Recorder: trail, Presets: servedPresets}, id: id},
 			Welcomer:    appWelcomer{client: installation, id: id, log: log},
@@ -212,13 +213,14 @@ func (a appVerifier) request(j jobs.VerifyArgs, at jobs.Attempt) verify.Request 
 		SignOff:  j.SignOff,
 		Explicit: j.Manual,
 		Actor:    j.ActorLogin, ActorType: j.ActorType,
-		Action:     j.Action,
-		Delivered:  j.Delivered,
-		DeliveryID: j.DeliveryID,
-		Publish:    true,
-		Retry:      at.Retry(),
-		AssessBy:   at.AssessBy,
-		Superseded: a.superseded(j),
+		Action:       j.Action,
+		Delivered:    j.Delivered,
+		DeliveryID:   j.DeliveryID,
+		Publish:      true,
+		Retry:        at.Retry(),
+		AssessBy:     at.AssessBy,
+		Installation: j.InstallationID,
+		Superseded:   a.superseded(j),
 	}
 }
 
@@ -293,6 +295,38 @@ func (a appVerifier) Verify(ctx context.Context, j jobs.VerifyArgs, at jobs.Atte
 	default:
 		return ghclient.Classify(err)
 	}
+}
+
+// openRunGrace is how long a check run stays open before a pass may
+// complete it: a verification that just opened it is pending anyway.
+const openRunGrace = time.Minute
+
+// SettleRuns completes the check runs verifications opened in progress and
+// never completed, on PRs with no verification pending.
+func (a appVerifier) SettleRuns(ctx context.Context, pending func(prKey string) bool) error {
+	runs, err := a.trail.st.OpenRuns(ctx, time.Now().Add(-openRunGrace), 200)
+	if err != nil || len(runs) == 0 {
+		return err
+	}
+	v, err := a.verifier(ctx)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, r := range runs {
+		owner, name, _ := strings.Cut(r.Repo, "/")
+		if pending(jobs.PRKey(jobs.Repo{Owner: owner, Name: name}, r.PR)) {
+			continue
+		}
+		gh, err := a.client(ctx, r.Installation)
+		if err == nil {
+			err = v.SettleRun(ctx, gh, verify.OpenRun{Owner: owner, Repo: name, Number: r.PR, Key: r.Key, HeadSHA: r.HeadSHA, Installation: r.Installation})
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s#%d %s@%s: %w", r.Repo, r.PR, r.Key, r.HeadSHA, err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // Withdraw settles a sign-off that was deleted or whose review was
