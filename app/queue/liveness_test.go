@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"os"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -155,8 +156,17 @@ func (v *cutOffVerifier) Verify(ctx context.Context, a jobs.VerifyArgs, _ jobs.A
 func TestDeadHostLosesItsPR(t *testing.T) {
 	direct := storetest.PostgresURL(t)
 	cut := newNetCut(t, hostOf(t, direct))
-	const lease = 2 * time.Second
-	opt := queue.Options{Lease: lease, LockCheck: 100 * time.Millisecond, OrphanCheck: 100 * time.Millisecond,
+	lease := 2 * time.Second
+	if s := os.Getenv("VERDICT_DEADHOST_LEASE"); s != "" {
+		// The production lease, for BENCHMARKS.md: VERDICT_DEADHOST_LEASE=30s.
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lease = d
+	}
+	check := min(lease/20, 5*time.Second)
+	opt := queue.Options{Lease: lease, LockCheck: check, OrphanCheck: check,
 		BusyRetry: 50 * time.Millisecond, FetchPollInterval: 20 * time.Millisecond, Logger: quiet, RetryPolicy: fastRetry{}}
 
 	deadSt, err := store.Open(context.Background(), cut.through(t, direct))
@@ -203,7 +213,12 @@ func TestDeadHostLosesItsPR(t *testing.T) {
 	if _, err := live.Enqueue(context.Background(), verifyDelivery("after-cut", 5, "issuecomment-52")); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "both sign-offs verified by the live process", func() bool { v, _, _ := rec.calls(); return v == 2 })
+	for v, _, _ := rec.calls(); v < 2; v, _, _ = rec.calls() {
+		if time.Since(cutAt) > 3*lease+10*time.Second {
+			t.Fatalf("%d of 2 sign-offs verified %v after the cut", v, time.Since(cutAt).Round(time.Second))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	took := time.Since(cutAt)
 	t.Logf("PR freed and both sign-offs verified %v after the cut (lease %v)", took.Round(10*time.Millisecond), lease)
 	if took > 3*lease {

@@ -65,18 +65,34 @@ const strandGrace = 10 * time.Second
 // ran, so it is not a process death (see processDeaths).
 const requeuedBy = "requeued by "
 
-// held is the set of jobs this process's workers are running, kept by the
-// middleware below.
+// held is the set of jobs this process's workers run, and of those whose
+// work returned while River has not yet stored how it ended (its completer
+// writes in batches, and not at all while the database is frozen): both
+// are this process's, not stranded. Kept by the middleware below.
 type held struct {
-	mu  sync.Mutex
-	ids map[int64]struct{}
+	mu      sync.Mutex
+	working map[int64]struct{}
+	ending  map[int64]struct{}
 }
 
 func (h *held) has(id int64) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	_, ok := h.ids[id]
-	return ok
+	_, w := h.working[id]
+	_, e := h.ending[id]
+	return w || e
+}
+
+// forgetEnded drops the ended jobs no longer running: their ends are
+// stored.
+func (h *held) forgetEnded(running map[int64]bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for id := range h.ending {
+		if !running[id] {
+			delete(h.ending, id)
+		}
+	}
 }
 
 // holding is River middleware that records which jobs a worker holds.
@@ -87,14 +103,16 @@ type holding struct {
 
 func (m *holding) Work(ctx context.Context, job *rivertype.JobRow, doInner func(context.Context) error) error {
 	m.h.mu.Lock()
-	if m.h.ids == nil {
-		m.h.ids = map[int64]struct{}{}
+	if m.h.working == nil {
+		m.h.working, m.h.ending = map[int64]struct{}{}, map[int64]struct{}{}
 	}
-	m.h.ids[job.ID] = struct{}{}
+	m.h.working[job.ID] = struct{}{}
+	delete(m.h.ending, job.ID)
 	m.h.mu.Unlock()
 	defer func() {
 		m.h.mu.Lock()
-		delete(m.h.ids, job.ID)
+		delete(m.h.working, job.ID)
+		m.h.ending[job.ID] = struct{}{}
 		m.h.mu.Unlock()
 	}()
 	return doInner(ctx)
@@ -108,6 +126,11 @@ func (q *Queue) rescueOrphans(ctx context.Context, all bool) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("listing running jobs: %w", err)
 	}
+	ids := make(map[int64]bool, len(running))
+	for _, j := range running {
+		ids[j.ID] = true
+	}
+	defer q.held.forgetEnded(ids)
 	dead := map[string]bool{}
 	n := 0
 	for _, j := range running {

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/verdict-bot/verdict/app/githubtest"
+	"github.com/verdict-bot/verdict/app/jobs"
+	"github.com/verdict-bot/verdict/app/store"
 )
 
 // TestEditDuringVerificationIsNotPublishedOver: a maintainer edits the
@@ -38,5 +41,50 @@ func TestEditDuringVerificationIsNotPublishedOver(t *testing.T) {
 	}
 	if got := a.checkRun(sampleReviewKey); got != "failure" {
 		t.Errorf("check run = %q, want failure", got)
+	}
+}
+
+// TestVerificationSlowerThanTheJobTimeout: GitHub answers so slowly that a
+// verification needs longer than VERDICT_JOB_TIMEOUT. The first attempt is
+// cut before it publishes anything; a later one, with its budget doubled,
+// completes: comment, status and check run agree, and the history has one
+// verification.
+func TestVerificationSlowerThanTheJobTimeout(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end App test")
+	}
+	a := startAppSettings(t, nil, map[string]string{"VERDICT_JOB_TIMEOUT": "1s", "VERDICT_RETRY_DELAY": "10ms"})
+	a.gh.SetLatency(100 * time.Millisecond)
+	start := time.Now()
+	a.flowDeliver("pull_request_review", a.reviewEvent("submitted", sampleReview, a.reviewBody(), "amd-owner-a"))
+	a.waitVerdict(sampleReviewKey, passHeader, "success")
+	t.Logf("published %v after the delivery", time.Since(start).Round(100*time.Millisecond))
+	if got := a.checkRun(sampleReviewKey); got != "success" {
+		t.Errorf("check run = %q, want success", got)
+	}
+	st, err := store.Open(context.Background(), a.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	events, err := st.History(context.Background(), e2eRepo, e2ePR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range events {
+		if e.Kind == store.KindVerification {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d verifications in the history, want 1", n)
+	}
+	var attempt int
+	if err := st.DB().QueryRow(context.Background(), `SELECT max(attempt) FROM river_job WHERE kind = $1`, jobs.KindVerify).Scan(&attempt); err != nil {
+		t.Fatal(err)
+	}
+	if attempt < 2 {
+		t.Errorf("completed on attempt %d: the job timeout never cut it, so this test proves nothing", attempt)
 	}
 }
