@@ -106,6 +106,10 @@ func runEnginePatches(ctx context.Context, pr *checks.PR) checks.Result {
 	if t, ev, bad := changeset.UnreadEffective(cs.AllEffective()); bad {
 		fail.add("could not be verified: "+t.EN, "无法验证："+t.ZH, ev...)
 	}
+	// Nor may what a job runs past the point where its dry run gave up.
+	if t, ev, short := cs.DryRunsCutShort(); short {
+		review.add(t.EN, t.ZH, ev...)
+	}
 	if r, ok := blocking(&fail, &review); ok {
 		return r
 	}

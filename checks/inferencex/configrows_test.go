@@ -373,6 +373,16 @@ PY
 				r.Head["benchmarks/single_node/agentic/exm_fp4_mi355x_mtp.sh"] += "until false; do sleep 5; done\n"
 			},
 			status: checks.Pass, want: []string{"No engine/serving-stack patching; dry runs incomplete for 1 config(s) (exm-fp4-mi355x-vllm-agentic-mtp: the dry run stopped: ", "for them the static reading decided."}},
+		{name: "a changed script whose dry run gives up before its server needs review", check: inferencex.EnginePatches,
+			edit: func(r *inferencextest.Repo) {
+				// A probe the dry run cannot answer (a Python program that
+				// inspects the machine) ends it; the install after that,
+				// through a helper, is never seen, and static reading does
+				// not recognise the helper.
+				p := "benchmarks/single_node/agentic/exm_fp4_mi355x_mtp.sh"
+				r.Head[p] = strings.Replace(r.Head[p], "\n", "\nSNAP=$(python3 - <<'PY'\nprint('/models/snap')\nPY\n)\n[ -n \"$SNAP\" ] || { echo \"snapshot incomplete\" >&2; exit 1; }\nkv_setup --force-reinstall kvstore-engine\n", 1)
+			},
+			status: checks.Fail, want: []string{"Needs human review: exm-fp4-mi355x-vllm-agentic-mtp: the dry run ended before starting a server (snapshot incomplete), so what the job runs after that, in files this PR changed, was not seen"}},
 		{name: "nothing relevant", check: inferencex.EnginePatches,
 			edit: func(r *inferencextest.Repo) { r.Head["README.md"] = "hello\n" }, status: checks.NA,
 			want: []string{"PR touches no benchmark scripts, images, configs or workflows."}},

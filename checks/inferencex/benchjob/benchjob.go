@@ -110,6 +110,22 @@ func machines(label string, labels map[string][]string) []string {
 	return out
 }
 
+// resultFilename is the name the benchmark workflow gives a job's result
+// (its launch step computes it from the job's values; a repository whose
+// workflow does not is given the same): the scripts require it set.
+func resultFilename(env map[string]string) string {
+	v := func(k, def string) string {
+		if x := env[k]; x != "" {
+			return x
+		}
+		return def
+	}
+	return fmt.Sprintf("%s_%s_%s_tp%s-pp%s-dcp%s-pcp%s-ep%s-dpa%s_disagg-%s_spec-%s_conc%s_%s",
+		v("EXP_NAME", "exp"), v("PRECISION", ""), v("FRAMEWORK", ""), v("TP", "1"), v("PP_SIZE", "1"), v("DCP_SIZE", "1"),
+		v("PCP_SIZE", "1"), v("EP_SIZE", "1"), v("DP_ATTENTION", "false"), v("DISAGG", "false"), v("SPEC_DECODING", "none"),
+		v("CONC", ""), v("RUNNER_NAME", ""))
+}
+
 // Jobs lists the jobs of a config: one per scenario, search-space element
 // and (single-node) concurrency, for each launcher of its runner label.
 func Jobs(e *repo.ConfigEntry, labels map[string][]string) []Job {
@@ -121,6 +137,9 @@ func Jobs(e *repo.ConfigEntry, labels map[string][]string) []Job {
 					prefix, _, _ := strings.Cut(m, "_")
 					env := maps.Clone(base.env)
 					env["RUNNER_NAME"], env["RUNNER_TYPE"] = m, e.Runner
+					if _, set := env["RESULT_FILENAME"]; !set {
+						env["RESULT_FILENAME"] = resultFilename(env)
+					}
 					out = append(out, Job{Config: e.Key, Scenario: repo.ScenarioName(sc), Point: fmt.Sprintf("%s #%d %s", sc.Type, i, base.desc),
 						Launcher: "runners/launch_" + prefix + ".sh", RunnerName: m, Env: env})
 				}
@@ -291,25 +310,167 @@ func describe(f map[string]any) string {
 }
 
 // Run dry-runs a job from its launcher down, the repository at Root. The
-// job runs with its workflow's own environment (WorkflowEnv) under the
-// job's.
+// job runs with its workflow's own environment (WorkflowEnv) and its launch
+// step's under the job's, starting at that step's script when the
+// launcher it calls is there.
 func Run(ctx context.Context, files trace.Files, j Job, opt trace.Options) *trace.Trace {
+	wf, step := setUp(ctx, files, j, &opt)
+	if exists, _ := files.Stat(ctx, path.Clean(j.Launcher)); step.run != "" && exists {
+		// The job starts where the workflow starts it: the step's own
+		// script (which may set what the launcher reads, RESULT_FILENAME)
+		// calls the launcher. GitHub runs it with bash -e.
+		text := strings.Repeat("\n", step.line) + "set -e\n" + expandExprs(step.run, opt.Env)
+		return trace.Run(ctx, stepFiles{Files: files, path: wf, text: text}, wf, opt)
+	}
+	return trace.Run(ctx, files, path.Clean(j.Launcher), opt)
+}
+
+// RunScript dry-runs a job's benchmark script itself, with the
+// environment Run gives the launcher: for a runner with no launcher in
+// the repository (one that starts its scripts otherwise).
+func RunScript(ctx context.Context, files trace.Files, j Job, script string, opt trace.Options) *trace.Trace {
+	setUp(ctx, files, j, &opt)
+	return trace.Run(ctx, files, script, opt)
+}
+
+// setUp gives opt the job's root and environment: its workflow's, the
+// launch step's (resolved), the job's own, and what opt already held; it
+// returns the workflow's path and its launch step.
+func setUp(ctx context.Context, files trace.Files, j Job, opt *trace.Options) (string, launchStep) {
 	opt.Root = Root
 	env := map[string]string{}
 	wf := singleNodeWorkflow
 	if j.Env["IS_MULTINODE"] == "true" {
 		wf = multiNodeWorkflow
 	}
+	var step launchStep
 	if data, err := files.ReadFile(ctx, wf); err == nil {
 		maps.Copy(env, WorkflowEnv(data))
+		step = launchStepOf(data)
 	}
 	maps.Copy(env, j.Env)
+	for k, v := range step.resolvedEnv(j.Env) {
+		if _, set := j.Env[k]; !set {
+			env[k] = v
+		}
+	}
+	// The files through which a step sets variables for the next ones.
+	for k, v := range map[string]string{"GITHUB_ENV": "/tmp/github_env", "GITHUB_OUTPUT": "/tmp/github_output", "GITHUB_PATH": "/tmp/github_path"} {
+		if _, set := env[k]; !set {
+			env[k] = v
+		}
+	}
 	maps.Copy(env, opt.Env)
 	opt.Env = env
 	if opt.Provided == nil {
 		opt.Provided = modelStorage
 	}
-	return trace.Run(ctx, files, path.Clean(j.Launcher), opt)
+	return wf, step
+}
+
+// launchStep is the workflow step that starts the launcher: its script and
+// the line before the script's first, and its env.
+type launchStep struct {
+	run  string
+	line int
+	env  map[string]string
+}
+
+// launchStepOf finds the step of data (a workflow) whose run names
+// runners/launch_…; the zero launchStep when there is none or the
+// workflow does not read.
+func launchStepOf(data []byte) launchStep {
+	if yamlx.CheckDepth(string(data)) != nil {
+		return launchStep{}
+	}
+	var doc struct {
+		Jobs map[string]struct {
+			Steps []struct {
+				Run yaml.Node      `yaml:"run"`
+				Env map[string]any `yaml:"env"`
+			} `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	if yaml.Unmarshal(data, &doc) != nil {
+		return launchStep{}
+	}
+	for _, name := range slices.Sorted(maps.Keys(doc.Jobs)) {
+		for _, st := range doc.Jobs[name].Steps {
+			if st.Run.Kind != yaml.ScalarNode || !strings.Contains(st.Run.Value, "runners/launch_") {
+				continue
+			}
+			ls := launchStep{run: st.Run.Value, line: st.Run.Line, env: map[string]string{}}
+			if st.Run.Style&(yaml.LiteralStyle|yaml.FoldedStyle) == 0 {
+				ls.line-- // a plain or quoted script starts on its key's line
+			}
+			for k, v := range st.Env {
+				switch v.(type) {
+				case string, int, float64, bool:
+					ls.env[k] = fmt.Sprint(v)
+				}
+			}
+			return ls
+		}
+	}
+	return launchStep{}
+}
+
+// resolvedEnv is the step's env with its expressions resolved against job
+// (see expandExprs); an expression that cannot be stays as written.
+func (s launchStep) resolvedEnv(job map[string]string) map[string]string {
+	out := make(map[string]string, len(s.env))
+	for k, v := range s.env {
+		out[k] = ghExpr.ReplaceAllStringFunc(v, func(m string) string {
+			if val, ok := exprValue(ghExpr.FindStringSubmatch(m)[1], job); ok {
+				return val
+			}
+			return m
+		})
+	}
+	return out
+}
+
+// exprValue is the value of a workflow expression the job's environment
+// gives: env.NAME, runner.name, and inputs.some-input (the workflow maps
+// each input to the variable SOME_INPUT).
+func exprValue(e string, job map[string]string) (string, bool) {
+	if name, ok := strings.CutPrefix(e, "env."); ok {
+		v, ok := job[name]
+		return v, ok
+	}
+	if e == "runner.name" {
+		v, ok := job["RUNNER_NAME"]
+		return v, ok
+	}
+	if name, ok := strings.CutPrefix(e, "inputs."); ok {
+		v, ok := job[strings.ToUpper(strings.ReplaceAll(name, "-", "_"))]
+		return v, ok
+	}
+	return "", false
+}
+
+// expandExprs replaces the expressions of a step's script as the workflow
+// does before bash reads it; one the job's environment cannot give
+// (secrets, github.*, a computed condition) becomes empty.
+func expandExprs(script string, job map[string]string) string {
+	return ghExpr.ReplaceAllStringFunc(script, func(m string) string {
+		v, _ := exprValue(ghExpr.FindStringSubmatch(m)[1], job)
+		return v
+	})
+}
+
+// stepFiles is the repository with the launch step's script read in place
+// of its workflow, so each of its commands is cited at its workflow line.
+type stepFiles struct {
+	trace.Files
+	path, text string
+}
+
+func (f stepFiles) ReadFile(ctx context.Context, name string) ([]byte, error) {
+	if name == f.path {
+		return []byte(f.text), nil
+	}
+	return f.Files.ReadFile(ctx, name)
 }
 
 // modelStorage names the variables through which a launcher points a job
@@ -357,3 +518,6 @@ func WorkflowEnv(data []byte) map[string]string {
 	}
 	return out
 }
+
+// ghExpr is one ${{ … }} expression of a workflow.
+var ghExpr = regexp.MustCompile(`\$\{\{\s*([^}]*?)\s*\}\}`)

@@ -94,6 +94,53 @@ run_client
 	}
 }
 
+// The job starts where the workflow starts it: the launch step's script,
+// with its env and its expressions resolved, sets what the benchmark
+// script requires (RESULT_FILENAME) before it calls the launcher, and its
+// commands are cited at their workflow lines.
+func TestRunStartsAtTheWorkflowStep(t *testing.T) {
+	repoFiles := files{
+		".github/workflows/benchmark-tmpl.yml": `on: workflow_call
+env:
+  RANDOM_RANGE_RATIO: 0.8
+jobs:
+  benchmark:
+    steps:
+      - name: Launch job script
+        env:
+          RUNNER_NAME: ${{ runner.name }}
+          RESULT_FILENAME_BASE: ${{ env.EXP_NAME }}_tp${{ env.TP }}_conc${{ env.CONC }}_${{ runner.name }}
+          TOKEN: ${{ secrets.TOKEN }}
+        run: |
+          export RESULT_FILENAME="$RESULT_FILENAME_BASE"
+          echo "RESULT_FILENAME=${RESULT_FILENAME}" >> "$GITHUB_ENV"
+          bash ./runners/launch_${RUNNER_NAME%%_*}.sh
+          if [ "${{ inputs.eval-only }}" = "true" ]; then echo eval-only; fi
+`,
+		"runners/launch_h200-cw.sh": `bash "benchmarks/single_node/${SCENARIO_SUBDIR}${EXP_NAME%%_*}_${PRECISION}_h200.sh"
+`,
+		"benchmarks/single_node/fixed_seq_len/dsr1_fp8_h200.sh": `for v in RESULT_FILENAME RANDOM_RANGE_RATIO; do [ -n "${!v:-}" ] || exit 1; done
+python3 -m sglang.launch_server --model "$MODEL" --result "$RESULT_FILENAME" --token "$TOKEN" &
+`,
+	}
+	labels := map[string][]string{"h200": {"h200-cw_00"}}
+	tr := Run(context.Background(), repoFiles, Jobs(entry(t), labels)[0], trace.Options{})
+	var server trace.Step
+	for _, s := range tr.Steps {
+		if s.Kind == trace.Exec && len(s.Argv) > 2 && s.Argv[2] == "sglang.launch_server" {
+			server = s
+		}
+		if s.Kind == trace.Exec && strings.HasPrefix(strings.Join(s.Argv, " "), "bash ./runners/launch_h200-cw.sh") &&
+			(s.File != ".github/workflows/benchmark-tmpl.yml" || s.Line != 16) {
+			t.Errorf("the launcher call is cited at %s:%d, want the workflow's line 16", s.File, s.Line)
+		}
+	}
+	want := "python3 -m sglang.launch_server --model deepseek-ai/DeepSeek-R1 --result dsr1_8k1k_tp8_conc4_h200-cw_00 --token ${{ secrets.TOKEN }}"
+	if got := strings.Join(server.Argv, " "); got != want {
+		t.Errorf("server = %q, want %q\nstderr %s", got, want, tr.Stderr)
+	}
+}
+
 func TestWorkflowEnv(t *testing.T) {
 	got := WorkflowEnv([]byte(`on: workflow_call
 env:

@@ -37,22 +37,52 @@ var servingStack = map[string]bool{
 	"deep_ep": true, "deep-ep": true, "deepep": true, "torch": true, "flash-attn": true, "flash_attn": true, "xformers": true,
 }
 
+// Stack is the set of pip package names whose installation changes what
+// a change set's configs serve: the serving stack, and the frameworks the
+// affected configs name (a config served by tilert has tilert in its
+// stack). The zero Stack is the serving stack alone.
+type Stack map[string]bool
+
+// StackOf is the stack of configs served by frameworks: each framework
+// name and its dash-separated parts (dynamo-sglang: dynamo, sglang).
+func StackOf(frameworks ...string) Stack {
+	s := Stack{}
+	for _, f := range frameworks {
+		f = strings.ToLower(strings.TrimSpace(f))
+		if f == "" {
+			continue
+		}
+		s[f] = true
+		for _, part := range strings.Split(f, "-") {
+			if len(part) > 2 {
+				s[part] = true
+			}
+		}
+	}
+	return s
+}
+
+func (s Stack) has(pkg string) bool { return servingStack[pkg] || s[pkg] }
+
 // PatchingInLine scans one line of text that is not read as shell (a YAML
 // value, an added line of a workflow or Python file) for patch indicators;
 // each command segment of the line is read as words.
-func PatchingInLine(t string) (what, zh string) {
+func PatchingInLine(t string) (what, zh string) { return Stack(nil).PatchingInLine(t) }
+
+// PatchingInLine is the package's PatchingInLine with s as the stack.
+func (s Stack) PatchingInLine(t string) (what, zh string) {
 	t = repo.StripComment(t)
 	for _, seg := range segmentSplit.Split(t, -1) {
-		if w, z := patchingIn(LineWords(seg), seg, nil); w != "" {
+		if w, z := s.patchingIn(LineWords(seg), seg, nil); w != "" {
 			return w, z
 		}
 	}
-	return patchingIn(nil, t, nil)
+	return s.patchingIn(nil, t, nil)
 }
 
 // patchingIn applies the indicators to one command: its words, its text and
 // what the script located so far (nil for none).
-func patchingIn(argv []string, raw string, loc *Locations) (what, zh string) {
+func (s Stack) patchingIn(argv []string, raw string, loc *Locations) (what, zh string) {
 	t := repo.StripComment(raw)
 	switch {
 	case gitApplyRE.MatchString(t):
@@ -92,7 +122,7 @@ func patchingIn(argv []string, raw string, loc *Locations) (what, zh string) {
 				return "installs " + a, "安装 " + a
 			case strings.HasPrefix(a, "-"):
 			default:
-				if n := strings.ToLower(pkgNameRE.FindString(a)); servingStack[n] {
+				if n := strings.ToLower(pkgNameRE.FindString(a)); s.has(n) {
 					return "installs serving-stack package " + a, "安装服务栈软件包 " + a
 				}
 			}
@@ -151,7 +181,13 @@ func engineText(text string, loc *Locations) (Location, bool) {
 // included, then records what the command tells about engine locations
 // (assignments, cd) for the commands after it.
 func PatchingInCommand(c repo.Command, loc *Locations) (what, zh string) {
-	what, zh = patchingIn(c.Argv(), c.Raw, loc)
+	return Stack(nil).PatchingInCommand(c, loc)
+}
+
+// PatchingInCommand is the package's PatchingInCommand with s as the
+// stack.
+func (s Stack) PatchingInCommand(c repo.Command, loc *Locations) (what, zh string) {
+	what, zh = s.patchingIn(c.Argv(), c.Raw, loc)
 	if what == "" && c.Heredoc != "" {
 		what, zh = heredocPatching(c, loc)
 	}
@@ -235,6 +271,11 @@ type Found struct {
 // harness patch are skipped. parsed holds the files read as commands or
 // YAML, whose added lines are therefore not scanned again.
 func FindPatching(cs *changeset.Model, allowlist []string) (hits []Found, parsed map[string]bool) {
+	var frameworks []string
+	for _, e := range cs.Affected {
+		frameworks = append(frameworks, e.Framework)
+	}
+	stack := StackOf(frameworks...)
 	parsed = map[string]bool{}
 	seen := map[string]int{} // At() → index in hits
 	record := func(p Patching, introduced bool) {
@@ -251,7 +292,7 @@ func FindPatching(cs *changeset.Model, allowlist []string) (hits []Found, parsed
 	scanLines := func(f *repo.EffectiveFile, from int, added map[int]bool) {
 		for i := from; i < len(f.Lines); i++ {
 			if line := f.Lines[i]; !repo.IsComment(line) {
-				if w, z := PatchingInLine(line); w != "" && !mentionsAllowlisted(line, allowlist) {
+				if w, z := stack.PatchingInLine(line); w != "" && !mentionsAllowlisted(line, allowlist) {
 					record(Patching{Path: f.Path, Line: i + 1, What: w, WhatZH: z}, added[i+1])
 				}
 			}
@@ -266,7 +307,7 @@ func FindPatching(cs *changeset.Model, allowlist []string) (hits []Found, parsed
 			for _, c := range f.Commands {
 				n := strings.Count(c.Raw, "\n") + strings.Count(c.Heredoc, "\n") + 1
 				end = max(end, c.Line+n-1)
-				w, z := PatchingInCommand(c, loc)
+				w, z := stack.PatchingInCommand(c, loc)
 				if w == "" || mentionsAllowlisted(c.Raw, allowlist) {
 					continue
 				}
@@ -306,7 +347,7 @@ func FindPatching(cs *changeset.Model, allowlist []string) (hits []Found, parsed
 			base[normalizeRun(c.Text)] = true
 		}
 		for _, c := range dr.Head {
-			w, z := PatchingInLine(c.Text)
+			w, z := stack.PatchingInLine(c.Text)
 			if w == "" || mentionsAllowlisted(c.Text, allowlist) {
 				continue
 			}
@@ -323,7 +364,7 @@ func FindPatching(cs *changeset.Model, allowlist []string) (hits []Found, parsed
 		if parsed[a.Path] || strings.HasSuffix(a.Path, ".patch") || strings.HasSuffix(a.Path, ".diff") {
 			continue
 		}
-		if w, z := PatchingInLine(a.Text); w != "" && !mentionsAllowlisted(a.Text, allowlist) {
+		if w, z := stack.PatchingInLine(a.Text); w != "" && !mentionsAllowlisted(a.Text, allowlist) {
 			record(Patching{Path: a.Path, Line: a.Line, What: w, WhatZH: z}, true)
 		}
 	}

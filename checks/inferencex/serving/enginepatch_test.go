@@ -26,3 +26,25 @@ func TestLineIndicatorsGitApply(t *testing.T) {
 		}
 	}
 }
+
+// A config's own framework is part of its serving stack: installing it
+// over the image changes what is benchmarked, whatever the framework is
+// called, while the same install is nothing to a config served otherwise.
+func TestFrameworkIsInTheStack(t *testing.T) {
+	for _, tc := range []struct {
+		stack Stack
+		line  string
+		hit   bool
+	}{
+		{StackOf("tilert"), `"$PY" -m pip install "${_pa[@]}" "tilert==$TILERT_VERSION"`, true},
+		{nil, `"$PY" -m pip install "${_pa[@]}" "tilert==$TILERT_VERSION"`, false},
+		{StackOf("dynamo-sglang"), `pip install ai-dynamo dynamo==1.2`, true},
+		{StackOf("vllm"), `pip install aiperf==0.3`, false},
+		{nil, `pip install sglang==0.5`, true},
+	} {
+		what, _ := tc.stack.PatchingInLine(tc.line)
+		if (what != "") != tc.hit {
+			t.Errorf("stack %v, %q: %q, want a hit = %v", tc.stack, tc.line, what, tc.hit)
+		}
+	}
+}

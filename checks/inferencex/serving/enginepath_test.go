@@ -170,7 +170,7 @@ func TestLocatedInstallReasonsAreTranslated(t *testing.T) {
 	} {
 		loc := NewLocations()
 		loc.Assign("ROOT", value, 1)
-		_, zh := patchingIn([]string{"cp", "a.py", "$ROOT/a.py"}, `cp a.py "$ROOT/a.py"`, loc)
+		_, zh := Stack(nil).patchingIn([]string{"cp", "a.py", "$ROOT/a.py"}, `cp a.py "$ROOT/a.py"`, loc)
 		if zh == "" {
 			t.Fatalf("%s: no indicator", value)
 		}

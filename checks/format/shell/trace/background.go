@@ -25,18 +25,21 @@ import (
 // answers them and records nothing.
 const (
 	bgStarted = "__verdict_bg_started"
+	bgBegin   = "__verdict_bg_begin"
 	bgDone    = "__verdict_bg_done"
 	bgVar     = "__VERDICT_BG"
 )
 
 // markBackground rewrites each background statement `S &` of f into
-// `__verdict_bg_started; { __VERDICT_BG=n; ( S ); __verdict_bg_done; } &`:
-// the count goes up in the foreground, synchronously, before the job
-// exists; the job knows itself by the variable (a subshell's variables
-// are its own); and it says it is done however S ends, an exit included
-// (S runs in a subshell already, so one more changes nothing it sees).
-func markBackground(f *syntax.File) {
-	n := 0
+// `__verdict_bg_started n; { __VERDICT_BG=n; __verdict_bg_begin n; ( S );
+// __verdict_bg_done; } &`: the job is counted in the foreground,
+// synchronously, before it exists; it begins only when the foreground
+// next sleeps or waits (so whether it opened its log before the
+// foreground's first look cannot depend on the scheduler); it knows itself
+// by the variable (a subshell's variables are its own); and it says it is
+// done however S ends, an exit included (S runs in a subshell already, so
+// one more changes nothing it sees). next numbers the jobs of a run.
+func markBackground(f *syntax.File, next func() int) {
 	rewrite := func(list []*syntax.Stmt) []*syntax.Stmt {
 		var out []*syntax.Stmt
 		for _, st := range list {
@@ -44,7 +47,7 @@ func markBackground(f *syntax.File) {
 				out = append(out, st)
 				continue
 			}
-			n++
+			n := next()
 			inner := *st
 			inner.Background, inner.Disown = false, false
 			id := &syntax.Stmt{Position: st.Position, Cmd: &syntax.CallExpr{Assigns: []*syntax.Assign{{
@@ -52,10 +55,10 @@ func markBackground(f *syntax.File) {
 				Value: word(st.Position, strconv.Itoa(n)),
 			}}}}
 			out = append(out,
-				marker(st.Position, bgStarted),
+				marker(st.Position, bgStarted, strconv.Itoa(n)),
 				&syntax.Stmt{Position: st.Position, Background: true, Disown: st.Disown, Cmd: &syntax.Block{
 					Lbrace: st.Position, Rbrace: st.End(),
-					Stmts: []*syntax.Stmt{id, {Position: st.Position, Cmd: &syntax.Subshell{
+					Stmts: []*syntax.Stmt{id, marker(st.Position, bgBegin, strconv.Itoa(n)), {Position: st.Position, Cmd: &syntax.Subshell{
 						Lparen: st.Position, Rparen: st.End(), Stmts: []*syntax.Stmt{&inner},
 					}}, marker(st.Position, bgDone)},
 				}})
@@ -123,8 +126,12 @@ func word(pos syntax.Pos, s string) *syntax.Word {
 	return &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{ValuePos: pos, ValueEnd: pos, Value: s}}}
 }
 
-func marker(pos syntax.Pos, name string) *syntax.Stmt {
-	return &syntax.Stmt{Position: pos, Cmd: &syntax.CallExpr{Args: []*syntax.Word{word(pos, name)}}}
+func marker(pos syntax.Pos, name string, args ...string) *syntax.Stmt {
+	words := []*syntax.Word{word(pos, name)}
+	for _, a := range args {
+		words = append(words, word(pos, a))
+	}
+	return &syntax.Stmt{Position: pos, Cmd: &syntax.CallExpr{Args: words}}
 }
 
 // background is the dry run's account of its background jobs, under
@@ -134,10 +141,16 @@ func marker(pos syntax.Pos, name string) *syntax.Stmt {
 // Each foreground sleep thus sees the same jobs in the same state, every
 // run.
 type background struct {
-	running  int  // started, not done, not sleeping
+	running  int  // begun, not done, not sleeping
 	sleeping int  // waiting in a sleep for the foreground's next one
+	waiting  int  // started, waiting to begin at the foreground's next sleep or wait
 	turn     int  // foreground sleeps so far
+	opened   int  // times the foreground let waiting jobs begin
 	ending   bool // the foreground waits for its jobs: sleeping ones end
+	jobs     int  // jobs numbered so far
+	// begins holds, for each job still to begin, the value of opened when
+	// it was started: it begins at the next.
+	begins map[int]int
 }
 
 // inBackground reports whether the handler runs for a background job.
@@ -145,14 +158,48 @@ func inBackground(ctx context.Context) bool {
 	return interp.HandlerCtx(ctx).Env.Get(bgVar).String() != ""
 }
 
-// marked answers a marker command; false for any other command.
-func (r *run) marked(name string) bool {
+// nextJob numbers a background job of the run.
+func (r *run) nextJob() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	switch name {
+	r.bg.jobs++
+	return r.bg.jobs
+}
+
+// marked answers a marker command; false for any other command.
+func (r *run) marked(ctx context.Context, args []string) bool {
+	id := -1
+	if len(args) > 1 {
+		id, _ = strconv.Atoi(args[1])
+	}
+	switch args[0] {
 	case bgStarted:
-		r.bg.running++
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if r.bg.ending {
+			r.bg.running++ // nothing hands turns on any more: it begins now
+			return true
+		}
+		if r.bg.begins == nil {
+			r.bg.begins = map[int]int{}
+		}
+		r.bg.waiting++
+		r.bg.begins[id] = r.bg.opened
+	case bgBegin:
+		r.mu.Lock()
+		start, waiting := r.bg.begins[id]
+		r.mu.Unlock()
+		if waiting {
+			// The foreground counts it running when it hands the turn on
+			// or waits for its jobs.
+			r.await(ctx, func() bool { return r.bg.opened != start || r.bg.ending })
+			r.mu.Lock()
+			delete(r.bg.begins, id)
+			r.mu.Unlock()
+		}
 	case bgDone:
+		r.mu.Lock()
+		defer r.mu.Unlock()
 		r.bg.running = max(r.bg.running-1, 0)
 	default:
 		return false
@@ -184,10 +231,16 @@ func (r *run) sleep(ctx context.Context) bool {
 		defer r.mu.Unlock()
 		return !r.bg.ending
 	}
-	// First every job that is running reaches its sleep or its end (how
-	// far a job got before this sleep must not matter), then the sleeping
-	// ones run once more.
+	// First the jobs started since the last sleep begin, and every job
+	// that is running reaches its sleep or its end (how far a job got
+	// before this sleep must not matter), then the sleeping ones run once
+	// more.
 	idle := func() bool { return r.bg.running <= 0 }
+	r.mu.Lock()
+	r.bg.running += r.bg.waiting
+	r.bg.waiting = 0
+	r.bg.opened++
+	r.mu.Unlock()
 	r.await(ctx, idle)
 	r.mu.Lock()
 	r.bg.running += r.bg.sleeping
@@ -203,12 +256,19 @@ func (r *run) sleep(ctx context.Context) bool {
 // loop that waits on a real system.
 func (r *run) waitJobs(ctx context.Context) {
 	if inBackground(ctx) {
+		// A job waiting for jobs it started (a server script that starts
+		// its server in the background): those begin now.
+		r.mu.Lock()
+		r.bg.running += r.bg.waiting
+		r.bg.waiting = 0
+		r.bg.opened++
+		r.mu.Unlock()
 		return
 	}
 	r.mu.Lock()
 	r.bg.ending = true
-	r.bg.running += r.bg.sleeping
-	r.bg.sleeping = 0
+	r.bg.running += r.bg.sleeping + r.bg.waiting
+	r.bg.sleeping, r.bg.waiting = 0, 0
 	r.mu.Unlock()
 }
 

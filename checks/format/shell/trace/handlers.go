@@ -30,7 +30,7 @@ func (r *run) call(abs string) interp.CallHandlerFunc {
 		if len(args) == 0 {
 			return args, nil
 		}
-		if r.marked(args[0]) {
+		if r.marked(ctx, args) {
 			return []string{"true"}, nil
 		}
 		switch args[0] {
@@ -194,6 +194,11 @@ func (r *run) answer(ctx context.Context, hc interp.HandlerContext, args []strin
 	case name == "bash" || name == "sh":
 		return r.shell(ctx, hc, args, env, depth)
 	case launchers[name] != nil:
+		if name == "salloc" {
+			// What salloc says on standard error once it has the
+			// allocation: launchers read the job's ID from it.
+			fmt.Fprintf(hc.Stderr, "salloc: Granted job allocation %s\n", batchJobID)
+		}
 		inner, extra := launchers[name](args[1:])
 		if len(inner) == 0 {
 			return nil
@@ -266,6 +271,14 @@ func (r *run) shell(ctx context.Context, hc interp.HandlerContext, args []string
 		rest = rest[1:]
 	}
 	if len(rest) == 0 {
+		// A script read from standard input: an installer piped in
+		// (curl … | INSTALL_DIR=d sh). Its script is not the repository's;
+		// on a healthy machine it fills the directory it is told to.
+		for k, v := range env {
+			if strings.HasSuffix(k, "INSTALL_DIR") && path.IsAbs(v) {
+				r.mark(r.fetched, path.Clean(v))
+			}
+		}
 		return nil
 	}
 	p := absPath(hc.Dir, rest[0])
@@ -427,6 +440,8 @@ func (r *run) stat(ctx context.Context, name string, _ bool) (fs.FileInfo, error
 		}
 	} else if r.provided(ctx, name) {
 		return fileInfo{name: path.Base(name), dir: true}, nil
+	} else if m, ok := machine(name); ok {
+		return fileInfo{name: path.Base(name), size: int64(len(m.content)), dir: m.dir}, nil
 	}
 	return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
 }

@@ -87,13 +87,17 @@ func slurmRun(args []string) ([]string, map[string]string) {
 	return rest, env
 }
 
+// slurmNode is the node a dry run's Slurm tasks run on, as a healthy
+// cluster names it to them.
+const slurmNode = "node001"
+
 // slurmTask reads srun: its command runs as the first task of the job,
 // with the variables Slurm gives every task (a script that picks its role
 // by rank takes rank 0's).
 func slurmTask(args []string) ([]string, map[string]string) {
 	cmd, env := slurmRun(args)
 	for k, v := range map[string]string{"SLURM_JOB_ID": batchJobID, "SLURM_JOBID": batchJobID, "SLURM_STEP_ID": "0",
-		"SLURM_PROCID": "0", "SLURM_LOCALID": "0", "SLURM_NODEID": "0"} {
+		"SLURM_PROCID": "0", "SLURM_LOCALID": "0", "SLURM_NODEID": "0", "SLURMD_NODENAME": slurmNode} {
 		env[k] = v
 	}
 	return cmd, env

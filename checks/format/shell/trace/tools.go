@@ -46,6 +46,35 @@ var DefaultStubs = map[string]Stub{
 	"pgrep": {Exit: 1},
 }
 
+// machineFile is a file of the machine a job runs on, outside its
+// checkout, that a dry run answers as the quietest healthy machine would.
+type machineFile struct {
+	path    *regexp.Regexp
+	content string
+	dir     bool
+}
+
+// machineFiles are the probes of the machine benchmark scripts make by
+// reading files: every RDMA port a script asks about is up (a script
+// choosing its rail takes the first it tries). Anything else outside the
+// checkout and the storage the machine provides does not exist.
+var machineFiles = []machineFile{
+	{path: regexp.MustCompile(`^/sys/class/infiniband$`), dir: true},
+	{path: regexp.MustCompile(`^/sys/class/infiniband/[^/]+$`), dir: true},
+	{path: regexp.MustCompile(`^/sys/class/infiniband/[^/]+/ports/[0-9]+/state$`), content: "4: ACTIVE\n"},
+}
+
+// machine returns the machine's file at abs, if it is one the dry run
+// answers.
+func machine(abs string) (machineFile, bool) {
+	for _, m := range machineFiles {
+		if m.path.MatchString(abs) {
+			return m, true
+		}
+	}
+	return machineFile{}, false
+}
+
 // builtinTool answers a command that is not a script: a pure one is
 // computed, a probe answers from the stubs, the rest succeed silently.
 func (r *run) builtinTool(ctx context.Context, hc interp.HandlerContext, name string, args []string) error {
@@ -83,6 +112,8 @@ func (r *run) builtinTool(ctx context.Context, hc interp.HandlerContext, name st
 		return r.copyFile(ctx, hc, args)
 	case "grep":
 		return r.grep(ctx, hc, args)
+	case "awk", "gawk", "mawk":
+		return r.awk(ctx, hc, args)
 	case "head", "tail", "sort", "uniq":
 		_, err := io.Copy(hc.Stdout, hc.Stdin)
 		return err
@@ -114,6 +145,11 @@ func (r *run) builtinTool(ctx context.Context, hc interp.HandlerContext, name st
 			r.mark(r.fetched, absPath(hc.Dir, p))
 		}
 	}
+	if p := venvTarget(name, args[1:]); p != "" {
+		// A virtual environment, made: its interpreter and the tools
+		// installed into it are there.
+		r.mark(r.fetched, absPath(hc.Dir, p))
+	}
 	if s, ok := DefaultStubs[name]; ok {
 		io.WriteString(hc.Stdout, s.Out)
 		return status(s.Exit)
@@ -134,6 +170,33 @@ func (r *run) mark(set map[string]bool, p string) {
 
 // fetchTarget is the place a download or clone fills: hf download's
 // --local-dir, git clone's directory, curl -o and wget -O's file.
+// venvTarget is the directory a command makes a Python virtual
+// environment in (uv venv DIR, python -m venv DIR, virtualenv DIR), "" for
+// any other command.
+func venvTarget(name string, args []string) string {
+	switch {
+	case name == "uv" && len(args) > 0 && args[0] == "venv":
+		args = args[1:]
+	case strings.HasPrefix(name, "python") && len(args) > 1 && args[0] == "-m" && (args[1] == "venv" || args[1] == "virtualenv"):
+		args = args[2:]
+	case name == "virtualenv":
+	default:
+		return ""
+	}
+	dir := ""
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--python" || a == "-p" || a == "--prompt":
+			i++ // takes a value
+		case strings.HasPrefix(a, "-"):
+		default:
+			dir = a
+		}
+	}
+	return dir
+}
+
 func fetchTarget(name string, args []string) string {
 	opt := func(flags ...string) string {
 		for i, a := range args {
@@ -288,7 +351,7 @@ const maxGrepBytes = 16 << 20
 // grep matches lines of its input, or of the files it names (the
 // checkout's or the script's own), like grep.
 func (r *run) grep(ctx context.Context, hc interp.HandlerContext, args []string) error {
-	quiet, invert, fold, fixed, count, only := false, false, false, false, false, false
+	quiet, invert, fold, fixed, count, only, perl := false, false, false, false, false, false, false
 	var pattern *string
 	var files []string
 	for _, a := range args[1:] {
@@ -310,6 +373,8 @@ func (r *run) grep(ctx context.Context, hc interp.HandlerContext, args []string)
 					count = true
 				case 'o':
 					only = true
+				case 'P':
+					perl = true
 				}
 			}
 		case pattern == nil:
@@ -323,6 +388,13 @@ func (r *run) grep(ctx context.Context, hc interp.HandlerContext, args []string)
 	expr := *pattern
 	if fixed {
 		expr = regexp.QuoteMeta(expr)
+	}
+	// Perl's \K (grep -oP 'Granted job allocation \K[0-9]+') keeps what
+	// matched before it out of the match: the submatch after it is what
+	// -o prints.
+	keep := 0
+	if i := strings.Index(expr, `\K`); perl && i >= 0 {
+		expr, keep = "(?:"+expr[:i]+")("+expr[i+2:]+")", 1
 	}
 	if fold {
 		expr = "(?i)" + expr
@@ -360,8 +432,8 @@ func (r *run) grep(ctx context.Context, hc interp.HandlerContext, args []string)
 		switch {
 		case quiet || count:
 		case only:
-			for _, m := range re.FindAllString(line, -1) {
-				fmt.Fprintln(hc.Stdout, m)
+			for _, m := range re.FindAllStringSubmatch(line, -1) {
+				fmt.Fprintln(hc.Stdout, m[keep])
 			}
 		default:
 			fmt.Fprintln(hc.Stdout, line)

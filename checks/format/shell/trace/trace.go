@@ -29,6 +29,7 @@ import (
 	"path"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -305,13 +306,13 @@ func (r *run) script(ctx context.Context, abs, text string, args, env []string, 
 	if len(text) > MaxScript {
 		return 0, r.halt(&errLimit{fmt.Sprintf("%s is larger than %d bytes", r.rel(abs), MaxScript)})
 	}
-	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(subshellFuncs(text)), abs)
+	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(prepare(text)), abs)
 	if err != nil {
 		return 0, r.halt(fmt.Errorf("%s does not parse: %w", r.rel(abs), err))
 	}
 	noFifos(file)
 	clocked(file)
-	markBackground(file)
+	markBackground(file, r.nextJob)
 	runner, err := interp.New(
 		interp.Env(expand.ListEnviron(env...)),
 		interp.Params(append([]string{"--"}, args...)...),
@@ -410,6 +411,135 @@ func subshellFuncs(text string) string {
 	return text
 }
 
+// prepare edits a script's text for the interpreter, keeping every line
+// where it is: functions with subshell bodies run as blocks, redirects of
+// file descriptors past 2 go, and PIPESTATUS, which the interpreter does
+// not keep, is set ahead for a script that reads it.
+func prepare(text string) string {
+	text = highFDs(subshellFuncs(assocKeys(text)))
+	if strings.Contains(text, "PIPESTATUS") {
+		// Every command of a dry run succeeds, so every pipeline's
+		// statuses are zeros; set -u would otherwise stop the script.
+		text = "PIPESTATUS=(0 0 0 0 0 0 0 0); " + text
+	}
+	return text
+}
+
+var (
+	// assocDecl starts the compound assignment of an associative array,
+	// or declares one (its name is the submatch).
+	assocDecl = regexp.MustCompile(`\b(?:declare|local|typeset|readonly)\s+-[A-Za-z]*A[A-Za-z]*\s+([A-Za-z_][A-Za-z0-9_]*)=\(`)
+	assocName = regexp.MustCompile(`\b(?:declare|local|typeset|readonly)\s+-[A-Za-z]*A[A-Za-z]*\s+([A-Za-z_][A-Za-z0-9_]*)`)
+	// arithKey is an index arithmetic can read: a number, a name, or an
+	// expansion of one.
+	arithKey = regexp.MustCompile(`^[A-Za-z0-9_$@*{}]+$`)
+	// bareKey is an element's key written without quotes.
+	bareKey  = regexp.MustCompile(`\[([^\]"'\s$\x60]+)\]=`)
+	plainKey = regexp.MustCompile(`^[A-Za-z0-9_]+$`)
+)
+
+// assocKeys quotes the keys of associative array literals that bash reads
+// as strings but the parser, not knowing the array is associative, reads
+// as arithmetic and refuses (declare -A M=([1024:8:false]=4) is "ternary
+// operator missing ?"). Each key gains two quotes on its own line, so every
+// line keeps its number.
+func assocKeys(text string) string {
+	if !strings.Contains(text, "-A") {
+		return text
+	}
+	text = assocIndexes(text)
+	var b strings.Builder
+	rest := text
+	for {
+		loc := assocDecl.FindStringIndex(rest)
+		if loc == nil {
+			b.WriteString(rest)
+			return b.String()
+		}
+		b.WriteString(rest[:loc[1]])
+		rest = rest[loc[1]:]
+		end := strings.IndexByte(rest, ')')
+		if end < 0 {
+			end = len(rest)
+		}
+		b.WriteString(bareKey.ReplaceAllStringFunc(rest[:end], func(m string) string {
+			key := m[1 : len(m)-2]
+			if plainKey.MatchString(key) {
+				return m
+			}
+			return `["` + key + `"]=`
+		}))
+		rest = rest[end:]
+	}
+}
+
+// assocIndexes quotes the indexes of the associative arrays text declares
+// where they are read or set (${M[$A:$B]}, M[$A:$B]=1) when arithmetic
+// could not read them, as assocKeys does for their literals.
+func assocIndexes(text string) string {
+	for _, m := range assocName.FindAllStringSubmatch(text, -1) {
+		ref := regexp.MustCompile(`(\$\{` + m[1] + `|\b` + m[1] + `)\[([^\]"'\s]+)\]`)
+		text = ref.ReplaceAllStringFunc(text, func(s string) string {
+			sm := ref.FindStringSubmatch(s)
+			if arithKey.MatchString(sm[2]) {
+				return s
+			}
+			return sm[1] + `["` + sm[2] + `"]`
+		})
+	}
+	return text
+}
+
+// highFDs blanks the redirects of file descriptors past 2 (exec 9>lock,
+// { …; } 9>lock, flock's >&9, bash's {fd}>file), which the interpreter
+// refuses ("unsupported redirect fd"), so a script taking a lock runs on.
+// A dry run loses only the descriptor: the lock it guards is uncontended,
+// and flock answers from the stubs. The text is edited in place, each
+// redirect replaced by as many spaces; one that spans lines is left, and
+// a text that does not parse is returned as it is.
+func highFDs(text string) string {
+	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(text), "")
+	if err != nil {
+		return text
+	}
+	high := func(s string) bool {
+		if strings.HasPrefix(s, "{") && strings.HasSuffix(s, "}") {
+			return true // {fd}>file: bash picks a descriptor past 9
+		}
+		n, err := strconv.Atoi(s)
+		return err == nil && n > 2
+	}
+	var spans [][2]int
+	syntax.Walk(file, func(n syntax.Node) bool {
+		r, ok := n.(*syntax.Redirect)
+		if !ok || r.Word == nil {
+			return true
+		}
+		dup := r.Op == syntax.DplOut || r.Op == syntax.DplIn
+		if (r.N != nil && high(r.N.Value)) || (dup && high(r.Word.Lit())) {
+			start := r.OpPos
+			if r.N != nil {
+				start = r.N.Pos()
+			}
+			spans = append(spans, [2]int{int(start.Offset()), int(r.Word.End().Offset())})
+		}
+		return true
+	})
+	if len(spans) == 0 {
+		return text
+	}
+	b := []byte(text)
+	for _, sp := range spans {
+		if sp[1] > len(b) || sp[0] >= sp[1] || strings.ContainsRune(string(b[sp[0]:sp[1]]), '\n') {
+			continue
+		}
+		for i := sp[0]; i < sp[1]; i++ {
+			b[i] = ' '
+		}
+	}
+	return string(b)
+}
+
 // halt records the first reason to stop and returns it.
 func (r *run) halt(err error) error {
 	r.mu.Lock()
@@ -443,6 +573,9 @@ func (r *run) read(ctx context.Context, abs string) ([]byte, error) {
 		return data, nil
 	}
 	if !r.inRepo(abs) {
+		if m, ok := machine(abs); ok && !m.dir {
+			return []byte(m.content), nil
+		}
 		return nil, &fs.PathError{Op: "open", Path: abs, Err: fs.ErrNotExist}
 	}
 	data, err := r.files.ReadFile(ctx, r.rel(abs))
@@ -459,7 +592,7 @@ func (r *run) read(ctx context.Context, abs string) ([]byte, error) {
 			k = len(r.sourced)
 		}
 		r.mu.Unlock()
-		data = []byte(strings.Repeat("\n", k*lineBlock) + subshellFuncs(string(data)))
+		data = []byte(strings.Repeat("\n", k*lineBlock) + prepare(string(data)))
 	}
 	if err != nil {
 		r.mu.Lock()

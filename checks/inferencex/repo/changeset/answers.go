@@ -3,6 +3,7 @@ package changeset
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -121,7 +122,18 @@ func (cs *Model) DryRunsIncomplete() (checks.Text, []checks.Evidence, bool) {
 	}
 	var ev []checks.Evidence
 	configs := map[string]bool{}
+	var gaps []DryRunGap
 	for _, g := range cs.DryRunGaps {
+		// A variable the dry run's environment lacks is its own gap, kept
+		// in the trace, not a reason a row gives.
+		if !g.EnvGap {
+			gaps = append(gaps, g)
+		}
+	}
+	if len(gaps) == 0 {
+		return checks.Text{}, nil, false
+	}
+	for _, g := range gaps {
 		configs[g.Config] = true
 		label := g.Config
 		if g.Point != "" {
@@ -129,9 +141,59 @@ func (cs *Model) DryRunsIncomplete() (checks.Text, []checks.Evidence, bool) {
 		}
 		ev = append(ev, checks.Evidence{Label: label, Value: g.Why})
 	}
-	first := cs.DryRunGaps[0]
+	first := gaps[0]
 	t := checks.T(
 		fmt.Sprintf("dry runs incomplete for %d config(s) (%s: %s); for them the static reading decided", len(configs), first.Config, first.Why),
 		fmt.Sprintf("%d 个配置的试运行不完整（%s：%s）；这些配置仅依据静态读取判断", len(configs), first.Config, checks.Code(first.Why)))
 	return t, ev, true
+}
+
+// DryRunsCutShort names the affected configs whose dry run ended before
+// starting a server (the script gave up at a probe a dry run cannot
+// answer) while files the config runs hold lines this PR added that
+// install or patch something (mayPatch): what the job runs after the point
+// where the dry run stopped was never seen, and such a line may reach the
+// engine through a helper the static reading does not know, so a row
+// judging what the job runs cannot pass on it.
+func (cs *Model) DryRunsCutShort() (checks.Text, []checks.Evidence, bool) {
+	var ev []checks.Evidence
+	var first DryRunGap
+	seen := map[string]bool{}
+	for _, g := range cs.DryRunGaps {
+		if !g.NoServer || g.EnvGap || seen[g.Config] || !cs.changesRunOf(g.Config) {
+			continue
+		}
+		seen[g.Config] = true
+		if len(ev) == 0 {
+			first = g
+		}
+		ev = append(ev, checks.Evidence{Label: g.Config + " (" + g.Point + ")", Value: g.Why})
+	}
+	if len(ev) == 0 {
+		return checks.Text{}, nil, false
+	}
+	t := checks.T(
+		fmt.Sprintf("%s: %s, so what the job runs after that, in files this PR changed, was not seen", first.Config, first.Why),
+		fmt.Sprintf("%s：%s，因此作业此后运行的内容（位于本 PR 改动的文件中）未能检查", first.Config, checks.Code(first.Why)))
+	return t.AndMore(len(ev) - 1), ev, true
+}
+
+// mayPatch is an added line that installs or patches something, however
+// it is wrapped (agentic_pip_install --force-reinstall …, apply_patches).
+var mayPatch = regexp.MustCompile(`(?i)install|patch|--force-reinstall|sed\s+-i|git\+|\.whl\b`)
+
+// changesRunOf reports whether the PR added a line that may install or
+// patch to a file config runs.
+func (cs *Model) changesRunOf(config string) bool {
+	for _, f := range cs.Effective[config] {
+		if f == nil {
+			continue
+		}
+		for _, l := range cs.AddedLines[f.Path] {
+			if t := strings.TrimSpace(l.Text); !strings.HasPrefix(t, "#") && mayPatch.MatchString(t) {
+				return true
+			}
+		}
+	}
+	return false
 }

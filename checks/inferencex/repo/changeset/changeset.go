@@ -43,6 +43,14 @@ type DryRun struct {
 type DryRunGap struct {
 	Config, Point string
 	Why           string
+	// NoServer says the dry run at H ran to its end without starting a
+	// server: the script gave up first (a probe a dry run cannot answer),
+	// so what it runs after that point was never seen.
+	NoServer bool
+	// EnvGap says it gave up for a variable the job's environment, as the
+	// dry run builds it, lacks (the runner's would have it): the dry run's
+	// gap, not the script's, so only the static reading decides.
+	EnvGap bool
 }
 
 // DryPoint is one point of a config's dry runs.

@@ -6,12 +6,14 @@ import (
 	"io/fs"
 	"maps"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/format/yamlx"
 
 	"github.com/verdict-bot/verdict/checks/format/shell/trace"
@@ -114,11 +116,15 @@ func (b *builder) dryRunConfig(files readerFiles, e *repo.ConfigEntry, script st
 			// No launcher for the runner (a repository that starts its
 			// scripts otherwise): the script the config names, with the
 			// job's environment.
-			opt.Root, opt.Env = benchjob.Root, j.Env
-			tr = trace.Run(ctx, files, strings.TrimPrefix(script, b.layout.Root), opt)
+			tr = benchjob.RunScript(ctx, files, j, strings.TrimPrefix(script, b.layout.Root), opt)
 		}
 		if tr != nil {
 			bounded(tr, j, "")
+			if !tr.Bounded && !launched(tr) {
+				why := gaveUp(tr)
+				gaps = append(gaps, DryRunGap{Config: e.Key, Point: j.Point, NoServer: true, EnvGap: envGap.MatchString(why),
+					Why: "the dry run ended before starting a server" + why})
+			}
 			dr.Head = append(dr.Head, b.commands(tr)...)
 			if base, ok := b.cs.MasterBase[e.Key]; ok && b.base != "" {
 				if btr := b.runAtBase(ctx, base, j, labels); btr != nil {
@@ -172,6 +178,27 @@ func pickJobs(jobs []benchjob.Job) (picked []benchjob.Job, last []bool) {
 		picked, last = picked[:maxTracedJobs], last[:maxTracedJobs]
 	}
 	return picked, last
+}
+
+// envGap is how a script says a variable it needs is not set.
+var envGap = regexp.MustCompile(`(?i)unbound variable|required environment variable|must be set|is not set|are not set`)
+
+// gaveUp is what a script said last on standard error, quoted (the reason
+// it gave up), or "".
+func gaveUp(tr *trace.Trace) string {
+	lines := strings.Split(tr.Stderr, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		// set -x echoes (+ cmd) and the continuation lines of a
+		// multi-line command are not the script's own words.
+		// Nor is the workflow's own complaint, after the launcher returned,
+		// that the job left no result.
+		l := lines[i]
+		if t := strings.TrimSpace(l); t != "" && !strings.HasPrefix(l, "+") && !strings.HasPrefix(l, " ") && !strings.HasPrefix(l, "\t") &&
+			!strings.HasPrefix(t, "Run failed: ") {
+			return " (" + checks.Quote(t, 120) + ")"
+		}
+	}
+	return ""
 }
 
 // launched reports whether a trace starts an inference server.
@@ -364,7 +391,7 @@ func isServerLaunch(argv []string) bool {
 		return false
 	}
 	switch base := path.Base(argv[0]); {
-	case base == "vllm":
+	case base == "vllm", base == "sglang":
 		return len(argv) > 1 && argv[1] == "serve"
 	case base == "trtllm-serve":
 		return true
@@ -373,7 +400,7 @@ func isServerLaunch(argv []string) bool {
 			if argv[i] == "-m" {
 				m := argv[i+1]
 				return strings.HasPrefix(m, "sglang.launch_server") || strings.HasPrefix(m, "vllm.entrypoints") ||
-					strings.HasPrefix(m, "tensorrt_llm")
+					strings.HasPrefix(m, "tensorrt_llm") || strings.HasPrefix(m, "atom.entrypoints")
 			}
 		}
 	}
