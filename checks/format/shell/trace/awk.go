@@ -1,7 +1,6 @@
 package trace
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -78,17 +77,9 @@ func (r *run) awk(ctx context.Context, hc shinterp.HandlerContext, args []string
 	if err != nil {
 		return status(2)
 	}
-	in := hc.Stdin
-	if len(files) > 0 {
-		var all bytes.Buffer
-		for _, f := range files {
-			data, err := r.read(ctx, absPath(hc.Dir, f))
-			if err != nil || all.Len()+len(data) > maxGrepBytes {
-				return status(2)
-			}
-			all.Write(data)
-		}
-		in = &all
+	in, ok := r.input(ctx, hc, files)
+	if !ok {
+		return status(2)
 	}
 	var environ []string
 	hc.Env.Each(func(name string, v expand.Variable) bool {

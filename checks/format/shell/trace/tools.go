@@ -403,22 +403,9 @@ func (r *run) grep(ctx context.Context, hc interp.HandlerContext, args []string)
 	if err != nil {
 		return status(2)
 	}
-	in := hc.Stdin
-	if len(files) > 0 {
-		var all bytes.Buffer
-		for _, f := range files {
-			data, err := r.read(ctx, absPath(hc.Dir, f))
-			if err != nil || all.Len()+len(data) > maxGrepBytes {
-				// A file that cannot be read is grep's error (2); so is
-				// more than a dry run reads for one grep.
-				return status(2)
-			}
-			all.Write(data)
-			if len(data) > 0 && data[len(data)-1] != '\n' {
-				all.WriteByte('\n')
-			}
-		}
-		in = &all
+	in, ok := r.input(ctx, hc, files)
+	if !ok {
+		return status(2)
 	}
 	n := 0
 	sc := bufio.NewScanner(in)
@@ -446,6 +433,29 @@ func (r *run) grep(ctx context.Context, hc interp.HandlerContext, args []string)
 		return status(1)
 	}
 	return nil
+}
+
+// input is what a filter (grep, awk) reads: its files one after the other,
+// each ending its last line, from the repository and the overlay, or its
+// standard input when it names none. false when a file cannot be read, or
+// they hold more than a dry run reads for one command: the filter's error
+// (2).
+func (r *run) input(ctx context.Context, hc interp.HandlerContext, files []string) (io.Reader, bool) {
+	if len(files) == 0 {
+		return hc.Stdin, true
+	}
+	var all bytes.Buffer
+	for _, f := range files {
+		data, err := r.read(ctx, absPath(hc.Dir, f))
+		if err != nil || all.Len()+len(data) > maxGrepBytes {
+			return nil, false
+		}
+		all.Write(data)
+		if len(data) > 0 && data[len(data)-1] != '\n' {
+			all.WriteByte('\n')
+		}
+	}
+	return &all, true
 }
 
 func seq(hc interp.HandlerContext, args []string) error {
