@@ -416,16 +416,14 @@ func launchStepOf(data []byte) launchStep {
 }
 
 // resolvedEnv is the step's env with its expressions resolved against job
-// (see expandExprs); an expression that cannot be stays as written.
+// as in its script (see expandExprs). An expression that cannot be gives
+// nothing: left as written, its spaces and quotes would split the words
+// of every command the value is pasted into (a result file name in a
+// docker command line).
 func (s launchStep) resolvedEnv(job map[string]string) map[string]string {
 	out := make(map[string]string, len(s.env))
 	for k, v := range s.env {
-		out[k] = ghExpr.ReplaceAllStringFunc(v, func(m string) string {
-			if val, ok := exprValue(ghExpr.FindStringSubmatch(m)[1], job); ok {
-				return val
-			}
-			return m
-		})
+		out[k] = expandExprs(v, job)
 	}
 	return out
 }
