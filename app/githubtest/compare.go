@@ -2,6 +2,7 @@ package githubtest
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -32,12 +33,7 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request, p params) {
 		return
 	}
 	baseSHA, headSHA := rs.r.ResolveSHA(base), rs.r.ResolveSHA(head)
-	var numbers []int
-	for n := range rs.pulls {
-		numbers = append(numbers, n)
-	}
-	slices.Sort(numbers)
-	for _, n := range numbers {
+	for _, n := range slices.Sorted(maps.Keys(rs.pulls)) {
 		pr := rs.pulls[n]
 		if rs.r.ResolveSHA(pr.Head.Commit) != headSHA || rs.r.ResolveSHA(pr.Base.Commit) != baseSHA {
 			continue

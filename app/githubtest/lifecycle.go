@@ -2,6 +2,7 @@ package githubtest
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -52,12 +53,7 @@ func (s *Server) PullRequestSynchronizeEvent(repo string, number int, before, se
 // itself (GitHub leaves forks' PRs out).
 func (s *Server) checkPulls(rs *repoState, sha string) []any {
 	out := []any{}
-	var numbers []int
-	for n := range rs.pulls {
-		numbers = append(numbers, n)
-	}
-	slices.Sort(numbers)
-	for _, n := range numbers {
+	for _, n := range slices.Sorted(maps.Keys(rs.pulls)) {
 		pr := rs.pulls[n]
 		if pr.State == "closed" || rs.r.ResolveSHA(pr.Head.Commit) != sha || (pr.Head.Repo != "" && !strings.EqualFold(pr.Head.Repo, rs.r.FullName)) {
 			continue
@@ -150,13 +146,8 @@ func (s *Server) listCommitPulls(w http.ResponseWriter, r *http.Request, p param
 		return
 	}
 	sha := rs.r.ResolveSHA(p["sha"])
-	var numbers []int
-	for n := range rs.pulls {
-		numbers = append(numbers, n)
-	}
-	slices.Sort(numbers)
 	out := []map[string]any{}
-	for _, n := range numbers {
+	for _, n := range slices.Sorted(maps.Keys(rs.pulls)) {
 		pr := rs.pulls[n]
 		for _, c := range append([]string{pr.Head.Commit}, pr.Commits...) {
 			if rs.r.ResolveSHA(c) == sha {

@@ -86,7 +86,6 @@ const serverMillis = `CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGIN
 // pgLocks takes leases in verdict_lease.
 type pgLocks struct {
 	pool   *pgxpool.Pool
-	schema string
 	client string        // this process's River client ID
 	ttl    time.Duration // how long a lease lasts unrenewed
 	// state tells whether another process still runs (see liveness).
@@ -118,8 +117,9 @@ func (l *pgLocks) loseAll() {
 
 func (p *pgLock) markLost() { p.lose.Do(func() { close(p.lostc) }) }
 
-func (l *pgLocks) tryLock(ctx context.Context, key string) (prLock, bool, error) {
-	name := l.schema + "/" + key
+func (l *pgLocks) tryLock(ctx context.Context, name string) (prLock, bool, error) {
+	// The table is the schema's own: deployments sharing a database in
+	// different schemas never meet.
 	holder := l.client + "/" + token()
 	sent := time.Now()
 	var got string
@@ -135,7 +135,7 @@ func (l *pgLocks) tryLock(ctx context.Context, key string) (prLock, bool, error)
 			return nil, false, err
 		}
 	case err != nil:
-		return nil, false, fmt.Errorf("taking the lock on %s: %w", key, err)
+		return nil, false, fmt.Errorf("taking the lock on %s: %w", name, err)
 	}
 	pl := &pgLock{l: l, name: name, holder: holder, lostc: make(chan struct{}), stop: make(chan struct{})}
 	l.mu.Lock()

@@ -239,7 +239,7 @@ func New(ctx context.Context, st *store.Store, opt Options) (*Queue, error) {
 		}
 		if err == nil {
 			q.live = &liveness{pool: st.Pgx(), schema: q.schema, client: q.eng.clientID(), check: opt.LockCheck, stale: opt.Lease, log: q.log}
-			locks := &pgLocks{pool: st.Pgx(), schema: q.schema, client: q.eng.clientID(), ttl: opt.Lease, state: q.live.state}
+			locks := &pgLocks{pool: st.Pgx(), client: q.eng.clientID(), ttl: opt.Lease, state: q.live.state}
 			q.live.broke, q.locks = locks.loseAll, locks
 		}
 	default:

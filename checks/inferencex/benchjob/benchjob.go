@@ -17,13 +17,16 @@ package benchjob
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"path"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 
@@ -309,47 +312,95 @@ func describe(f map[string]any) string {
 	return strings.Join(parts, " ")
 }
 
+// Runner dry-runs the jobs of one repository at one commit, reading each
+// of its benchmark workflows once however many jobs it runs (a change
+// set's configs run up to a dozen each). Safe for concurrent use.
+type Runner struct {
+	files trace.Files
+	mu    sync.Mutex
+	read  map[string]workflow
+}
+
+// workflow is what a dry run takes from a benchmark workflow.
+type workflow struct {
+	env  map[string]string
+	step launchStep
+}
+
+// NewRunner returns a Runner over files.
+func NewRunner(files trace.Files) *Runner {
+	return &Runner{files: files, read: map[string]workflow{}}
+}
+
+// Files is the repository r runs jobs of.
+func (r *Runner) Files() trace.Files { return r.files }
+
 // Run dry-runs a job from its launcher down, the repository at Root. The
 // job runs with its workflow's own environment (WorkflowEnv) and its launch
 // step's under the job's, starting at that step's script when the
 // launcher it calls is there.
 func Run(ctx context.Context, files trace.Files, j Job, opt trace.Options) *trace.Trace {
-	wf, step := setUp(ctx, files, j, &opt)
-	if exists, _ := files.Stat(ctx, path.Clean(j.Launcher)); step.run != "" && exists {
+	return NewRunner(files).Run(ctx, j, opt)
+}
+
+// Run is the package's Run with r's files.
+func (r *Runner) Run(ctx context.Context, j Job, opt trace.Options) *trace.Trace {
+	wf, step := r.setUp(ctx, j, &opt)
+	if exists, _ := r.files.Stat(ctx, path.Clean(j.Launcher)); step.run != "" && exists {
 		// The job starts where the workflow starts it: the step's own
 		// script (which may set what the launcher reads, RESULT_FILENAME)
 		// calls the launcher. GitHub runs it with bash -e.
 		text := strings.Repeat("\n", step.line) + "set -e\n" + expandExprs(step.run, opt.Env)
-		return trace.Run(ctx, stepFiles{Files: files, path: wf, text: text}, wf, opt)
+		return trace.Run(ctx, stepFiles{Files: r.files, path: wf, text: text}, wf, opt)
 	}
-	return trace.Run(ctx, files, path.Clean(j.Launcher), opt)
+	return trace.Run(ctx, r.files, path.Clean(j.Launcher), opt)
 }
 
 // RunScript dry-runs a job's benchmark script itself, with the
 // environment Run gives the launcher: for a runner with no launcher in
 // the repository (one that starts its scripts otherwise).
-func RunScript(ctx context.Context, files trace.Files, j Job, script string, opt trace.Options) *trace.Trace {
-	setUp(ctx, files, j, &opt)
-	return trace.Run(ctx, files, script, opt)
+func (r *Runner) RunScript(ctx context.Context, j Job, script string, opt trace.Options) *trace.Trace {
+	r.setUp(ctx, j, &opt)
+	return trace.Run(ctx, r.files, script, opt)
+}
+
+// workflow reads and parses the workflow at p once. A read that fails for
+// another reason than its absence (the context, the network) is not kept.
+func (r *Runner) workflow(ctx context.Context, p string) workflow {
+	r.mu.Lock()
+	w, ok := r.read[p]
+	r.mu.Unlock()
+	if ok {
+		return w
+	}
+	data, err := r.files.ReadFile(ctx, p)
+	if err == nil {
+		w.env, w.step = readWorkflow(data)
+	}
+	if err == nil || errors.Is(err, fs.ErrNotExist) {
+		r.mu.Lock()
+		r.read[p] = w
+		r.mu.Unlock()
+	}
+	return w
 }
 
 // setUp gives opt the job's root and environment: its workflow's, the
 // launch step's (resolved), the job's own, and what opt already held; it
 // returns the workflow's path and its launch step.
-func setUp(ctx context.Context, files trace.Files, j Job, opt *trace.Options) (string, launchStep) {
+func (r *Runner) setUp(ctx context.Context, j Job, opt *trace.Options) (string, launchStep) {
 	opt.Root = Root
-	env := map[string]string{}
-	wf := singleNodeWorkflow
+	p := singleNodeWorkflow
 	if j.Env["IS_MULTINODE"] == "true" {
-		wf = multiNodeWorkflow
+		p = multiNodeWorkflow
 	}
-	var step launchStep
-	if data, err := files.ReadFile(ctx, wf); err == nil {
-		maps.Copy(env, WorkflowEnv(data))
-		step = launchStepOf(data)
+	wf := r.workflow(ctx, p)
+	env := maps.Clone(wf.env)
+	if env == nil {
+		env = map[string]string{}
 	}
 	maps.Copy(env, j.Env)
-	for k, v := range step.resolvedEnv(j.Env) {
+	for k, v := range wf.step.resolvedEnv(j.Env) {
 		if _, set := j.Env[k]; !set {
 			env[k] = v
 		}
@@ -365,7 +416,7 @@ func setUp(ctx context.Context, files trace.Files, j Job, opt *trace.Options) (s
 	if opt.Provided == nil {
 		opt.Provided = modelStorage
 	}
-	return wf, step
+	return p, wf.step
 }
 
 // launchStep is the workflow step that starts the launcher: its script and
@@ -376,14 +427,16 @@ type launchStep struct {
 	env  map[string]string
 }
 
-// launchStepOf finds the step of data (a workflow) whose run names
-// runners/launch_…; the zero launchStep when there is none or the
-// workflow does not read.
-func launchStepOf(data []byte) launchStep {
+// readWorkflow reads a workflow once: the literal part of its top-level
+// env (see WorkflowEnv) and the step of its jobs whose run names
+// runners/launch_… (the zero launchStep when there is none). A workflow
+// that does not read gives nothing; a part of the wrong shape is skipped.
+func readWorkflow(data []byte) (map[string]string, launchStep) {
 	if yamlx.CheckDepth(string(data)) != nil {
-		return launchStep{}
+		return nil, launchStep{}
 	}
 	var doc struct {
+		Env  map[string]any `yaml:"env"`
 		Jobs map[string]struct {
 			Steps []struct {
 				Run yaml.Node      `yaml:"run"`
@@ -391,8 +444,15 @@ func launchStepOf(data []byte) launchStep {
 			} `yaml:"steps"`
 		} `yaml:"jobs"`
 	}
-	if yaml.Unmarshal(data, &doc) != nil {
-		return launchStep{}
+	var typeErr *yaml.TypeError
+	if err := yaml.Unmarshal(data, &doc); err != nil && !errors.As(err, &typeErr) {
+		return nil, launchStep{}
+	}
+	env := map[string]string{}
+	for k, v := range doc.Env {
+		if s, ok := scalar(v); ok && !strings.Contains(s, "${{") {
+			env[k] = s
+		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(doc.Jobs)) {
 		for _, st := range doc.Jobs[name].Steps {
@@ -404,15 +464,23 @@ func launchStepOf(data []byte) launchStep {
 				ls.line-- // a plain or quoted script starts on its key's line
 			}
 			for k, v := range st.Env {
-				switch v.(type) {
-				case string, int, float64, bool:
-					ls.env[k] = fmt.Sprint(v)
+				if s, ok := scalar(v); ok {
+					ls.env[k] = s
 				}
 			}
-			return ls
+			return env, ls
 		}
 	}
-	return launchStep{}
+	return env, launchStep{}
+}
+
+// scalar is a YAML value that is a string, number or boolean, as text.
+func scalar(v any) (string, bool) {
+	switch v.(type) {
+	case string, int, float64, bool:
+		return fmt.Sprint(v), true
+	}
+	return "", false
 }
 
 // resolvedEnv is the step's env with its expressions resolved against job
@@ -492,29 +560,8 @@ const (
 // generator's inputs, supplies those it can know. An unreadable workflow
 // gives nothing.
 func WorkflowEnv(data []byte) map[string]string {
-	if yamlx.CheckDepth(string(data)) != nil {
-		return nil
-	}
-	var doc struct {
-		Env map[string]any `yaml:"env"`
-	}
-	if yaml.Unmarshal(data, &doc) != nil {
-		return nil
-	}
-	out := map[string]string{}
-	for k, v := range doc.Env {
-		switch v.(type) {
-		case string, int, float64, bool:
-		default:
-			continue
-		}
-		s := fmt.Sprint(v)
-		if strings.Contains(s, "${{") {
-			continue
-		}
-		out[k] = s
-	}
-	return out
+	env, _ := readWorkflow(data)
+	return env
 }
 
 // ghExpr is one ${{ … }} expression of a workflow.

@@ -351,22 +351,40 @@ func (r *run) script(ctx context.Context, abs, text string, args, env []string, 
 	return 1, r.halt(fmt.Errorf("%s: %w", r.rel(abs), err))
 }
 
-// subshellFuncs rewrites functions whose body is a subshell, f() ( ... ),
-// into ones whose body is a block, their own exits becoming returns: the
-// interpreter loses track of being in a function inside the subshell and
-// refuses their local declarations. A dry run loses only the isolation of
-// the function's variables, which it does not need. The text is edited in
-// place, so every line keeps its number; a text that does not parse is
-// returned as it is.
+// edit replaces n bytes of a script's text at offset at.
+type edit struct {
+	at, n int
+	with  string
+}
+
+// applyEdits makes edits (from one parse of text, not overlapping).
+func applyEdits(text string, edits []edit) string {
+	slices.SortFunc(edits, func(a, b edit) int { return b.at - a.at })
+	for _, e := range edits {
+		if e.at+e.n <= len(text) {
+			text = text[:e.at] + e.with + text[e.at+e.n:]
+		}
+	}
+	return text
+}
+
+// subshellFuncs is subshellEdits made on text (as it is when it does not
+// parse).
 func subshellFuncs(text string) string {
 	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(text), "")
 	if err != nil {
 		return text
 	}
-	type edit struct {
-		at, n int
-		with  string
-	}
+	return applyEdits(text, subshellEdits(text, file))
+}
+
+// subshellEdits rewrite functions whose body is a subshell, f() ( ... ),
+// into ones whose body is a block, their own exits becoming returns: the
+// interpreter loses track of being in a function inside the subshell and
+// refuses their local declarations. A dry run loses only the isolation of
+// the function's variables, which it does not need. Every line keeps its
+// number.
+func subshellEdits(text string, file *syntax.File) []edit {
 	var edits []edit
 	syntax.Walk(file, func(n syntax.Node) bool {
 		fd, ok := n.(*syntax.FuncDecl)
@@ -399,24 +417,20 @@ func subshellFuncs(text string) string {
 		}
 		return true
 	})
-	if len(edits) == 0 {
-		return text
-	}
-	slices.SortFunc(edits, func(a, b edit) int { return b.at - a.at })
-	for _, e := range edits {
-		if e.at+e.n <= len(text) {
-			text = text[:e.at] + e.with + text[e.at+e.n:]
-		}
-	}
-	return text
+	return edits
 }
 
 // prepare edits a script's text for the interpreter, keeping every line
-// where it is: functions with subshell bodies run as blocks, redirects of
-// file descriptors past 2 go, and PIPESTATUS, which the interpreter does
-// not keep, is set ahead for a script that reads it.
+// where it is: associative keys quoted (assocKeys), then, from one parse,
+// functions with subshell bodies run as blocks and redirects of file
+// descriptors past 2 gone; and PIPESTATUS, which the interpreter does not
+// keep, set ahead for a script that reads it. A text that does not parse
+// keeps its functions and redirects, and the interpreter says why.
 func prepare(text string) string {
-	text = highFDs(subshellFuncs(assocKeys(text)))
+	text = assocKeys(text)
+	if file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(text), ""); err == nil {
+		text = applyEdits(text, append(subshellEdits(text, file), highFDEdits(text, file)...))
+	}
 	if strings.Contains(text, "PIPESTATUS") {
 		// Every command of a dry run succeeds, so every pipeline's
 		// statuses are zeros; set -u would otherwise stop the script.
@@ -490,18 +504,13 @@ func assocIndexes(text string) string {
 	return text
 }
 
-// highFDs blanks the redirects of file descriptors past 2 (exec 9>lock,
-// { …; } 9>lock, flock's >&9, bash's {fd}>file), which the interpreter
-// refuses ("unsupported redirect fd"), so a script taking a lock runs on.
-// A dry run loses only the descriptor: the lock it guards is uncontended,
-// and flock answers from the stubs. The text is edited in place, each
-// redirect replaced by as many spaces; one that spans lines is left, and
-// a text that does not parse is returned as it is.
-func highFDs(text string) string {
-	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(text), "")
-	if err != nil {
-		return text
-	}
+// highFDEdits blank the redirects of file descriptors past 2 (exec
+// 9>lock, { …; } 9>lock, flock's >&9, bash's {fd}>file), which the
+// interpreter refuses ("unsupported redirect fd"), so a script taking a
+// lock runs on. A dry run loses only the descriptor: the lock it guards is
+// uncontended, and flock answers from the stubs. Each redirect becomes as
+// many spaces; one that spans lines is left.
+func highFDEdits(text string, file *syntax.File) []edit {
 	high := func(s string) bool {
 		if strings.HasPrefix(s, "{") && strings.HasSuffix(s, "}") {
 			return true // {fd}>file: bash picks a descriptor past 9
@@ -509,7 +518,7 @@ func highFDs(text string) string {
 		n, err := strconv.Atoi(s)
 		return err == nil && n > 2
 	}
-	var spans [][2]int
+	var edits []edit
 	syntax.Walk(file, func(n syntax.Node) bool {
 		r, ok := n.(*syntax.Redirect)
 		if !ok || r.Word == nil {
@@ -521,23 +530,14 @@ func highFDs(text string) string {
 			if r.N != nil {
 				start = r.N.Pos()
 			}
-			spans = append(spans, [2]int{int(start.Offset()), int(r.Word.End().Offset())})
+			from, to := int(start.Offset()), int(r.Word.End().Offset())
+			if from < to && to <= len(text) && !strings.ContainsRune(text[from:to], '\n') {
+				edits = append(edits, edit{from, to - from, strings.Repeat(" ", to-from)})
+			}
 		}
 		return true
 	})
-	if len(spans) == 0 {
-		return text
-	}
-	b := []byte(text)
-	for _, sp := range spans {
-		if sp[1] > len(b) || sp[0] >= sp[1] || strings.ContainsRune(string(b[sp[0]:sp[1]]), '\n') {
-			continue
-		}
-		for i := sp[0]; i < sp[1]; i++ {
-			b[i] = ' '
-		}
-	}
-	return string(b)
+	return edits
 }
 
 // halt records the first reason to stop and returns it.

@@ -64,6 +64,9 @@ func (b *builder) traced() {
 			b.cs.DryRunGaps = append(b.cs.DryRunGaps, DryRunGap{Config: e.Key, Why: fmt.Sprintf("not run dry: the change set affects more than %d single-node configs", maxTracedConfigs)})
 		}
 	}
+	// One runner per commit: each reads its benchmark workflows once.
+	head := benchjob.NewRunner(files)
+	base := benchjob.NewRunner(readerFiles{reader: b.reader, ref: b.base, root: b.layout.Root})
 	// Configs are run side by side: a dry run waits on reads of files the
 	// static reading did not need (the base's launcher and scripts).
 	deadline := time.Now().Add(dryRunBudget)
@@ -75,7 +78,7 @@ func (b *builder) traced() {
 			gaps[i] = []DryRunGap{{Config: targets[i].e.Key, Why: fmt.Sprintf("not run dry: the change set's %v of dry runs were spent", dryRunBudget)}}
 			return
 		}
-		settings[i], runs[i], gaps[i] = b.dryRunConfig(files, targets[i].e, targets[i].script, labels)
+		settings[i], runs[i], gaps[i] = b.dryRunConfig(head, base, targets[i].e, targets[i].script, labels)
 	})
 	for i, t := range targets {
 		b.cs.DryRunGaps = append(b.cs.DryRunGaps, gaps[i]...)
@@ -96,7 +99,8 @@ const dryRunsAtOnce = 4
 
 // dryRunConfig runs a config's jobs dry at H (and, where the config was
 // there, at the base) and returns its servers' settings and its commands.
-func (b *builder) dryRunConfig(files readerFiles, e *repo.ConfigEntry, script string, labels map[string][]string) ([]repo.Setting, DryRun, []DryRunGap) {
+func (b *builder) dryRunConfig(head, base *benchjob.Runner, e *repo.ConfigEntry, script string, labels map[string][]string) ([]repo.Setting, DryRun, []DryRunGap) {
+	files := head.Files()
 	var settings []repo.Setting
 	var dr DryRun
 	var gaps []DryRunGap
@@ -111,12 +115,12 @@ func (b *builder) dryRunConfig(files readerFiles, e *repo.ConfigEntry, script st
 		opt := trace.Options{MaxSteps: traceSteps, Timeout: traceTimeout}
 		var tr *trace.Trace
 		if exists, _ := files.Stat(ctx, j.Launcher); exists {
-			tr = benchjob.Run(ctx, files, j, opt)
+			tr = head.Run(ctx, j, opt)
 		} else if script != "" {
 			// No launcher for the runner (a repository that starts its
 			// scripts otherwise): the script the config names, with the
 			// job's environment.
-			tr = benchjob.RunScript(ctx, files, j, strings.TrimPrefix(script, b.layout.Root), opt)
+			tr = head.RunScript(ctx, j, strings.TrimPrefix(script, b.layout.Root), opt)
 		}
 		if tr != nil {
 			bounded(tr, j, "")
@@ -126,8 +130,8 @@ func (b *builder) dryRunConfig(files readerFiles, e *repo.ConfigEntry, script st
 					Why: "the dry run ended before starting a server" + why})
 			}
 			dr.Head = append(dr.Head, b.commands(tr)...)
-			if base, ok := b.cs.MasterBase[e.Key]; ok && b.base != "" {
-				if btr := b.runAtBase(ctx, base, j, labels); btr != nil {
+			if baseEntry, ok := b.cs.MasterBase[e.Key]; ok && b.base != "" {
+				if btr := b.runAtBase(ctx, base, baseEntry, j, labels); btr != nil {
 					bounded(btr, j, " at the base")
 					dr.Base, dr.Based = append(dr.Base, b.commands(btr)...), true
 				}
@@ -235,8 +239,8 @@ func (b *builder) commands(tr *trace.Trace) []DryCommand {
 
 // runAtBase runs the job of the base's entry of the config, its launcher
 // read at the base.
-func (b *builder) runAtBase(ctx context.Context, e *repo.ConfigEntry, headJob benchjob.Job, labels map[string][]string) *trace.Trace {
-	files := readerFiles{reader: b.reader, ref: b.base, root: b.layout.Root}
+func (b *builder) runAtBase(ctx context.Context, run *benchjob.Runner, e *repo.ConfigEntry, headJob benchjob.Job, labels map[string][]string) *trace.Trace {
+	files := run.Files()
 	for _, j := range benchjob.Jobs(e, labels) {
 		if j.Launcher != headJob.Launcher || j.Point != headJob.Point {
 			continue
@@ -244,7 +248,7 @@ func (b *builder) runAtBase(ctx context.Context, e *repo.ConfigEntry, headJob be
 		if exists, _ := files.Stat(ctx, j.Launcher); !exists {
 			return nil
 		}
-		return benchjob.Run(ctx, files, j, trace.Options{MaxSteps: traceSteps, Timeout: traceTimeout})
+		return run.Run(ctx, j, trace.Options{MaxSteps: traceSteps, Timeout: traceTimeout})
 	}
 	return nil
 }
