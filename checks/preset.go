@@ -48,6 +48,14 @@ type Preset struct {
 	// problem found; with any, the repository's configuration is invalid
 	// and nothing is verified. Nil: the preset takes no settings of its own.
 	Configure func(pr *PR, file []byte) []ConfigProblem
+	// Settings, when set, are the top-level keys of the configuration file
+	// the preset takes beside the app's (Configure reads them): the app
+	// validates them and publishes them in its schema.
+	Settings *Settings
+	// Escalation, when set, is the paragraph a verdict leads with when a
+	// row that escalates (Check.Escalates) WARNs: what is asked, and of
+	// whom, from the settings Configure read onto pr. Markdown.
+	Escalation func(pr *PR) Text
 	// Owners reads the ownership rules: the CODEOWNERS file at the base
 	// tip, which decides whether a pull request needs a sign-off at all
 	// (the app's gate), and the core team whose files need none. The
@@ -66,10 +74,27 @@ type Preset struct {
 	// slash, e.g. "use"): the app acknowledges a command only in a
 	// repository whose preset takes it.
 	Commands []string
+	// Reuse, when set, decides the reuse commands ("use" in Commands): who
+	// may give one and whether the run a request names may be reused. The
+	// app answers the command (reaction, reply); the preset decides. Nil
+	// takes no reuse commands: the app leaves them unanswered.
+	Reuse *ReuseRules
 	// Remind, when set, decides whether a newly opened pull request gets
-	// the reminder of what its sign-off will need, and says what the
-	// reminder links to. Nil sends none.
+	// the reminder of what its sign-off will need, and what it links to
+	// and says. Nil sends none.
 	Remind func(ctx context.Context, pr *PR) (Reminder, bool, error)
+	// Sample writes the sign-off a code owner of the change would post,
+	// opening with phrase (the repository's sign-off phrase, which the app
+	// reads for every preset): a replay of merged history has no real
+	// sign-off at hand. A checklist or ownership file it cannot read
+	// leaves the sign-off without what it would give, for the rows to
+	// report; the error is for what stops it writing one at all. Nil: the
+	// preset cannot write one, and the replay says so instead of verifying.
+	Sample func(ctx context.Context, pr *PR, phrase string) (SampleSignOff, error)
+	// Inputs reports, once the rows have run, what they could not read of
+	// the change and its changelog as they read it, for the replay's
+	// report (building what no row built). Nil: the preset reports none.
+	Inputs func(ctx context.Context, pr *PR) (Inputs, error)
 }
 
 // Owners is where a repository's ownership rules are.
@@ -88,12 +113,31 @@ type Owners struct {
 	CoreTeam string
 }
 
-// Reminder is what the reminder on a new pull request points at:
-// repository paths of the checklist and of CODEOWNERS, and the labels that
-// steer the sweep ("" when the preset has none).
+// Reminder is the reminder on a new pull request of what its sign-off will
+// need: the repository paths it links (the checklist, CODEOWNERS) and its
+// text, which the preset writes from what the app works out.
 type Reminder struct {
-	Checklist, CodeOwners        string
-	FailFastLabel, ContinueLabel string
+	Checklist, CodeOwners string
+	// Text writes the reminder in both languages (Markdown), without the
+	// marker the app adds.
+	Text func(ReminderFacts) Text
+}
+
+// ReminderFacts are what the app works out for a reminder; the app checks
+// them (a login, https links, a phrase without backticks) before the
+// preset writes them into Markdown.
+type ReminderFacts struct {
+	// Author is the pull request's author without "@"; "" leaves the
+	// greeting unaddressed.
+	Author string
+	// ShowReview: a changed file has an owner other than a repository
+	// admin or the core team, so the author must ask for a sign-off.
+	ShowReview bool
+	// CodeOwnersURL and ChecklistURL link the two files on the default
+	// branch.
+	CodeOwnersURL, ChecklistURL string
+	// SignOffPhrase is the repository's sign-off phrase.
+	SignOffPhrase string
 }
 
 // ConfigProblem is one defect of a preset's settings, at its line.
@@ -244,4 +288,13 @@ func commit12(sha string) string {
 // verbatim shows an error's English text inside Chinese prose.
 func verbatim(s string) string {
 	return "`" + strings.ReplaceAll(s, "`", "'") + "`"
+}
+
+// EscalationOf is the preset's escalation paragraph for pr; empty when the
+// preset has none.
+func (p *Preset) EscalationOf(pr *PR) Text {
+	if p.Escalation == nil {
+		return Text{}
+	}
+	return p.Escalation(pr)
 }

@@ -23,8 +23,6 @@ import (
 	"github.com/verdict-bot/verdict/app/scope"
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/format/signoff"
-	infxrepo "github.com/verdict-bot/verdict/checks/inferencex/repo"
-	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
 )
 
 // Request names a change in a local repository.
@@ -64,15 +62,14 @@ type Request struct {
 type Change struct {
 	PR     *checks.PR
 	Config repoconfig.Config
-	Layout infxrepo.Layout
 	Source *gitsource.Change
 	preset *checks.Preset
 	track  *tracker
 	signed bool
 }
 
-// Prepare pins the change's commits, reads the repository's settings and
-// layout at the trusted revision and builds what the checks receive.
+// Prepare pins the change's commits, reads the repository's settings at the
+// trusted revision, chooses the preset and builds what the checks receive.
 func Prepare(ctx context.Context, repo *gitsource.Repo, req Request) (*Change, error) {
 	if req.Base == "" {
 		return nil, errors.New("a base revision is required")
@@ -110,7 +107,7 @@ func Prepare(ctx context.Context, repo *gitsource.Repo, req Request) (*Change, e
 	git := repo.Change(mergeBase, head)
 	src := newTracker(git)
 
-	cfg, err := repoconfig.Load(ctx, src, def)
+	cfg, err := repoconfig.Load(ctx, src, def, req.Presets)
 	if err != nil {
 		return nil, err
 	}
@@ -148,13 +145,7 @@ func Prepare(ctx context.Context, repo *gitsource.Repo, req Request) (*Change, e
 	if err != nil {
 		return nil, err
 	}
-	// The replay's synthesized sign-off and reader problems read the
-	// InferenceX layout (facts.go).
-	layout, err := infxrepo.LayoutFact.Of(ctx, pr)
-	if err != nil {
-		return nil, err
-	}
-	c := &Change{PR: pr, Config: cfg, Layout: layout, Source: git, preset: preset, track: src}
+	c := &Change{PR: pr, Config: cfg, Source: git, preset: preset, track: src}
 	if req.SignOff != nil {
 		c.SetSignOff(*req.SignOff, req.Signer)
 	}
@@ -231,7 +222,7 @@ func (c *Change) Verify(ctx context.Context, force bool) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	rows := checks.Run(ctx, reg, c.PR, c.Config.Settings.Enabled)
+	rows := checks.Run(ctx, reg, c.PR, c.Config.Enabled)
 	for i := range rows {
 		rows[i].Result.Reason.ZH = strings.ReplaceAll(rows[i].Result.Reason.ZH, gitsource.Unavailable, gitsource.UnavailableZH)
 	}
@@ -246,7 +237,7 @@ func (c *Change) Verify(ctx context.Context, force bool) (Outcome, error) {
 		Preset:     c.preset,
 		Rows:       rows,
 		Overall:    checks.Decide(rows),
-		Escalation: c.Config.EscalationHandles,
+		Escalation: c.preset.EscalationOf(c.PR),
 	}
 	if keys, ok := c.preset.AffectedOf(c.PR); ok {
 		out.Verdict.AffectedConfigs = keys
@@ -265,9 +256,4 @@ func (c *Change) Verify(ctx context.Context, force bool) (Outcome, error) {
 		}
 	}
 	return out, nil
-}
-
-// ChangeSet is the change-set model the checks used (built on first use).
-func (c *Change) ChangeSet(ctx context.Context) (*changeset.Model, error) {
-	return changeset.Fact.Of(ctx, c.PR)
 }

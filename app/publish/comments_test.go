@@ -170,7 +170,12 @@ func TestPatchErrorsPropagate(t *testing.T) {
 
 func TestPostOnce(t *testing.T) {
 	e := newEnv(t)
-	body, err := render.WelcomeMarkdown(render.Welcome{SignOffPhrase: "As a PR reviewer", FailFastLabel: "a", ContinueLabel: "b", RerunDocsURL: "https://docs.example/rerun"})
+	body, err := render.WelcomeMarkdown(render.Welcome{
+		ReminderFacts: checks.ReminderFacts{SignOffPhrase: "As a PR reviewer"},
+		Text: func(checks.ReminderFacts) checks.Text {
+			return checks.T("Before it can merge: ask for a sign-off.", "")
+		},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -77,7 +77,7 @@ func rows(over map[int]checks.Status) []checks.Outcome {
 func (e *env) body(key, sha string, over map[int]checks.Status) render.Body {
 	e.t.Helper()
 	rs := rows(over)
-	v := render.Verdict{Key: key, Author: "owner-a", HeadSHA: sha, Preset: inferencex.Preset, Rows: rs, Overall: checks.Decide(rs), Escalation: []string{"@m-a"}}
+	v := render.Verdict{Key: key, Author: "owner-a", HeadSHA: sha, Preset: inferencex.Preset, Rows: rs, Overall: checks.Decide(rs), Escalation: checks.T("escalated to @m-a", "")}
 	b, err := render.Render(v)
 	if err != nil {
 		e.t.Fatalf("render: %v", err)

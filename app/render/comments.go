@@ -1,8 +1,8 @@
 package render
 
 import (
+	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -13,48 +13,50 @@ import (
 // contains it means the reminder was already posted.
 const WelcomeMarker = "<!-- recipe-reminder -->"
 
-// Welcome is the data of the recipe reminder.
+// Welcome is the reminder a preset writes on a new pull request
+// (checks.Reminder), with what the app worked out for it.
 type Welcome struct {
-	// Author is the PR author's login; "" leaves the greeting unaddressed.
-	Author string
-	// ShowReview adds the Review bullet; it is set when a changed file has an
-	// owner other than a repository admin or the core team.
-	ShowReview    bool
-	CodeownersURL string
-	ChecklistURL  string
-	SignOffPhrase string
-	// FailFastLabel and ContinueLabel are the sweep labels to recommend
-	// (InferenceX: full-sweep-fail-fast and full-sweep-enabled).
-	FailFastLabel string
-	ContinueLabel string
-	RerunDocsURL  string
+	checks.ReminderFacts
+	// Text writes the reminder; the renderer adds the marker line and
+	// wraps the Chinese in <details>.
+	Text func(checks.ReminderFacts) checks.Text
 }
 
-// WelcomeMarkdown renders the recipe reminder: marker line, English bullets,
-// Chinese bullets in <details>.
+// WelcomeMarkdown renders the reminder: marker line, English, Chinese in
+// <details>. The facts are checked first, since the preset writes them
+// into Markdown: a login, https links that cannot break out of a link, and
+// a phrase that cannot break out of code.
 func WelcomeMarkdown(w Welcome) (string, error) {
-	if w.Author != "" && !loginRE.MatchString(strings.TrimPrefix(w.Author, "@")) {
-		return "", fmt.Errorf("invalid PR author %q", w.Author)
+	f := w.ReminderFacts
+	if f.Author != "" && !loginRE.MatchString(strings.TrimPrefix(f.Author, "@")) {
+		return "", fmt.Errorf("invalid PR author %q", f.Author)
 	}
-	w.Author = strings.TrimPrefix(w.Author, "@")
-	for _, f := range []struct{ name, v string }{
-		{"sign-off phrase", w.SignOffPhrase}, {"fail-fast label", w.FailFastLabel},
-		{"continue label", w.ContinueLabel},
-	} {
-		if strings.TrimSpace(f.v) == "" || strings.ContainsAny(f.v, "`\n") {
-			return "", fmt.Errorf("welcome comment: invalid %s %q", f.name, f.v)
+	f.Author = strings.TrimPrefix(f.Author, "@")
+	if strings.TrimSpace(f.SignOffPhrase) == "" || strings.ContainsAny(f.SignOffPhrase, "`\n") {
+		return "", fmt.Errorf("welcome comment: invalid sign-off phrase %q", f.SignOffPhrase)
+	}
+	if f.ShowReview {
+		for _, u := range []string{f.CodeOwnersURL, f.ChecklistURL} {
+			if !linkURL(u) {
+				return "", fmt.Errorf("welcome comment: invalid link %q", u)
+			}
 		}
 	}
-	urls := []string{w.RerunDocsURL}
-	if w.ShowReview {
-		urls = append(urls, w.CodeownersURL, w.ChecklistURL)
+	if w.Text == nil {
+		return "", errors.New("welcome comment: the preset writes no text")
 	}
-	for _, u := range urls {
-		if !linkURL(u) {
-			return "", fmt.Errorf("welcome comment: invalid link %q", u)
-		}
+	t := w.Text(f)
+	if strings.TrimSpace(t.EN) == "" {
+		return "", errors.New("welcome comment: the preset wrote an empty reminder")
 	}
-	return bilingual(WelcomeMarker, "welcome", w)
+	if t.ZH == "" {
+		t.ZH = t.EN
+	}
+	block, err := chineseBlock(strings.Trim(t.ZH, "\n"))
+	if err != nil {
+		return "", err
+	}
+	return WelcomeMarker + "\n" + strings.Trim(t.EN, "\n") + "\n\n" + block, nil
 }
 
 // linkURL accepts an https URL that cannot break out of a Markdown link.
@@ -159,28 +161,6 @@ func UnauthorizedReplyMarkdown(r UnauthorizedReply) (string, error) {
 		return "", fmt.Errorf("unauthorized reply: invalid command %q", r.Command)
 	}
 	return bilingual(ReplyMarker(r.CommentID), "unauthorized", r)
-}
-
-// BypassReply confirms that an admin bypass was recorded.
-type BypassReply struct {
-	CommentID int64
-	Actor     string
-	SHA       string // the commit the bypass applies to (full or abbreviated)
-	Reason    string // the admin's own words; neutralized before rendering
-}
-
-var shaPrefixRE = regexp.MustCompile(`^[0-9a-f]{7,40}$`)
-
-// BypassReplyMarkdown renders the bypass confirmation.
-func BypassReplyMarkdown(r BypassReply) (string, error) {
-	if err := replyBasics(r.CommentID, &r.Actor); err != nil {
-		return "", err
-	}
-	if !shaPrefixRE.MatchString(r.SHA) {
-		return "", fmt.Errorf("bypass reply: invalid commit %q", r.SHA)
-	}
-	r.Reason = defang(r.Reason)
-	return bilingual(ReplyMarker(r.CommentID), "bypass", r)
 }
 
 func replyBasics(id int64, actor *string) error {

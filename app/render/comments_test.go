@@ -6,7 +6,9 @@ import (
 	"testing"
 
 	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/checkstest"
 	"github.com/verdict-bot/verdict/checks/inferencex"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo"
 )
 
 func TestJSON(t *testing.T) {
@@ -76,17 +78,26 @@ func TestJSON(t *testing.T) {
 	}
 }
 
+// inferencexReminder is the InferenceX preset's reminder text, as its
+// Remind gives it for a pull request that changes a benchmark script.
+func inferencexReminder(t *testing.T) func(checks.ReminderFacts) checks.Text {
+	src := &checkstest.Source{FilesValue: []checks.ChangedFile{{Path: "benchmarks/run.sh", Status: "modified"}}}
+	pr := checkstest.NewPR(src, checkstest.Fact(repo.LayoutFact, repo.LegacyLayout()))
+	rm, ok, err := inferencex.Preset.Remind(t.Context(), pr)
+	if err != nil || !ok || rm.Text == nil {
+		t.Fatalf("the InferenceX preset sends no reminder: %v, %v", ok, err)
+	}
+	return rm.Text
+}
+
 func TestWelcomeMarkdown(t *testing.T) {
-	w := Welcome{
+	w := Welcome{Text: inferencexReminder(t), ReminderFacts: checks.ReminderFacts{
 		Author:        "contributor-a",
 		ShowReview:    true,
-		CodeownersURL: "https://github.com/o/r/blob/main/.github/CODEOWNERS",
+		CodeOwnersURL: "https://github.com/o/r/blob/main/.github/CODEOWNERS",
 		ChecklistURL:  "https://github.com/o/r/blob/main/.github/PR_REVIEW_CHECKLIST.md",
 		SignOffPhrase: "As a PR reviewer and CODEOWNER, I have reviewed this and have",
-		FailFastLabel: "full-sweep-fail-fast",
-		ContinueLabel: "full-sweep-enabled",
-		RerunDocsURL:  "https://docs.github.com/en/actions/managing-workflow-runs/re-running-workflows-and-jobs",
-	}
+	}}
 	body, err := WelcomeMarkdown(w)
 	if err != nil {
 		t.Fatal(err)
@@ -114,11 +125,12 @@ func TestWelcomeMarkdown(t *testing.T) {
 
 	for name, edit := range map[string]func(*Welcome){
 		"bad author":      func(w *Welcome) { w.Author = "a b" },
-		"empty label":     func(w *Welcome) { w.FailFastLabel = "" },
+		"no text":         func(w *Welcome) { w.Text = nil },
 		"phrase backtick": func(w *Welcome) { w.SignOffPhrase = "a`b" },
-		"review no URL":   func(w *Welcome) { w.CodeownersURL = "" },
+		"review no URL":   func(w *Welcome) { w.CodeOwnersURL = "" },
 		"link breakout":   func(w *Welcome) { w.ChecklistURL = "https://x/a) [click](https://evil" },
-		"not https":       func(w *Welcome) { w.RerunDocsURL = "javascript:alert(1)" },
+		"not https":       func(w *Welcome) { w.ChecklistURL = "javascript:alert(1)" },
+		"empty text":      func(w *Welcome) { w.Text = func(checks.ReminderFacts) checks.Text { return checks.Text{} } },
 	} {
 		bad := w
 		edit(&bad)
@@ -146,11 +158,7 @@ func TestReplies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bypass, err := BypassReplyMarkdown(BypassReply{CommentID: 558, Actor: "admin-a", SHA: "1a2b3c4", Reason: "tight GPU budget <script>"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	golden(t, "replies", strings.Join([]string{accepted, rejected, usage, unauth, bypass}, "\n---\n"))
+	golden(t, "replies", strings.Join([]string{accepted, rejected, usage, unauth}, "\n---\n"))
 
 	if !strings.HasPrefix(accepted, ReplyMarker(555)+"\n") || !strings.HasPrefix(rejected, ReplyMarker(555)+"\n") {
 		t.Error("accepted and rejected replies to one command must share its marker")
@@ -161,9 +169,6 @@ func TestReplies(t *testing.T) {
 	}
 	if !strings.Contains(usage, "`/use <run_id>` or `/reuse-sweep-run [run_id]`") {
 		t.Errorf("usage reply does not show the syntax as code:\n%s", usage)
-	}
-	if strings.Contains(bypass, "<script>") {
-		t.Error("bypass reason not neutralized")
 	}
 
 	for name, f := range map[string]func() error{
@@ -181,10 +186,6 @@ func TestReplies(t *testing.T) {
 		},
 		"unauth no assoc": func() error {
 			_, err := UnauthorizedReplyMarkdown(UnauthorizedReply{CommentID: 1, Actor: "a", Command: "/x", Need: "association"})
-			return err
-		},
-		"bypass bad sha": func() error {
-			_, err := BypassReplyMarkdown(BypassReply{CommentID: 1, Actor: "a", SHA: "HEAD"})
 			return err
 		},
 	} {

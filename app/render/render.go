@@ -47,17 +47,16 @@ type Verdict struct {
 	Preset  *checks.Preset
 	Rows    []checks.Outcome
 	Overall checks.Overall
-	// Escalation are the handles mentioned when a row that escalates WARNs.
-	Escalation []string
+	// Escalation is the paragraph the verdict leads with when a row that
+	// escalates WARNs (the preset's Escalation, Markdown); without one the
+	// verdict cannot be rendered, as its WARN would ask no one.
+	Escalation checks.Text
 	// AdvancedTo is the newer head that was not assessed, "" if none.
 	AdvancedTo string
 	// AffectedConfigs are the config keys the preset judged affected: nil
 	// when unknown (the model was not built), empty when none. Only the JSON
 	// verdict carries them.
 	AffectedConfigs []string
-	// ParetoMinimum is the frontier point count quoted in the escalation
-	// paragraph; 0 means the InferenceX default of 5.
-	ParetoMinimum int
 }
 
 // maxReasonRunes bounds one reason so that sixteen rows in two languages stay
@@ -68,7 +67,6 @@ var (
 	shaRE        = regexp.MustCompile(`^[0-9a-f]{40}$`)
 	loginRE      = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]{0,38}(\[bot\])?$`)
 	statusDashRE = regexp.MustCompile(`: (PASS|FAIL|N/A|WARN) — `)
-	handleRE     = regexp.MustCompile(`^@[A-Za-z0-9][A-Za-z0-9-]{0,38}(/[A-Za-z0-9][A-Za-z0-9._-]*)?$`)
 )
 
 // statusEmoji is the fixed emoji of each row status.
@@ -241,29 +239,18 @@ func (v Verdict) checkInputs() error {
 	if v.Overall == checks.VerdictRejected && !v.localUnsigned() && !loginRE.MatchString(strings.TrimPrefix(v.Author, "@")) {
 		return fmt.Errorf("invalid sign-off author %q for the REJECTED mention", v.Author)
 	}
-	if _, err := handles(v.Escalation); err != nil {
-		return err
-	}
-	if v.ParetoMinimum < 0 {
-		return fmt.Errorf("invalid Pareto minimum %d", v.ParetoMinimum)
+	if v.escalates() && strings.TrimSpace(v.Escalation.EN) == "" {
+		return errors.New("a row that escalates WARNs and the verdict has no escalation paragraph")
 	}
 	return nil
 }
 
-// handles normalizes escalation handles to "@login" or "@org/team".
-func handles(in []string) ([]string, error) {
-	out := make([]string, 0, len(in))
-	for _, h := range in {
-		h = strings.TrimSpace(h)
-		if !strings.HasPrefix(h, "@") {
-			h = "@" + h
-		}
-		if !handleRE.MatchString(h) {
-			return nil, fmt.Errorf("invalid escalation handle %q", h)
-		}
-		out = append(out, h)
-	}
-	return out, nil
+// escalates reports a WARN of a row that escalates.
+func (v Verdict) escalates() bool {
+	return slices.ContainsFunc(v.Rows, func(o checks.Outcome) bool {
+		c, ok := v.Preset.Row(o.Number)
+		return ok && c.Escalates && o.Result.Status == checks.Warn
+	})
 }
 
 // row is the data of one rendered row.
@@ -315,21 +302,12 @@ func (v Verdict) verdictText(l Lang) (string, error) {
 		}
 	}
 
-	if slices.ContainsFunc(rows, func(o checks.Outcome) bool {
-		c, ok := v.Preset.Row(o.Number)
-		return ok && c.Escalates && o.Result.Status == checks.Warn
-	}) {
-		hs, err := handles(v.Escalation)
-		if err != nil {
-			return "", err
+	if v.escalates() {
+		p := v.Escalation.EN
+		if l == ZH && v.Escalation.ZH != "" {
+			p = v.Escalation.ZH
 		}
-		min := v.ParetoMinimum
-		if min == 0 {
-			min = 5
-		}
-		if err := add("escalation", map[string]any{"Handles": hs, "Minimum": min}); err != nil {
-			return "", err
-		}
+		sections = append(sections, strings.TrimSpace(p))
 	}
 	if v.Overall == checks.VerdictRejected && !v.localUnsigned() {
 		data := map[string]any{"Author": strings.TrimPrefix(v.Author, "@"), "Blocking": fails}

@@ -14,6 +14,7 @@ import (
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/checkstest"
 	"github.com/verdict-bot/verdict/checks/inferencex"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
@@ -71,8 +72,18 @@ func with(rows []checks.Outcome, n int, st checks.Status, en, zh string) []check
 func verdictFor(rows []checks.Outcome) Verdict {
 	return Verdict{
 		Key: testKey, Author: "nv-owner-a", HeadSHA: testSHA, Preset: inferencex.Preset, Rows: rows,
-		Overall: checks.Decide(rows), Escalation: []string{"@maintainer-a", "maintainer-b"},
+		Overall: checks.Decide(rows), Escalation: escalationFor("@maintainer-a", "maintainer-b"),
 	}
+}
+
+// escalationFor is the InferenceX preset's escalation paragraph with
+// handles configured.
+func escalationFor(handles ...string) checks.Text {
+	pr := &checks.PR{}
+	s := repo.Defaults()
+	s.EscalationHandles = handles
+	repo.SettingsParam.Set(pr, &s)
+	return inferencex.Preset.EscalationOf(pr)
 }
 
 func golden(t *testing.T, name, got string) {
@@ -239,7 +250,11 @@ func TestMarkdownRejectsBadInputBeforeRendering(t *testing.T) {
 		{"short sha", func(v *Verdict) { v.HeadSHA = "1a2b3c4" }},
 		{"uppercase sha", func(v *Verdict) { v.HeadSHA = strings.ToUpper(testSHA) }},
 		{"bad advanced sha", func(v *Verdict) { v.AdvancedTo = "main" }},
-		{"bad handle", func(v *Verdict) { v.Escalation = []string{"@evil <b>"} }},
+		{"escalating WARN without escalation", func(v *Verdict) {
+			v.Rows = with(v.Rows, 14, checks.Warn, "x", "x")
+			v.Overall = checks.Decide(v.Rows)
+			v.Escalation = checks.Text{}
+		}},
 		{"rejected without author", func(v *Verdict) {
 			v.Rows = with(v.Rows, 1, checks.Fail, "x", "x")
 			v.Overall = checks.VerdictRejected
@@ -428,7 +443,7 @@ func TestWorstCaseBodyFitsInAComment(t *testing.T) {
 	}
 	v := verdictFor(rows)
 	v.AdvancedTo = newSHA
-	v.Escalation = []string{"@a", "@b", "@c", "@d", "@org/team"}
+	v.Escalation = escalationFor("@a", "@b", "@c", "@d", "@org/team")
 	body, err := Markdown(v)
 	if err != nil {
 		t.Fatal(err)

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/verdict-bot/verdict/app/gitsource"
-	"github.com/verdict-bot/verdict/app/localverify"
+	"github.com/verdict-bot/verdict/checks"
 )
 
 // The repository's own tool decides which changelog entries a change adds:
@@ -84,13 +84,14 @@ const toolTimeout = 5 * time.Minute
 // Changelog is the comparison of one pull request's added entries.
 type Changelog struct {
 	// Status is one of:
-	//   untouched  the change does not touch the changelog
-	//   agree      the tool accepted the change and added the same entries
-	//   disagree   the tool accepted the change and added other entries
-	//   refused    the tool refused the change (ToolError says why)
-	//   no-tool    the tool is not in the repository at that commit
-	//   skipped    the comparison was not run (see the report's ToolNote)
-	//   error      the tool could not be run
+	//   untouched     the change does not touch the changelog
+	//   agree         the tool accepted the change and added the same entries
+	//   disagree      the tool accepted the change and added other entries
+	//   refused       the tool refused the change (ToolError says why)
+	//   no-tool       the tool is not in the repository at that commit
+	//   skipped       the comparison was not run (see the report's ToolNote)
+	//   error         the tool could not be run
+	//   no-changelog  the preset keeps no changelog to compare
 	Status    string   `json:"status"`
 	Verdict   []string `json:"verdict,omitempty"`
 	Tool      []string `json:"tool,omitempty"`
@@ -127,14 +128,19 @@ func newChangelogTool(ctx context.Context, repo *gitsource.Repo, python string, 
 	return &changelogTool{repo: repo, python: python, full: full}, ""
 }
 
-func compareChangelog(ctx context.Context, t *changelogTool, p PR, f localverify.Facts) Changelog {
-	c := Changelog{VerdictProblems: f.ChangelogProblems}
-	for _, e := range f.ChangelogAdded {
+// compareChangelog compares the entries the rows took as added to cl (nil
+// when the preset keeps no changelog) with those the tool takes.
+func compareChangelog(ctx context.Context, t *changelogTool, p PR, cl *checks.Changelog) Changelog {
+	if cl == nil {
+		return Changelog{Status: "no-changelog"}
+	}
+	c := Changelog{VerdictProblems: cl.Problems}
+	for _, e := range cl.Added {
 		c.Verdict = append(c.Verdict, entryKey(e.ConfigKeys, e.PRLink))
 	}
 	sort.Strings(c.Verdict)
 	switch {
-	case !f.ChangelogChanged:
+	case !cl.Changed:
 		c.Status = "untouched"
 		if len(c.Verdict) > 0 {
 			// Nothing was added to a changelog the change does not touch.
@@ -145,7 +151,7 @@ func compareChangelog(ctx context.Context, t *changelogTool, p PR, f localverify
 		c.Status = "skipped"
 		return c
 	}
-	entries, status, msg := t.run(ctx, p, f)
+	entries, status, msg := t.run(ctx, p, *cl)
 	c.Status, c.ToolError = status, msg
 	if status != "accepted" {
 		return c
@@ -193,17 +199,17 @@ type toolEntry struct {
 	PRLink     string
 }
 
-func (t *changelogTool) run(ctx context.Context, p PR, f localverify.Facts) ([]toolEntry, string, string) {
-	script := f.Root + toolScript
+func (t *changelogTool) run(ctx context.Context, p PR, cl checks.Changelog) ([]toolEntry, string, string) {
+	script := cl.Root + toolScript
 	if ok, err := t.repo.Exists(ctx, p.SHA, script); err != nil {
 		return nil, "error", err.Error()
 	} else if !ok {
 		return nil, "no-tool", ""
 	}
 	paths := []string{script}
-	for _, in := range append(append([]string(nil), toolInputs...), strings.TrimPrefix(f.Changelog, f.Root)) {
-		if ok, _ := t.repo.Exists(ctx, p.SHA, f.Root+in); ok {
-			paths = append(paths, f.Root+in)
+	for _, in := range append(append([]string(nil), toolInputs...), strings.TrimPrefix(cl.Path, cl.Root)) {
+		if ok, _ := t.repo.Exists(ctx, p.SHA, cl.Root+in); ok {
+			paths = append(paths, cl.Root+in)
 		}
 	}
 	archive, err := t.repo.Archive(ctx, p.SHA, paths...)
@@ -219,9 +225,9 @@ func (t *changelogTool) run(ctx context.Context, p PR, f localverify.Facts) ([]t
 		return nil, "error", err.Error()
 	}
 
-	out, status, msg := t.exec(ctx, dir, script, p, f, !t.full)
+	out, status, msg := t.exec(ctx, dir, script, p, cl, !t.full)
 	if status == "refused" && !t.full {
-		out, status, msg = t.exec(ctx, dir, script, p, f, false)
+		out, status, msg = t.exec(ctx, dir, script, p, cl, false)
 	}
 	if status != "accepted" {
 		return nil, status, msg
@@ -235,17 +241,17 @@ func (t *changelogTool) run(ctx context.Context, p PR, f localverify.Facts) ([]t
 
 // exec runs the tool in the workspace dir, through the entries driver when
 // entriesOnly is set; it returns stdout on acceptance.
-func (t *changelogTool) exec(ctx context.Context, dir, script string, p PR, f localverify.Facts, entriesOnly bool) ([]byte, string, string) {
+func (t *changelogTool) exec(ctx context.Context, dir, script string, p PR, cl checks.Changelog, entriesOnly bool) ([]byte, string, string) {
 	ctx, cancel := context.WithTimeout(ctx, toolTimeout)
 	defer cancel()
 	args := []string{filepath.Join(dir, filepath.FromSlash(script)),
-		"--changelog-file", filepath.Join(dir, filepath.FromSlash(f.Changelog)),
+		"--changelog-file", filepath.Join(dir, filepath.FromSlash(cl.Path)),
 		"--base-ref", p.Parent, "--head-ref", p.SHA}
 	if entriesOnly {
 		args = append([]string{"-c", entriesDriver}, args...)
 	}
 	cmd := exec.CommandContext(ctx, t.python, args...)
-	cmd.Dir = filepath.Join(dir, filepath.FromSlash(f.Root))
+	cmd.Dir = filepath.Join(dir, filepath.FromSlash(cl.Root))
 	// The tool starts "python3" itself: the same interpreter, first on PATH.
 	env := toolEnv([]string{"GIT_DIR=" + t.repo.GitDir(), "GIT_WORK_TREE=" + dir})
 	if filepath.IsAbs(t.python) {

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/verdict-bot/verdict/app/gitsource"
-	"github.com/verdict-bot/verdict/app/localverify"
+	"github.com/verdict-bot/verdict/checks"
 )
 
 // Problem is one input the change-set model could not read or parse.
@@ -50,17 +50,17 @@ var (
 	pathRE   = regexp.MustCompile(`\b[\w.-]+(?:/[\w.-]+)+\b`)
 )
 
-func readerProblem(ctx context.Context, repo *gitsource.Repo, sha string, p localverify.Problem) Problem {
-	out := Problem{Path: p.Path, Reason: p.Err, Kind: p.Kind}
-	if m := lineRE.FindStringSubmatch(p.Err); m != nil {
+func readerProblem(ctx context.Context, repo *gitsource.Repo, sha string, p checks.InputProblem) Problem {
+	out := Problem{Path: p.Path, Reason: p.Reason, Kind: p.Kind}
+	if m := lineRE.FindStringSubmatch(p.Reason); m != nil {
 		out.Line, _ = strconv.Atoi(m[1])
-	} else if i := strings.Index(p.Err, p.Path+":"); i >= 0 {
-		rest := p.Err[i+len(p.Path)+1:]
+	} else if i := strings.Index(p.Reason, p.Path+":"); i >= 0 {
+		rest := p.Reason[i+len(p.Path)+1:]
 		if j := strings.IndexFunc(rest, func(r rune) bool { return r < '0' || r > '9' }); j > 0 {
 			out.Line, _ = strconv.Atoi(rest[:j])
 		}
 	}
-	out.Cause = cause(p.Path, p.Err)
+	out.Cause = cause(p.Path, p.Reason)
 	if p.Ref != "" {
 		// Read at the base or the default branch: it exists or not there.
 		sha = p.Ref

@@ -219,9 +219,13 @@ func replayOne(ctx context.Context, repo *gitsource.Repo, p PR, o Options, tool 
 		res.Error = err.Error()
 		return res
 	}
-	body, signer := ch.SynthesizeSignOff(ctx)
-	ch.SetSignOff(body, signer)
-	res.Signer = signer
+	so, err := ch.SynthesizeSignOff(ctx)
+	if err != nil {
+		res.Error = err.Error()
+		return res
+	}
+	ch.SetSignOff(so.Body, so.Signer)
+	res.Signer = so.Signer
 	out, err := ch.Verify(ctx, true)
 	if err != nil {
 		res.Error = err.Error()
@@ -246,7 +250,7 @@ func replayOne(ctx context.Context, repo *gitsource.Repo, p PR, o Options, tool 
 	for _, pb := range facts.Problems {
 		res.Problems = append(res.Problems, readerProblem(ctx, repo, p.SHA, pb))
 	}
-	res.Changelog = compareChangelog(ctx, tool, p, facts)
+	res.Changelog = compareChangelog(ctx, tool, p, facts.Changelog)
 	return res
 }
 

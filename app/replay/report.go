@@ -366,7 +366,7 @@ func (r *Report) Text(w io.Writer) {
 	}
 
 	fmt.Fprintf(w, "\nChangelog entries added, Verdict vs process_changelog.py: %s.\n",
-		countList(t.Changelog, []string{"agree", "disagree", "refused", "untouched", "no-tool", "skipped", "error"}))
+		countList(t.Changelog, []string{"agree", "disagree", "refused", "untouched", "no-tool", "skipped", "error", "no-changelog"}))
 	if r.ToolNote != "" {
 		fmt.Fprintf(w, "  %s\n", r.ToolNote)
 	}

@@ -34,14 +34,18 @@ func Bind(ctx context.Context, presets []*checks.Preset, cfg Config, pr *checks.
 	return p, nil
 }
 
-// CheckFor validates cfg against preset p: per-row switches for rows p
-// does not have, settings given to a preset that takes none, and p's own
-// problems with its settings, which it reads onto pr (a scratch PR when
-// only validating).
+// CheckFor validates cfg against preset p: keys of another preset,
+// per-row switches for rows p does not have, settings given to a preset
+// that takes none, and p's own problems with its settings, which it reads
+// onto pr (a scratch PR when only validating).
 func CheckFor(p *checks.Preset, cfg Config, pr *checks.PR) []Problem {
 	var probs []Problem
+	for _, k := range foreignKeys(p, cfg.file) {
+		probs = append(probs, problem(k.Line, k.Column, k.Value, msg(
+			"%s: the %s preset does not take this key", "%s：%s 预设不使用此键", k.Value, p.Name)))
+	}
 	var absent []int
-	for n := range cfg.Settings.Checks {
+	for n := range cfg.Checks {
 		if _, ok := p.Row(n); !ok {
 			absent = append(absent, n)
 		}
@@ -63,6 +67,29 @@ func CheckFor(p *checks.Preset, cfg Config, pr *checks.PR) []Problem {
 	}
 	sort.SliceStable(probs, func(i, j int) bool { return probs[i].Line < probs[j].Line })
 	return probs
+}
+
+// foreignKeys are the top-level keys of file that neither the app nor p
+// takes: keys of another served preset, since the file passed Check.
+func foreignKeys(p *checks.Preset, file []byte) []*yaml.Node {
+	var doc yaml.Node
+	if yaml.Unmarshal(file, &doc) != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil
+	}
+	own := map[string]bool{}
+	if p.Settings != nil {
+		for _, k := range structKeys(p.Settings.Default().Type()) {
+			own[k.name] = true
+		}
+	}
+	var out []*yaml.Node
+	root := doc.Content[0]
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if k := root.Content[i]; appSpecs[k.Value] == nil && !own[k.Value] && k.Tag != "!!merge" {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // hasPresetSettings reports a preset_settings section with something in it:

@@ -3,6 +3,7 @@ package repoconfig
 import (
 	"context"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -23,7 +24,14 @@ func TestBind(t *testing.T) {
 			}
 			return nil
 		}}
+	type depth struct {
+		Depth int `yaml:"depth"`
+	}
 	detected := &checks.Preset{Name: "detected", Rows: []*checks.Check{row(0)},
+		Settings: &checks.Settings{
+			Default: func() reflect.Value { return reflect.ValueOf(depth{Depth: 1}) },
+			Keys:    []checks.SettingKey{{Path: "depth", Doc: "How deep."}},
+		},
 		Detect: func(ctx context.Context, src checks.Source, ref string, _ []byte) (bool, error) {
 			_, err := src.ReadFile(ctx, ref, "MARKER")
 			if errors.Is(err, checks.ErrNotFound) {
@@ -45,10 +53,12 @@ func TestBind(t *testing.T) {
 		{"settings for a preset without any", "preset: detected\npreset_settings:\n  x: 1\n", false, "line 2: preset_settings: the detected preset takes no settings of its own"},
 		{"empty settings are none", "preset: detected\npreset_settings: {}\n", false, "detected"},
 		{"the preset's own problems", "preset: own\npreset_settings:\n  bad: true\n", false, "line 3: bad is bad"},
+		{"its own key", "depth: 2\n", true, "detected"},
+		{"another preset's key", "preset: own\ndepth: 2\n", false, "line 2: depth: the own preset does not take this key"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg, err := Parse([]byte(tt.file))
+			cfg, err := Parse([]byte(tt.file), presets)
 			if err != nil {
 				t.Fatal(err)
 			}

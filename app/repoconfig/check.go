@@ -13,6 +13,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/format/yamlx"
 )
 
@@ -77,47 +78,63 @@ func (e *Error) FirstLine() int {
 const maxNodes = 20000
 
 // Check validates data as a verdict.yml: syntax, unknown keys, types and
-// the ranges of the key table. It returns the configuration merged over the
-// defaults and every problem found; with any problem the configuration is
-// Default(), since rules that are half applied are worse than none.
-func Check(data []byte) (Config, []Problem) {
+// the ranges of the key tables of the app and of presets (the served ones).
+// It returns the app's configuration merged over the defaults and every
+// problem found; with any problem the configuration is Default(), since
+// rules that are half applied are worse than none.
+func Check(data []byte, presets []*checks.Preset) (Config, []Problem) {
+	tb, err := tableFor(presets)
+	if err != nil {
+		return Default(), []Problem{problem(0, 0, "", msg("the served presets' key tables: %v", "所提供预设的键表：%v", err))}
+	}
+	all, probs := tb.check(data)
+	if len(probs) > 0 {
+		return Default(), probs
+	}
+	cfg := config(all)
+	cfg.file = data
+	return cfg, nil
+}
+
+// check is Check with the whole value of the table's type.
+func (tb *table) check(data []byte) (reflect.Value, []Problem) {
+	def := tb.defaults()
 	if len(data) > maxBytes {
-		return Default(), []Problem{problem(0, 0, "", msg("the file is %d bytes, over the %d-byte limit", "文件大小为 %d 字节，超过 %d 字节的上限", len(data), maxBytes))}
+		return def, []Problem{problem(0, 0, "", msg("the file is %d bytes, over the %d-byte limit", "文件大小为 %d 字节，超过 %d 字节的上限", len(data), maxBytes))}
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
-		return Default(), nil
+		return def, nil
 	}
 	if err := yamlx.CheckDepth(string(data)); err != nil {
-		return Default(), []Problem{problem(0, 0, "", msg("the file nests deeper than %d levels", "文件嵌套超过 %d 层", yamlx.MaxDepth))}
+		return def, []Problem{problem(0, 0, "", msg("the file nests deeper than %d levels", "文件嵌套超过 %d 层", yamlx.MaxDepth))}
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return Default(), []Problem{syntaxProblem(err, syntaxPrefix)}
+		return def, []Problem{syntaxProblem(err, syntaxPrefix)}
 	}
 	if len(doc.Content) == 0 {
-		return Default(), nil // comments only
+		return def, nil // comments only
 	}
 	root := doc.Content[0]
 	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
-		return Default(), nil
+		return def, nil
 	}
 	if root.Kind != yaml.MappingNode {
 		en, zh := kindName(root)
-		return Default(), []Problem{problem(root.Line, root.Column, "", meaning{
+		return def, []Problem{problem(root.Line, root.Column, "", meaning{
 			"the file must be a mapping of keys (key: value), not " + en, "文件必须是键值映射（key: value），而不是" + zh})}
 	}
 
-	w := walker{idx: map[string]*yaml.Node{}}
-	w.walk(root, reflect.TypeOf(Config{}), "", "")
+	w := walker{idx: map[string]*yaml.Node{}, specs: tb.specs}
+	w.walk(root, tb.typ, "", "")
 	probs := w.probs
-	cfg := Default()
-	if err := root.Decode(&cfg); err != nil {
+	all := tb.defaults()
+	if err := root.Decode(all.Addr().Interface()); err != nil {
 		probs = append(probs, w.decodeProblems(err)...)
 	}
-	probs = append(probs, w.constraints(reflect.ValueOf(cfg), "", "", nil)...)
+	probs = append(probs, w.constraints(all, "", "", nil)...)
 	if len(probs) == 0 {
-		cfg.file = data
-		return cfg, nil
+		return all, nil
 	}
 	sort.SliceStable(probs, func(i, j int) bool {
 		if probs[i].Line != probs[j].Line {
@@ -125,7 +142,7 @@ func Check(data []byte) (Config, []Problem) {
 		}
 		return probs[i].Column < probs[j].Column
 	})
-	return Default(), probs
+	return def, probs
 }
 
 var syntaxRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
@@ -165,6 +182,7 @@ var nodeType = reflect.TypeOf(yaml.Node{})
 // every key is (idx, by concrete path) and which keys are unknown.
 type walker struct {
 	idx   map[string]*yaml.Node // concrete path -> the key's node (list items: the item)
+	specs map[string]*keySpec   // the key table
 	probs []Problem
 	nodes int
 }
@@ -210,10 +228,10 @@ func (w *walker) walk(n *yaml.Node, t reflect.Type, specPath, path string) {
 			sp, p := join(specPath, k.Value), join(path, k.Value)
 			w.idx[p] = k
 			ft, ok := fields[k.Value]
-			spec := specs[sp]
+			spec := w.specs[sp]
 			switch {
 			case !ok || spec == nil:
-				w.probs = append(w.probs, problem(k.Line, k.Column, p, unknownKey(p, k.Value, fields)))
+				w.probs = append(w.probs, problem(k.Line, k.Column, p, w.unknownKey(p, k.Value, fields)))
 			case spec.Refused != nil:
 				w.probs = append(w.probs, problem(k.Line, k.Column, p, meaning{p + " cannot be set: " + spec.Refused.EN, p + " 不能在此设置：" + spec.Refused.ZH}))
 			default:
@@ -271,10 +289,10 @@ func yamlFields(t reflect.Type) map[string]reflect.Type {
 }
 
 // unknownKey names the key and, when one is close, the key that was meant.
-func unknownKey(path, key string, fields map[string]reflect.Type) meaning {
+func (w *walker) unknownKey(path, key string, fields map[string]reflect.Type) meaning {
 	best, bestD := "", math.MaxInt
 	for f := range fields {
-		if s := specs[strings.TrimSuffix(path, key)+f]; s != nil && s.Refused != nil {
+		if s := w.specs[strings.TrimSuffix(path, key)+f]; s != nil && s.Refused != nil {
 			continue
 		}
 		d := distance(strings.ReplaceAll(strings.ToLower(key), "_", ""), strings.ReplaceAll(f, "_", ""))

@@ -51,7 +51,7 @@ func (w *walker) constraints(v reflect.Value, specPath, path string, spec *keySp
 				name = strings.ToLower(f.Name)
 			}
 			sp := join(specPath, name)
-			s := specs[sp]
+			s := w.specs[sp]
 			if s == nil {
 				s = spec
 			}
@@ -70,8 +70,8 @@ func (w *walker) constraints(v reflect.Value, specPath, path string, spec *keySp
 			}
 			sp := join(specPath, "*")
 			s := spec
-			if specs[sp] != nil {
-				s = specs[sp]
+			if w.specs[sp] != nil {
+				s = w.specs[sp]
 			}
 			out = append(out, w.constraints(v.MapIndex(k), sp, p, s)...)
 		}
@@ -177,5 +177,3 @@ func rangeText(lo, hi float64) meaning {
 func number(f float64) string {
 	return strconv.FormatFloat(f, 'f', -1, 64)
 }
-
-func valueOf(c Config) reflect.Value { return reflect.ValueOf(c) }

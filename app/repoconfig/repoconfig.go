@@ -1,6 +1,8 @@
 // Package repoconfig reads a repository's .github/verdict.yml from its
-// default branch and merges it over the built-in InferenceX preset. It is
-// never read from a PR head: a pull request must not change its own rules.
+// default branch: the app's keys, merged over their defaults, and the keys
+// of the served presets, which it validates and leaves to the chosen preset
+// to read. It is never read from a PR head: a pull request must not change
+// its own rules.
 package repoconfig
 
 import (
@@ -11,7 +13,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/verdict-bot/verdict/checks"
-	"github.com/verdict-bot/verdict/checks/inferencex/repo"
+	"github.com/verdict-bot/verdict/checks/format/signoff"
 )
 
 // Path is where the configuration lives on the default branch.
@@ -29,7 +31,18 @@ type Config struct {
 	// preset reads and validates itself (checks.Preset.Configure).
 	PresetSettings yaml.Node `yaml:"preset_settings"`
 
-	repo.Settings `yaml:",inline"`
+	// SignOffPhrase is the case-sensitive substring that makes a comment a
+	// sign-off candidate.
+	SignOffPhrase string `yaml:"signoff_phrase"`
+	// CoreTeam and AllowSelfSignOff are read by the presets' owner rows
+	// (each reads them from the file over its own defaults); they are the
+	// app's keys because every preset takes them.
+	CoreTeam         string `yaml:"core_team"`
+	AllowSelfSignOff bool   `yaml:"allow_self_signoff"`
+	// Checks turns individual rows off.
+	Checks map[int]CheckSettings `yaml:"checks"`
+	// MaxFileBytes caps the files a verification reads.
+	MaxFileBytes int64 `yaml:"max_file_bytes"`
 
 	// Status configures the commit status on the assessed commit.
 	Status StatusConfig `yaml:"status"`
@@ -57,6 +70,12 @@ type StatusConfig struct {
 	OnPush string `yaml:"on_push"`
 }
 
+// CheckSettings tunes one row.
+type CheckSettings struct {
+	// Disabled removes the row (it renders N/A "disabled by configuration").
+	Disabled bool `yaml:"disabled"`
+}
+
 // CheckRunConfig is the check-run feature.
 type CheckRunConfig struct {
 	Enabled *bool  `yaml:"enabled"`
@@ -70,9 +89,10 @@ func Default() Config {
 	// check run off too.
 	on := func() *bool { t := true; return &t }
 	return Config{
-		Settings: repo.Defaults(),
-		Status:   StatusConfig{Enabled: on(), Context: "codeowner-signoff-verify", WarnAs: "success", OnPush: "pending"},
-		CheckRun: CheckRunConfig{Enabled: on(), Name: "Verdict / sign-off"},
+		SignOffPhrase: signoff.DefaultPhrase,
+		MaxFileBytes:  8 << 20,
+		Status:        StatusConfig{Enabled: on(), Context: "codeowner-signoff-verify", WarnAs: "success", OnPush: "pending"},
+		CheckRun:      CheckRunConfig{Enabled: on(), Name: "Verdict / sign-off"},
 
 		MinimizeOutdated: on(),
 	}
@@ -81,6 +101,9 @@ func Default() Config {
 // File is the configuration file as read (nil for the defaults), for a
 // preset's own reading.
 func (c Config) File() []byte { return c.file }
+
+// Enabled reports whether row n is on.
+func (c Config) Enabled(n int) bool { return !c.Checks[n].Disabled }
 
 // StatusEnabled reports whether commit statuses are posted.
 func (c Config) StatusEnabled() bool { return c.Status.Enabled == nil || *c.Status.Enabled }
@@ -94,20 +117,21 @@ func (c Config) MinimizeOutdatedEnabled() bool {
 	return c.MinimizeOutdated == nil || *c.MinimizeOutdated
 }
 
-// Parse merges a verdict.yml over the defaults. Unknown keys are errors, so
-// a typo never silently disables a rule; an invalid file is an *Error
-// listing every problem with its line.
-func Parse(data []byte) (Config, error) {
-	cfg, probs := Check(data)
+// Parse merges a verdict.yml over the defaults, with the keys of presets
+// (the served ones) beside the app's. Unknown keys are errors, so a typo
+// never silently disables a rule; an invalid file is an *Error listing
+// every problem with its line.
+func Parse(data []byte, presets []*checks.Preset) (Config, error) {
+	cfg, probs := Check(data, presets)
 	if len(probs) > 0 {
 		return cfg, fmt.Errorf("%s: %w", Path, &Error{Problems: probs})
 	}
 	return cfg, nil
 }
 
-// Load reads the configuration at ref (the default branch's commit). A
-// missing file means the defaults.
-func Load(ctx context.Context, src checks.Source, ref string) (Config, error) {
+// Load reads the configuration at ref (the default branch's commit), with
+// the keys of presets beside the app's. A missing file means the defaults.
+func Load(ctx context.Context, src checks.Source, ref string, presets []*checks.Preset) (Config, error) {
 	data, err := src.ReadFile(ctx, ref, Path)
 	if errors.Is(err, checks.ErrNotFound) {
 		return Default(), nil
@@ -115,5 +139,5 @@ func Load(ctx context.Context, src checks.Source, ref string) (Config, error) {
 	if err != nil {
 		return Default(), fmt.Errorf("reading %s: %w", Path, err)
 	}
-	return Parse(data)
+	return Parse(data, presets)
 }

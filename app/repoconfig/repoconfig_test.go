@@ -5,7 +5,14 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/checklist"
+	"github.com/verdict-bot/verdict/checks/inferencex"
 )
+
+// served are the presets the binary serves.
+var served = []*checks.Preset{inferencex.Preset, checklist.Preset}
 
 func TestParse(t *testing.T) {
 	tests := []struct {
@@ -15,17 +22,17 @@ func TestParse(t *testing.T) {
 		check   func(t *testing.T, c Config)
 	}{
 		{name: "empty is defaults", in: "", check: func(t *testing.T, c Config) {
-			if c.ParetoMinimum != 5 || !c.StatusEnabled() || c.Status.Context != "codeowner-signoff-verify" {
+			if c.MaxFileBytes != 8<<20 || !c.StatusEnabled() || c.Status.Context != "codeowner-signoff-verify" {
 				t.Errorf("defaults not applied: %+v", c)
 			}
 		}},
 		{name: "comments only is defaults", in: "# nothing yet\n", check: func(t *testing.T, c Config) {
-			if c.ParetoMinimum != 5 {
+			if c.MaxFileBytes != 8<<20 {
 				t.Errorf("defaults not applied: %+v", c)
 			}
 		}},
-		{name: "override", in: "pareto_minimum: 7\ncore_team: '@InferenceX/core'\nstatus:\n  enabled: false\n", check: func(t *testing.T, c Config) {
-			if c.ParetoMinimum != 7 || c.CoreTeam != "@InferenceX/core" || c.StatusEnabled() {
+		{name: "override", in: "pareto_minimum: 7\nmax_file_bytes: 1048576\ncore_team: '@InferenceX/core'\nstatus:\n  enabled: false\n", check: func(t *testing.T, c Config) {
+			if c.MaxFileBytes != 1<<20 || c.CoreTeam != "@InferenceX/core" || c.StatusEnabled() {
 				t.Errorf("override not applied: %+v", c)
 			}
 			if c.Status.Context != "codeowner-signoff-verify" {
@@ -37,9 +44,9 @@ func TestParse(t *testing.T) {
 				t.Errorf("check toggles wrong")
 			}
 		}},
-		{name: "image_orgs add to the preset", in: "image_orgs:\n  trt: [nvcr.io/nvidia/]\n", check: func(t *testing.T, c Config) {
-			if len(c.ImageOrgs["trt"]) != 1 || len(c.ImageOrgs["vllm"]) != 1 {
-				t.Errorf("image_orgs = %v", c.ImageOrgs)
+		{name: "a preset's key", in: "image_orgs:\n  trt: [nvcr.io/nvidia/]\n", check: func(t *testing.T, c Config) {
+			if string(c.File()) == "" {
+				t.Errorf("the file is not kept for the preset to read")
 			}
 		}},
 		{name: "unknown key", in: "paretominimum: 3\n", wantErr: "line 1: unknown key paretominimum (did you mean pareto_minimum?)"},
@@ -49,7 +56,7 @@ func TestParse(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := Parse([]byte(tt.in))
+			c, err := Parse([]byte(tt.in), served)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want containing %q", err, tt.wantErr)
@@ -122,7 +129,7 @@ func TestCheck(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg, probs := Check([]byte(tt.in))
+			cfg, probs := Check([]byte(tt.in), served)
 			var got []string
 			for _, p := range probs {
 				got = append(got, p.String())
@@ -133,8 +140,8 @@ func TestCheck(t *testing.T) {
 			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
 				t.Errorf("problems:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(tt.want, "\n  "))
 			}
-			if len(probs) > 0 && cfg.ParetoMinimum != Default().ParetoMinimum {
-				t.Errorf("an invalid file must leave the defaults, got pareto_minimum %d", cfg.ParetoMinimum)
+			if len(probs) > 0 && cfg.MaxFileBytes != Default().MaxFileBytes {
+				t.Errorf("an invalid file must leave the defaults, got max_file_bytes %d", cfg.MaxFileBytes)
 			}
 		})
 	}
@@ -150,7 +157,7 @@ func hasHan(s string) bool {
 }
 
 func TestProblemChinese(t *testing.T) {
-	_, probs := Check([]byte("# x\nsign_off_phrase: x\nstatus:\n  warn_as: maybe\n"))
+	_, probs := Check([]byte("# x\nsign_off_phrase: x\nstatus:\n  warn_as: maybe\n"), served)
 	var got []string
 	for _, p := range probs {
 		got = append(got, p.StringZH())
@@ -167,8 +174,12 @@ func TestProblemChinese(t *testing.T) {
 // TestDefaultsSatisfyTable: the preset obeys the key table, so a problem
 // always comes from the file.
 func TestDefaultsSatisfyTable(t *testing.T) {
-	w := walker{idx: nil}
-	if probs := w.constraints(valueOf(Default()), "", "", nil); len(probs) > 0 {
+	tb, err := tableFor(served)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := walker{specs: tb.specs}
+	if probs := w.constraints(tb.defaults(), "", "", nil); len(probs) > 0 {
 		t.Errorf("defaults violate the key table: %v", probs)
 	}
 }
@@ -179,12 +190,12 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("checks:\n  3: {disabled: true}\nstatus: {warn_as: failure}\n"))
 	f.Add([]byte("x: &x {a: *x}\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		cfg, probs := Check(b)
-		_, err := Parse(b)
+		cfg, probs := Check(b, served)
+		_, err := Parse(b, served)
 		if (err == nil) != (len(probs) == 0) {
 			t.Fatalf("Parse and Check disagree: err %v, problems %v", err, probs)
 		}
-		if len(probs) > 0 && cfg.ParetoMinimum != Default().ParetoMinimum {
+		if len(probs) > 0 && cfg.MaxFileBytes != Default().MaxFileBytes {
 			t.Fatal("invalid input changed the configuration")
 		}
 		for _, p := range probs {
@@ -207,7 +218,7 @@ func TestSwitchesAreIndependent(t *testing.T) {
 		{"check_run:\n  enabled: false\n", true, false, true},
 		{"minimize_outdated: false\n", true, true, false},
 	} {
-		c, err := Parse([]byte(tc.in))
+		c, err := Parse([]byte(tc.in), served)
 		if err != nil {
 			t.Fatal(err)
 		}

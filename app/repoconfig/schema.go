@@ -7,25 +7,32 @@ import (
 	"math"
 	"reflect"
 	"strings"
+
+	"github.com/verdict-bot/verdict/checks"
 )
 
 // SchemaFile is where the generated schema is committed, relative to the
 // repository root, for editors to validate verdict.yml against.
 const SchemaFile = "deploy/verdict.schema.json"
 
-// Schema returns the JSON Schema (draft 2020-12) of verdict.yml, generated
-// from the Config type, its defaults and the key table, so it says what
-// Check enforces (the same keys, types, enumerations, bounds and patterns).
-func Schema() ([]byte, error) {
-	def := reflect.ValueOf(Default())
-	body, err := typeSchema(def.Type(), def, "", nil)
+// Schema returns the JSON Schema (draft 2020-12) of verdict.yml with the
+// keys of presets (the served ones), generated from the types, their
+// defaults and the key tables, so it says what Check enforces (the same
+// keys, types, enumerations, bounds and patterns).
+func Schema(presets []*checks.Preset) ([]byte, error) {
+	tb, err := tableFor(presets)
+	if err != nil {
+		return nil, err
+	}
+	def := tb.defaults()
+	body, err := tb.typeSchema(def.Type(), def, "", nil)
 	if err != nil {
 		return nil, err
 	}
 	top := object{
 		{"$schema", "https://json-schema.org/draft/2020-12/schema"},
 		{"title", "Verdict repository configuration (" + Path + ")"},
-		{"description", "Read from the default branch and merged over the InferenceX preset. Lists replace the preset's; image_orgs and checks add to it."},
+		{"description", "Read from the default branch and merged over the defaults: the app's keys and those of every served preset; a repository may set only its own preset's. Lists replace the defaults; image_orgs and checks add to them."},
 	}
 	top = append(top, body...)
 	var b bytes.Buffer
@@ -41,7 +48,7 @@ func Schema() ([]byte, error) {
 // typeSchema is the schema of values of type t at specPath; def is the
 // default value there (invalid when there is none); spec is the nearest
 // table entry, whose constraints apply to the scalars below it.
-func typeSchema(t reflect.Type, def reflect.Value, specPath string, spec *keySpec) (object, error) {
+func (tb *table) typeSchema(t reflect.Type, def reflect.Value, specPath string, spec *keySpec) (object, error) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 		if def.IsValid() {
@@ -63,7 +70,7 @@ func typeSchema(t reflect.Type, def reflect.Value, specPath string, spec *keySpe
 		props := object{}
 		for _, f := range structKeys(t) {
 			sp := join(specPath, f.name)
-			s := specs[sp]
+			s := tb.specs[sp]
 			if s == nil {
 				return nil, fmt.Errorf("key %s has no entry in the key table", sp)
 			}
@@ -74,7 +81,7 @@ func typeSchema(t reflect.Type, def reflect.Value, specPath string, spec *keySpe
 			if def.IsValid() {
 				fd = def.FieldByIndex(f.index)
 			}
-			fs, err := typeSchema(f.typ, fd, sp, s)
+			fs, err := tb.typeSchema(f.typ, fd, sp, s)
 			if err != nil {
 				return nil, err
 			}
@@ -88,7 +95,7 @@ func typeSchema(t reflect.Type, def reflect.Value, specPath string, spec *keySpe
 		}
 		o = object{{"type", "object"}, {"properties", props}, {"additionalProperties", false}}
 	case reflect.Map:
-		elem, err := typeSchema(t.Elem(), reflect.Value{}, join(specPath, "*"), orSpec(specs[join(specPath, "*")], spec))
+		elem, err := tb.typeSchema(t.Elem(), reflect.Value{}, join(specPath, "*"), orSpec(tb.specs[join(specPath, "*")], spec))
 		if err != nil {
 			return nil, err
 		}
@@ -105,7 +112,7 @@ func typeSchema(t reflect.Type, def reflect.Value, specPath string, spec *keySpe
 		}
 		o = append(o, member{"additionalProperties", elem})
 	case reflect.Slice:
-		elem, err := typeSchema(t.Elem(), reflect.Value{}, specPath, spec)
+		elem, err := tb.typeSchema(t.Elem(), reflect.Value{}, specPath, spec)
 		if err != nil {
 			return nil, err
 		}

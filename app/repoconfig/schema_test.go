@@ -15,6 +15,9 @@ import (
 	"testing"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/verdict-bot/verdict/checks"
+	"github.com/verdict-bot/verdict/checks/inferencex/repo"
 )
 
 var update = flag.Bool("update", false, "rewrite "+SchemaFile+" from the Config type and the key table")
@@ -23,7 +26,7 @@ func repoFile(name string) string { return filepath.Join("..", "..", filepath.Fr
 
 // TestSchemaUpToDate keeps the committed schema equal to the generated one.
 func TestSchemaUpToDate(t *testing.T) {
-	got, err := Schema()
+	got, err := Schema(served)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,29 +69,70 @@ func configPaths(t reflect.Type, prefix string, out *[]string) {
 	}
 }
 
-// TestKeyTableMatchesConfig: every key Config decodes has exactly one table
-// entry, and every entry names a key Config decodes.
+// TestKeyTableMatchesConfig: every key the app's Config and each served
+// preset's settings decode has exactly one table entry, and every entry
+// names a key they decode.
 func TestKeyTableMatchesConfig(t *testing.T) {
+	tb, err := tableFor(served)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var paths []string
-	configPaths(reflect.TypeOf(Config{}), "", &paths)
+	configPaths(tb.typ, "", &paths)
 	have := map[string]bool{}
 	for _, p := range paths {
 		have[p] = true
-		if specs[p] == nil {
-			t.Errorf("key %s has no entry in the key table (app/repoconfig/keys.go)", p)
-		} else if specs[p].Doc == "" && specs[p].Refused == nil {
+		if tb.specs[p] == nil {
+			t.Errorf("key %s has no entry in the key table (app/repoconfig/keys.go or its preset's)", p)
+		} else if tb.specs[p].Doc == "" && tb.specs[p].Refused == nil {
 			t.Errorf("key %s has no description", p)
 		}
 	}
-	seen := map[string]bool{}
-	for _, k := range keys {
-		if !have[k.Path] {
-			t.Errorf("key table entry %s names no key of Config", k.Path)
+	for p := range tb.specs {
+		if !have[p] {
+			t.Errorf("key table entry %s names no key that decodes", p)
 		}
-		if seen[k.Path] {
-			t.Errorf("key table lists %s twice", k.Path)
-		}
-		seen[k.Path] = true
+	}
+}
+
+// TestPresetKeysAreChecked: a table that lists a key its preset's settings
+// lack, or a preset key that is also the app's or another preset's, is
+// refused, so a file is never checked against a wrong table.
+func TestPresetKeysAreChecked(t *testing.T) {
+	type own struct {
+		Depth int `yaml:"depth"`
+	}
+	type clash struct {
+		Context string `yaml:"status"`
+	}
+	settings := func(v any, keys ...checks.SettingKey) *checks.Settings {
+		return &checks.Settings{Default: func() reflect.Value { return reflect.ValueOf(v) }, Keys: keys}
+	}
+	depth := checks.SettingKey{Path: "depth", Doc: "How deep.", Min: 1, Max: 3}
+	tests := []struct {
+		name    string
+		presets []*checks.Preset
+		wantErr string
+	}{
+		{"own key", []*checks.Preset{{Name: "a", Settings: settings(own{Depth: 2}, depth)}}, ""},
+		{"undeclared key", []*checks.Preset{{Name: "a", Settings: settings(own{}, checks.SettingKey{Path: "width"})}}, "lists width"},
+		{"the app's key", []*checks.Preset{{Name: "a", Settings: settings(clash{})}}, "key status is also the app's"},
+		{"two presets", []*checks.Preset{{Name: "a", Settings: settings(own{}, depth)}, {Name: "b", Settings: settings(own{}, depth)}}, "key depth is also preset a's"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := newTable(tt.presets)
+			if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
+				t.Fatalf("err = %v, want %q", err, tt.wantErr)
+			}
+			if err != nil {
+				return
+			}
+			_, probs := Check([]byte("depth: 5\n"), tt.presets)
+			if len(probs) != 1 || probs[0].String() != "line 1: depth must be between 1 and 3, not 5" {
+				t.Errorf("a preset's bound is not enforced: %v", probs)
+			}
+		})
 	}
 }
 
@@ -99,19 +143,31 @@ func TestExampleComplete(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, probs := Check(data)
+	tb, err := tableFor(served)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, probs := tb.check(data)
 	for _, p := range probs {
 		t.Errorf("deploy/verdict.example.yml: %s", p)
 	}
-	if !reflect.DeepEqual(withoutNoOps(cfg), Default()) {
-		t.Errorf("deploy/verdict.example.yml must show the defaults; parsing it gives\n%+v\nwant\n%+v", cfg, Default())
+	def := tb.defaults()
+	// core_team's default is the preset's own: the example shows
+	// InferenceX's.
+	if c := config(all); c.CoreTeam == repo.Defaults().CoreTeam {
+		c.CoreTeam = ""
+		all.Field(0).Set(reflect.ValueOf(c))
+	}
+	withoutNoOps(all)
+	if !reflect.DeepEqual(all.Interface(), def.Interface()) {
+		t.Errorf("deploy/verdict.example.yml must show the defaults; parsing it gives\n%+v\nwant\n%+v", all, def)
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		t.Fatal(err)
 	}
-	w := walker{idx: map[string]*yaml.Node{}}
-	w.walk(doc.Content[0], reflect.TypeOf(Config{}), "", "")
+	w := walker{idx: map[string]*yaml.Node{}, specs: tb.specs}
+	w.walk(doc.Content[0], tb.typ, "", "")
 	present := map[string]bool{}
 	star := regexp.MustCompile(`\[\d+\]`)
 	for p := range w.idx {
@@ -125,9 +181,9 @@ func TestExampleComplete(t *testing.T) {
 		}
 	}
 	var missing []string
-	for _, k := range keys {
-		if k.Refused == nil && !present[k.Path] {
-			missing = append(missing, k.Path)
+	for path, k := range tb.specs {
+		if k.Refused == nil && !present[path] {
+			missing = append(missing, path)
 		}
 	}
 	sort.Strings(missing)
@@ -136,9 +192,11 @@ func TestExampleComplete(t *testing.T) {
 	}
 }
 
-// withoutNoOps drops what the example must write to show a key but that
-// changes nothing: empty lists and checks entries that disable nothing.
-func withoutNoOps(c Config) Config {
+// withoutNoOps drops, in all (a value of the table's type), what the
+// example must write to show a key but that changes nothing: empty lists
+// and checks entries that disable nothing.
+func withoutNoOps(all reflect.Value) {
+	c := config(all)
 	c.file = nil
 	if !c.hasPresetSettings() {
 		c.PresetSettings = yaml.Node{}
@@ -151,7 +209,7 @@ func withoutNoOps(c Config) Config {
 	if len(c.Checks) == 0 {
 		c.Checks = nil
 	}
-	v := reflect.ValueOf(&c).Elem()
+	all.Field(0).Set(reflect.ValueOf(c))
 	var clear func(v reflect.Value)
 	clear = func(v reflect.Value) {
 		switch v.Kind() {
@@ -165,8 +223,7 @@ func withoutNoOps(c Config) Config {
 			}
 		}
 	}
-	clear(v)
-	return c
+	clear(all)
 }
 
 // TestSchemaAgreesWithCheck runs the committed schema (through a validator
@@ -216,7 +273,7 @@ func TestSchemaAgreesWithCheck(t *testing.T) {
 				t.Fatal(err)
 			}
 			schemaErr := validate(schema, normalize(v), "")
-			_, probs := Check([]byte(c.in))
+			_, probs := Check([]byte(c.in), served)
 			if (schemaErr == "") != (len(probs) == 0) {
 				t.Errorf("schema says %q, Check says %v", schemaErr, probs)
 			}

@@ -14,7 +14,6 @@ import (
 	"github.com/verdict-bot/verdict/app/snapshot"
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/format/commands"
-	"github.com/verdict-bot/verdict/checks/inferencex/sweep"
 )
 
 // Rejection reasons that are not eligibility reasons.
@@ -26,8 +25,9 @@ var supersededReason = checks.T(
 // decide validates a command comment (checks/inferencex/RULES.md, "Reuse
 // commands") in a fixed order: the author's association, the grammar,
 // whether it is the newest authorized request, an open PR, then the source
-// run's eligibility. It returns the first failure, or the acceptance with the
-// chosen source run.
+// run's eligibility. The repository's preset decides the associations and
+// the eligibility (checks.ReuseRules); decide keeps the order. It returns
+// the first failure, or the acceptance with the chosen source run.
 // An error means the answer could not be determined (retry or log).
 func (r *ack) decide(ctx context.Context, c commentView) (outcome, error) {
 	pr, err := r.gh.PullRequest(ctx, r.owner, r.repo, r.job.PR)
@@ -36,31 +36,45 @@ func (r *ack) decide(ctx context.Context, c commentView) (outcome, error) {
 	}
 	src := r.gh.Evidence(r.owner, r.repo, r.job.PR)
 	defer snapshot.Release(src)
-	cfg, sha, invalid, err := r.loadSettings(ctx, pr, src)
+	// target is the pull request as the preset reads a command for it.
+	target := &checks.PR{Owner: r.owner, Repo: r.repo, Number: r.job.PR, HeadRef: pr.GetHead().GetRef(), Source: src}
+	for _, l := range pr.Labels {
+		target.Labels = append(target.Labels, l.GetName())
+	}
+	cfg, invalid, err := r.loadSettings(ctx, pr, target)
 	if err != nil {
 		return outcome{}, err
 	}
+	var rules *checks.ReuseRules
 	if invalid == nil {
 		var unknown *checks.UnknownPresetError
-		p, err := checks.Choose(ctx, r.Presets, cfg.Preset, src, sha, cfg.File())
+		p, err := checks.Choose(ctx, r.Presets, cfg.Preset, src, target.DefaultSHA, cfg.File())
 		switch {
 		case errors.As(err, &unknown):
 			invalid = err
 		case err != nil:
 			return outcome{}, retryable(err)
-		case !slices.Contains(p.Commands, "use"):
+		case p.Reuse == nil || !slices.Contains(p.Commands, "use"):
 			return outcome{ignored: true}, nil
+		default:
+			// The preset reads its settings onto target, where its rules
+			// find them; settings it refuses leave nothing to decide with.
+			rules = p.Reuse
+			if probs := repoconfig.CheckFor(p, cfg, target); len(probs) > 0 {
+				invalid = fmt.Errorf("%s on %s is invalid (%w)", repoconfig.Path, target.DefaultBranch, &repoconfig.Error{Problems: probs})
+			}
 		}
 	}
-	settings := cfg.Settings
 	if invalid != nil {
 		return r.rejection(c, checks.T(
 			"could not be verified: "+invalid.Error(),
 			"无法验证："+checks.Code(invalid.Error()),
 		)), nil
 	}
-	r.settings = settings
-	allowed := settings.ReuseAssociations
+	// The race guard (run) reads the newest request with the same
+	// associations.
+	allowed := rules.Associations(target)
+	r.allowed = allowed
 
 	cmd, perr := commands.ParseReuse(c.Body)
 	if !commands.AssociationAllowed(c.Association, allowed) {
@@ -90,12 +104,7 @@ func (r *ack) decide(ctx context.Context, c commentView) (outcome, error) {
 			fmt.Sprintf("PR #%d 已%s，不是打开状态", r.job.PR, zh),
 		)), nil
 	}
-	var labels []string
-	for _, l := range pr.Labels {
-		labels = append(labels, l.GetName())
-	}
-	target := sweep.ReuseTarget{Number: r.job.PR, HeadRef: pr.GetHead().GetRef(), Labels: labels}
-	d := sweep.ReuseEligibility(ctx, src, &settings, target, cmd)
+	d := rules.Eligible(ctx, target, checks.ReuseRequest(cmd))
 	if d.Err != nil {
 		// Evidence that cannot be read for a lasting reason (no Actions
 		// permission, an unreadable answer) is an answer worth giving;
@@ -181,35 +190,37 @@ func orList(list []string, conj string) string {
 	return strings.Join(head, ", ") + ", or " + last
 }
 
-// loadSettings reads the repository configuration from the default branch
-// (at sha), never from the PR. invalid is set when the file exists but
-// cannot be used (the answer is then "could not be verified"); err when it
-// could not be read at all (retried).
-func (r *ack) loadSettings(ctx context.Context, pr *github.PullRequest, src checks.Source) (cfg repoconfig.Config, sha string, invalid, err error) {
+// loadSettings reads the repository configuration from the default branch,
+// never from the PR, and pins that branch on target (DefaultBranch,
+// DefaultSHA); the file is read through target.Source. invalid is set when
+// the file exists but cannot be used (the answer is then "could not be
+// verified"); err when it could not be read at all (retried).
+func (r *ack) loadSettings(ctx context.Context, pr *github.PullRequest, target *checks.PR) (cfg repoconfig.Config, invalid, err error) {
 	def := pr.GetBase().GetRepo().GetDefaultBranch()
 	if def == "" {
 		repo, err := r.gh.Repository(ctx, r.owner, r.repo)
 		if err != nil {
-			return cfg, "", nil, apiError("reading the repository", err)
+			return cfg, nil, apiError("reading the repository", err)
 		}
 		def = repo.GetDefaultBranch()
 	}
-	sha, err = r.gh.BranchSHA(ctx, r.owner, r.repo, def)
+	sha, err := r.gh.BranchSHA(ctx, r.owner, r.repo, def)
 	if err != nil {
-		return cfg, "", nil, apiError("reading default branch "+def, err)
+		return cfg, nil, apiError("reading default branch "+def, err)
 	}
-	data, err := src.ReadFile(ctx, sha, repoconfig.Path)
+	target.DefaultBranch, target.DefaultSHA = def, sha
+	data, err := target.Source.ReadFile(ctx, sha, repoconfig.Path)
 	switch {
 	case errors.Is(err, checks.ErrNotFound):
-		return repoconfig.Default(), sha, nil, nil
+		return repoconfig.Default(), nil, nil
 	case errors.Is(err, checks.ErrTooLarge), errors.Is(err, checks.ErrMalformed), errors.Is(err, checks.ErrForbidden):
-		return cfg, sha, fmt.Errorf("%s on %s could not be read (%v)", repoconfig.Path, def, err), nil
+		return cfg, fmt.Errorf("%s on %s could not be read (%v)", repoconfig.Path, def, err), nil
 	case err != nil:
-		return cfg, sha, nil, retryable(fmt.Errorf("reading %s: %w", repoconfig.Path, err))
+		return cfg, nil, retryable(fmt.Errorf("reading %s: %w", repoconfig.Path, err))
 	}
-	cfg, err = repoconfig.Parse(data)
+	cfg, err = repoconfig.Parse(data, r.Presets)
 	if err != nil {
-		return cfg, sha, fmt.Errorf("%s on %s is invalid (%v)", repoconfig.Path, def, err), nil
+		return cfg, fmt.Errorf("%s on %s is invalid (%v)", repoconfig.Path, def, err), nil
 	}
-	return cfg, sha, nil, nil
+	return cfg, nil, nil
 }

@@ -23,7 +23,6 @@ import (
 	"github.com/verdict-bot/verdict/app/snapshot"
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/format/commands"
-	infxrepo "github.com/verdict-bot/verdict/checks/inferencex/repo"
 )
 
 // GitHub is what acknowledging a command needs from GitHub: the PR and the
@@ -124,8 +123,10 @@ type ack struct {
 	job         jobs.ReuseArgs
 	log         *slog.Logger
 	owner, repo string
-	// settings are the repository's, loaded by decide.
-	settings infxrepo.Settings
+	// allowed are the author associations whose reuse commands count, as
+	// the repository's preset says (set by decide); the race guard reads
+	// the newest request with them.
+	allowed []string
 }
 
 // outcome is the answer to a command comment.
@@ -198,7 +199,7 @@ func (r *ack) run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		_, newest, ok := commands.NewestAuthorized(comments, r.settings.ReuseAssociations)
+		_, newest, ok := commands.NewestAuthorized(comments, r.allowed)
 		if !ok || newest.ID != c.ID {
 			r.log.Info("a newer reuse request appeared during validation; leaving this comment unanswered")
 			return r.clearReactions(ctx)

@@ -120,7 +120,7 @@ func TakeWith(ctx context.Context, gh GitHub, src Evidence, presets []*checks.Pr
 			baseTip, baseErr = gh.BranchSHA(ctx, owner, name, base)
 		}()
 	}
-	defSHA, cfg, err := configured(ctx, gh, src, def, repoURL, owner, name, marks(presets))
+	defSHA, cfg, err := configured(ctx, gh, src, presets, def, repoURL, owner, name, marks(presets))
 	wg.Wait()
 	if err != nil {
 		return nil, err
@@ -192,15 +192,15 @@ func (s *Snapshot) bind(ctx context.Context, presets []*checks.Preset) error {
 	return nil
 }
 
-// Configuration reads the repository configuration on the default branch
-// without pinning a pull request (src is the PR's evidence source, through
-// which the file is read).
-func Configuration(ctx context.Context, gh GitHub, src Evidence, owner, name string) (repoconfig.Config, error) {
+// Configuration reads the repository configuration on the default branch,
+// with the keys of presets (the served ones), without pinning a pull
+// request (src is the PR's evidence source, through which the file is read).
+func Configuration(ctx context.Context, gh GitHub, src Evidence, presets []*checks.Preset, owner, name string) (repoconfig.Config, error) {
 	r, err := gh.Repository(ctx, owner, name)
 	if err != nil {
 		return repoconfig.Config{}, fmt.Errorf("reading repository %s/%s: %w", owner, name, err)
 	}
-	_, cfg, err := configured(ctx, gh, src, r.GetDefaultBranch(), r.GetHTMLURL(), owner, name, nil)
+	_, cfg, err := configured(ctx, gh, src, presets, r.GetDefaultBranch(), r.GetHTMLURL(), owner, name, nil)
 	return cfg, err
 }
 
@@ -217,7 +217,7 @@ type aheadReader interface {
 // unless the configuration names its preset, are read alongside it rather
 // than after it, and all are read ahead at the branch while its tip is
 // read, when src can.
-func configured(ctx context.Context, gh GitHub, src checks.Source, def, repoURL, owner, name string, marks []string) (string, repoconfig.Config, error) {
+func configured(ctx context.Context, gh GitHub, src checks.Source, presets []*checks.Preset, def, repoURL, owner, name string, marks []string) (string, repoconfig.Config, error) {
 	ahead, _ := src.(aheadReader)
 	if ahead != nil {
 		ahead.ReadAhead(ctx, def, append([]string{repoconfig.Path}, marks...)...)
@@ -237,7 +237,7 @@ func configured(ctx context.Context, gh GitHub, src checks.Source, def, repoURL,
 			src.ReadFile(ctx, sha, m) // memoized: detection reads it again
 		}()
 	}
-	cfg, err := repoconfig.Load(ctx, src, sha)
+	cfg, err := repoconfig.Load(ctx, src, sha, presets)
 	if cfg.Preset == "" {
 		read.Wait()
 	}

@@ -187,7 +187,7 @@ func TestTakeInvalidConfiguration(t *testing.T) {
 		ce.Problems == nil || ce.Problems.FirstLine() != 2 || !strings.Contains(err.Error(), ".github/verdict.yml") {
 		t.Errorf("ConfigError = %+v (%v)", ce, err)
 	}
-	cfg, err := snapshot.Configuration(context.Background(), gh, evidence{src}, "acme", "bench")
+	cfg, err := snapshot.Configuration(context.Background(), gh, evidence{src}, presets, "acme", "bench")
 	if !errors.As(err, &ce) {
 		t.Errorf("Configuration = %+v, %v; want the same ConfigError", cfg, err)
 	}

@@ -14,7 +14,7 @@ import (
 func (v *Verifier) configuration(ctx context.Context, gh GitHub, owner, repo string, number int) (repoconfig.Config, error) {
 	src := gh.Evidence(owner, repo, number)
 	defer snapshot.Release(src)
-	cfg, err := snapshot.Configuration(ctx, gh, src, owner, repo)
+	cfg, err := snapshot.Configuration(ctx, gh, src, v.Presets, owner, repo)
 	if err != nil {
 		return repoconfig.Config{}, fmt.Errorf("reading the repository's configuration: %w", err)
 	}

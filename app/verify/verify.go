@@ -312,7 +312,7 @@ func (v *Verifier) Verify(ctx context.Context, gh GitHub, req Request) (Outcome,
 		HeadSHA:    pr.HeadSHA,
 		Rows:       rows,
 		Overall:    checks.Decide(rows),
-		Escalation: snap.Config.EscalationHandles,
+		Escalation: snap.Preset.EscalationOf(pr),
 	}
 	if keys, ok := snap.Preset.AffectedOf(pr); ok {
 		vd.AffectedConfigs = keys
@@ -611,7 +611,7 @@ func (v *Verifier) prepare(ctx context.Context, gh GitHub, req Request, log *slo
 	if err != nil {
 		return snap, nil, out, err
 	}
-	run := startChecks(ctx, reg, pr, snap.Config.Settings.Enabled)
+	run := startChecks(ctx, reg, pr, snap.Config.Enabled)
 	stop := func(o Outcome, err error) (*snapshot.Snapshot, *checkRun, Outcome, error) {
 		run.stop()
 		judgement() // no read outlives the verification

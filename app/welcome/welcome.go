@@ -51,16 +51,13 @@ func (w Poster) Post(ctx context.Context, gh GitHub, owner, name string, number 
 	sc, err := scope.Of(ctx, snap.Preset, snap.PR)
 	showReview := err != nil || sc.Required
 	blob := fmt.Sprintf("https://github.com/%s/%s/blob/%s/", owner, name, snap.PR.DefaultBranch)
-	body, err := render.WelcomeMarkdown(render.Welcome{
+	body, err := render.WelcomeMarkdown(render.Welcome{Text: rm.Text, ReminderFacts: checks.ReminderFacts{
 		Author:        snap.PR.Author,
 		ShowReview:    showReview,
-		CodeownersURL: blob + rm.CodeOwners,
+		CodeOwnersURL: blob + rm.CodeOwners,
 		ChecklistURL:  blob + rm.Checklist,
 		SignOffPhrase: snap.Config.SignOffPhrase,
-		FailFastLabel: rm.FailFastLabel,
-		ContinueLabel: rm.ContinueLabel,
-		RerunDocsURL:  "https://docs.github.com/actions/managing-workflow-runs/re-running-workflows-and-jobs",
-	})
+	}})
 	if err != nil {
 		return false, err
 	}

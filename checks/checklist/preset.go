@@ -41,6 +41,7 @@ var Preset = &checks.Preset{
 	Configure: configure,
 	Owners:    owners,
 	ReadAhead: readAhead,
+	Sample:    sample,
 }
 
 // readAhead starts what the rows read first: the checklist, CODEOWNERS
@@ -65,11 +66,19 @@ var TemplatePaths = []string{
 	"docs/pull_request_template.md", "docs/PULL_REQUEST_TEMPLATE.md",
 }
 
-// ownersFact reads and parses CODEOWNERS at the base tip once for the gate
-// and the owner row: the configured path, else the first of GitHub's.
-var ownersFact = checks.NewFact("CODEOWNERS", nil, func(ctx context.Context, pr *checks.PR) (checks.Owners, error) {
+// codeOwners is CODEOWNERS as the gate and the owner row read it, and the
+// parsed file, from which the sample sign-off's signer is picked.
+type codeOwners struct {
+	checks.Owners
+	File codeowners.File
+}
+
+// ownersFact reads and parses CODEOWNERS at the base tip once for the gate,
+// the owner row and the sample sign-off: the configured path, else the
+// first of GitHub's.
+var ownersFact = checks.NewFact("CODEOWNERS", nil, func(ctx context.Context, pr *checks.PR) (codeOwners, error) {
 	s := settingsOf(pr)
-	o := checks.Owners{CoreTeam: s.CoreTeam}
+	o := codeOwners{Owners: checks.Owners{CoreTeam: s.CoreTeam}}
 	paths := codeOwnersPaths
 	if s.CodeOwners != "" {
 		paths = []string{s.CodeOwners}
@@ -79,14 +88,15 @@ var ownersFact = checks.NewFact("CODEOWNERS", nil, func(ctx context.Context, pr 
 	if err != nil {
 		return o, err
 	}
-	co := codeowners.Parse(string(data))
+	o.File = codeowners.Parse(string(data))
 	o.Empty = strings.TrimSpace(string(data)) == ""
-	o.Match, o.Problems = co.Owners, co.ProblemLines()
+	o.Match, o.Problems = o.File.Owners, o.File.ProblemLines()
 	return o, nil
 })
 
 func owners(ctx context.Context, pr *checks.PR) (checks.Owners, error) {
-	return ownersFact.Of(ctx, pr)
+	o, err := ownersFact.Of(ctx, pr)
+	return o.Owners, err
 }
 
 // firstFile reads the first of paths that exists at ref. When none does,

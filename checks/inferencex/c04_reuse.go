@@ -7,7 +7,6 @@ import (
 
 	"github.com/verdict-bot/verdict/checks"
 	"github.com/verdict-bot/verdict/checks/format/commands"
-	"github.com/verdict-bot/verdict/checks/inferencex/repo"
 	"github.com/verdict-bot/verdict/checks/inferencex/sweep"
 )
 
@@ -34,11 +33,7 @@ func runReuse(ctx context.Context, pr *checks.PR) checks.Result {
 	if err != nil {
 		return checks.Unverified(checks.T("the PR's comments could not be read ("+err.Error()+")", "无法读取 PR 评论（"+checks.Code(err.Error())+"）"))
 	}
-	s := repo.SettingsParam.Get(pr)
-	if s == nil {
-		d := repo.Defaults()
-		s = &d
-	}
+	s := settingsOf(pr)
 	cmd, c, ok := commands.NewestAuthorized(comments, s.ReuseAssociations)
 	if !ok {
 		return checks.WarnR(ReuseNoneReason, ignoredCommands(comments, s.ReuseAssociations)...)

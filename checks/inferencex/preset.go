@@ -9,9 +9,7 @@ package inferencex
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sort"
-	"strings"
 
 	"gopkg.in/yaml.v3"
 
@@ -43,17 +41,22 @@ var rows = []*checks.Check{
 
 // Preset is the InferenceX checklist as the app reaches it.
 var Preset = &checks.Preset{
-	Name:      "inferencex",
-	Title:     checks.T("InferenceX sign-off checklist", "InferenceX 签核清单"),
-	Rows:      rows,
-	Affected:  AffectedConfigs,
-	Detect:    detect,
-	Marks:     []string{repo.E2EMarker, repo.LegacyLayout().Checklist},
-	Configure: configure,
-	Owners:    owners,
-	Remind:    remind,
-	ReadAhead: readAhead,
-	Commands:  []string{"use", "reuse-sweep-run"},
+	Name:       "inferencex",
+	Title:      checks.T("InferenceX sign-off checklist", "InferenceX 签核清单"),
+	Rows:       rows,
+	Affected:   AffectedConfigs,
+	Detect:     repo.Detect,
+	Marks:      []string{repo.E2EMarker, repo.LegacyLayout().Checklist},
+	Configure:  configure,
+	Settings:   repo.KeySettings,
+	Escalation: escalation,
+	Owners:     owners,
+	Remind:     remind,
+	ReadAhead:  readAhead,
+	Commands:   []string{"use", "reuse-sweep-run"},
+	Reuse:      reuseRules,
+	Sample:     sample,
+	Inputs:     changeset.Inputs,
 }
 
 // configure hands the rows the repository's settings: the top-level keys
@@ -122,85 +125,8 @@ func owners(ctx context.Context, pr *checks.PR) (checks.Owners, error) {
 	if err != nil {
 		return o, err
 	}
-	s := repo.SettingsParam.Get(pr)
-	if s == nil {
-		d := repo.Defaults()
-		s = &d
-	}
-	o.CoreTeam = s.CoreTeam
+	o.CoreTeam = settingsOf(pr).CoreTeam
 	return o, nil
-}
-
-// detect finds an InferenceX repository on its default branch at ref: a
-// configuration that sets the layout or its paths, the e2e layout's
-// marker, or the legacy layout's review checklist; failing those (an older
-// history, a repository laid out before the checklist was written), the
-// root holding the benchmark repository's own files: the perf changelog,
-// MODELS.md, or benchmarks/ beside runners/.
-func detect(ctx context.Context, src checks.Source, ref string, config []byte) (bool, error) {
-	var keys struct {
-		Layout string         `yaml:"layout"`
-		Paths  map[string]any `yaml:"paths"`
-	}
-	if yaml.Unmarshal(config, &keys) == nil && (keys.Layout != "" || len(keys.Paths) > 0) {
-		return true, nil
-	}
-	for _, p := range []string{repo.E2EMarker, repo.LegacyLayout().Checklist} {
-		_, err := src.ReadFile(ctx, ref, p)
-		switch {
-		case err == nil:
-			return true, nil
-		case !errors.Is(err, checks.ErrNotFound):
-			return false, err
-		}
-	}
-	root, err := src.ListDir(ctx, ref, "")
-	switch {
-	case errors.Is(err, checks.ErrNotFound):
-		return false, nil
-	case err != nil:
-		return false, err
-	}
-	has := map[string]string{}
-	for _, e := range root {
-		has[e.Name] = e.Type
-	}
-	l := repo.LegacyLayout()
-	return has[l.Changelog] == "file" || has[l.Models] == "file" ||
-		(has[l.BenchmarksDir] == "dir" && has[l.RunnersDir] == "dir"), nil
-}
-
-// remind sends the recipe reminder to pull requests that touch benchmark
-// configuration: master configs, benchmark files or the perf changelog.
-func remind(ctx context.Context, pr *checks.PR) (checks.Reminder, bool, error) {
-	l, err := repo.LayoutFact.Of(ctx, pr)
-	if err != nil {
-		return checks.Reminder{}, false, err
-	}
-	files, err := pr.Source.Files(ctx)
-	if err != nil {
-		return checks.Reminder{}, false, fmt.Errorf("listing PR files: %w", err)
-	}
-	r := checks.Reminder{Checklist: l.Checklist, CodeOwners: l.CodeOwners,
-		FailFastLabel: "full-sweep-fail-fast", ContinueLabel: "full-sweep-enabled"}
-	return r, TouchesBenchmarks(l, files), nil
-}
-
-// TouchesBenchmarks is the reminder's trigger: master configs, benchmark
-// files or the perf changelog, in either layout.
-func TouchesBenchmarks(l repo.Layout, files []checks.ChangedFile) bool {
-	for _, f := range files {
-		for _, p := range []string{f.Path, f.PreviousPath} {
-			if p == "" {
-				continue
-			}
-			if p == l.Changelog || strings.HasPrefix(p, l.BenchmarksDir+"/") ||
-				(l.UnderConfigs(p) && strings.HasSuffix(p, "-master.yaml")) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // Registry returns the registry of the preset's rows.

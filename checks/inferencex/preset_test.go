@@ -56,7 +56,7 @@ func TestTouchesBenchmarks(t *testing.T) {
 		{"configs/amd-master.yaml", false},
 	}
 	for _, tt := range tests {
-		if got := inferencex.TouchesBenchmarks(l, []checks.ChangedFile{{Path: tt.path}}); got != tt.want {
+		if got := repo.TouchesBenchmarks(l, []checks.ChangedFile{{Path: tt.path}}); got != tt.want {
 			t.Errorf("%s: %v, want %v", tt.path, got, tt.want)
 		}
 	}

@@ -152,7 +152,7 @@ var importRules = []importRule{
 		func(p string) bool { return under(p, "checks/format") },
 		func(imp string) bool { return under(internal(imp), "checks/inferencex") }},
 	{"app/ reaches a checklist only through checks.Preset: nothing under app/ imports a preset",
-		func(p string) bool { return under(p, "app") && !presetBound[p] },
+		func(p string) bool { return under(p, "app") },
 		func(imp string) bool { return preset(internal(imp)) }},
 	{"nothing under app/ imports cmd/",
 		func(p string) bool { return under(p, "app") },
@@ -175,18 +175,6 @@ var importRules = []importRule{
 // but the contract itself, the format readers and the test helpers.
 func preset(pkg string) bool {
 	return under(pkg, "checks") && pkg != "checks" && !under(pkg, "checks/format") && !under(pkg, "checks/checkstest")
-}
-
-// presetBound are the app packages that still read the InferenceX preset's
-// models for what checks.Preset does not carry yet: its settings' key
-// table (repoconfig), the local replay's synthesized sign-off and reader
-// problems (localverify) and the reuse commands' eligibility (reuse). The list may only
-// shrink: TestPresetBoundIsCurrent fails on a package that no longer needs
-// its place.
-var presetBound = map[string]bool{
-	"app/localverify": true,
-	"app/repoconfig":  true,
-	"app/reuse":       true,
 }
 
 // importViolations checks pkgs (package → imports) against the rules and
@@ -234,17 +222,6 @@ func importViolations(pkgs map[string][]string) []string {
 func TestImportRules(t *testing.T) {
 	for _, v := range importViolations(packages(t)) {
 		t.Error(v)
-	}
-}
-
-// TestPresetBoundIsCurrent: every package allowed to import a preset
-// still does, so that the allowance disappears with the need.
-func TestPresetBoundIsCurrent(t *testing.T) {
-	pkgs := packages(t)
-	for p := range presetBound {
-		if !slices.ContainsFunc(pkgs[p], func(imp string) bool { return preset(internal(imp)) }) {
-			t.Errorf("%s no longer imports a preset: remove it from presetBound", p)
-		}
 	}
 }
 

@@ -65,7 +65,7 @@ func cmdConfigCheck(_ context.Context, args []string, env Env) int {
 		fmt.Fprintf(env.Stderr, "verdict config check: %v\n", err)
 		return 1
 	}
-	cfg, probs := repoconfig.Check(data)
+	cfg, probs := repoconfig.Check(data, servedPresets)
 	if len(probs) == 0 {
 		probs = presetProblems(cfg)
 	}
@@ -95,7 +95,7 @@ func cmdConfigSchema(args []string, env Env) int {
 	if code, done := parseFlags(fs, args); done {
 		return code
 	}
-	b, err := repoconfig.Schema()
+	b, err := repoconfig.Schema(servedPresets)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "verdict config schema: %v\n", err)
 		return 1

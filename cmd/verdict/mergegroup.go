@@ -58,7 +58,7 @@ func (m appMergeGroups) MergeGroup(ctx context.Context, a jobs.MergeGroupArgs, a
 	}
 	src := gh.Evidence(a.Owner, a.Name, number)
 	defer snapshot.Release(src)
-	cfg, err := snapshot.Configuration(ctx, gh, src, a.Owner, a.Name)
+	cfg, err := snapshot.Configuration(ctx, gh, src, servedPresets, a.Owner, a.Name)
 	var invalid *snapshot.ConfigError
 	if err != nil && !errors.As(err, &invalid) {
 		return err

@@ -20,11 +20,13 @@ import (
 // and the checks that need settings fall back to Defaults.
 var SettingsParam = checks.NewParam[*Settings]("InferenceX settings")
 
-// Settings are the check parameters a repository can change in
-// .github/verdict.yml (read from the default branch). Defaults() is the
-// InferenceX preset. The app's own settings (status context, bot identities,
-// warnAs) live in app/config and embed these.
+// Settings are what the rows read of the repository's configuration
+// (.github/verdict.yml on the default branch): the preset's own keys and
+// the few keys of the app's table the rows need too. Defaults() is the
+// InferenceX preset.
 type Settings struct {
+	Keys `yaml:",inline"`
+
 	// SignOffPhrase is the case-sensitive substring that makes a comment a
 	// sign-off candidate.
 	SignOffPhrase string `yaml:"signoff_phrase" json:"signoff_phrase"`
@@ -35,6 +37,14 @@ type Settings struct {
 	// default, as policy-bot and Prow refuse an author's own approval: a
 	// sign-off is a second pair of eyes.
 	AllowSelfSignOff bool `yaml:"allow_self_signoff" json:"allow_self_signoff"`
+	// MaxFileBytes caps the files the rows read, so bad input stays
+	// bounded.
+	MaxFileBytes int64 `yaml:"max_file_bytes" json:"max_file_bytes"`
+}
+
+// Keys are the top-level keys the preset adds to the configuration file
+// (KeyTable documents them).
+type Keys struct {
 	// Layout overrides individual paths of the auto-detected layout.
 	Paths Layout `yaml:"paths" json:"paths"`
 	// ForceLayout pins "legacy" or "e2e" instead of auto-detection.
@@ -68,21 +78,9 @@ type Settings struct {
 	// single-node recipes need an upstream link, the older rule).
 	UpstreamRecipeScope string `yaml:"upstream_recipe_scope" json:"upstream_recipe_scope"`
 
-	// Check 14.
+	// Check 14, and who its escalation asks to look.
 	ParetoMinimum     int      `yaml:"pareto_minimum" json:"pareto_minimum"`
 	EscalationHandles []string `yaml:"escalation_handles" json:"escalation_handles"`
-
-	// Checks turns individual rows off or adjusts NEEDS_REVIEW rendering.
-	Checks map[int]CheckSettings `yaml:"checks" json:"checks"`
-
-	// Caps that keep bad input bounded.
-	MaxFileBytes int64 `yaml:"max_file_bytes" json:"max_file_bytes"`
-}
-
-// CheckSettings tunes one check.
-type CheckSettings struct {
-	// Disabled removes the row (it renders N/A "disabled by configuration").
-	Disabled bool `yaml:"disabled" json:"disabled"`
 }
 
 // Defaults returns the InferenceX preset.
@@ -90,6 +88,14 @@ func Defaults() Settings {
 	return Settings{
 		SignOffPhrase: signoff.DefaultPhrase,
 		CoreTeam:      "@SemiAnalysisAI/core",
+		MaxFileBytes:  8 << 20,
+		Keys:          DefaultKeys(),
+	}
+}
+
+// DefaultKeys are the defaults of the preset's own keys.
+func DefaultKeys() Keys {
+	return Keys{
 		BenchmarkGroups: []string{
 			"single-node ", "multi-node ", "agentic /", "multi-node agentic /", "canary /",
 		},
@@ -111,17 +117,8 @@ func Defaults() Settings {
 		UpstreamRecipeScope:   "all",
 		ParetoMinimum:         5,
 		EscalationHandles:     []string{"@maintainer-a", "@maintainer-b"},
-		MaxFileBytes:          8 << 20,
 		HarnessPatchAllowlist: nil,
 	}
-}
-
-// Enabled reports whether check n is on.
-func (s *Settings) Enabled(n int) bool {
-	if s == nil || s.Checks == nil {
-		return true
-	}
-	return !s.Checks[n].Disabled
 }
 
 // IsOpenSource reports whether a framework is an open-source engine.
