@@ -186,7 +186,7 @@ func (m appMergeGroups) judge(ctx context.Context, gh *ghapi.Client, a jobs.Merg
 			return res, fmt.Errorf("the standing sign-off of PR #%d: %w", number, err)
 		}
 	}
-	release, err := m.v.admit(a.InstallationID)
+	release, err := m.v.admit(ctx, a.InstallationID)
 	if err != nil {
 		return res, err
 	}

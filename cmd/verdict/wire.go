@@ -73,6 +73,20 @@ func (b storeBudget) ReserveWrite(ctx context.Context, installation int64) (time
 	return b.st.ReserveWrite(ctx, installation, time.Now(), b.rule.Rate, b.rule.Burst)
 }
 
+// storeCalls is the installations' rate-limit reservations kept in the
+// database, shared by every replica.
+type storeCalls struct{ st *store.Store }
+
+func (c storeCalls) SetAside(ctx context.Context, a ghclient.RateAsk) (bool, int, time.Time, error) {
+	ans, err := c.st.SetAsideCalls(ctx, store.CallAsk{Installation: a.Installation, ID: a.ID, Cost: a.Cost,
+		Remaining: a.Remaining, Reset: a.Reset, Seen: a.Seen, Now: a.Now, Hold: a.Hold})
+	return ans.Admitted, ans.Left, ans.Reset, err
+}
+
+func (c storeCalls) GiveBack(ctx context.Context, id string) error {
+	return c.st.GiveBackCalls(ctx, id)
+}
+
 // evidenceOptions gives opts the shared evidence cache when it has none.
 func evidenceOptions(opts ghsource.Options) ghsource.Options {
 	if opts.Cache == nil {
@@ -96,6 +110,10 @@ func appWiring(pages http.RoundTripper) wiring {
 		ro := ghclient.RetryOptions{AttemptTimeout: cfg.GitHubTimeout, BaseDelay: cfg.GitHubBackoff}
 		writes := storeBudget{st: st, rule: ghclient.TokenBucket{Rate: float64(cfg.WritesPerMinute) / 60, Burst: float64(cfg.WriteBurst)}}
 		rates := ghclient.NewRateBook()
+		// Reservations shared by the replicas; one a dead process left
+		// lapses after the longest a verification may run (the queue's
+		// budget on a late retry, 8× the job timeout, and its publishing).
+		rates.Ledger, rates.Hold = storeCalls{st}, 8*cfg.JobTimeout+2*time.Minute
 		apps, err := ghclient.NewApps(cfg.GitHubURL, cfg.AppID, cfg.PrivateKey, ghclient.Options{Retry: ro, Writes: writes, MaxInFlight: cfg.MaxInFlight, Rates: rates})
 		if err != nil {
 			return handlers{}, err
@@ -245,8 +263,11 @@ func (a appVerifier) superseded(j jobs.VerifyArgs) func(context.Context) (string
 
 // admit sets a verification's calls aside from its installation's rate
 // limit (release gives them back), or says how long to wait for the reset.
-func (a appVerifier) admit(installation int64) (release func(), err error) {
-	release, wait, left := a.rates.Admit(installation, verificationCalls)
+func (a appVerifier) admit(ctx context.Context, installation int64) (release func(), err error) {
+	release, wait, left, err := a.rates.Admit(ctx, installation, verificationCalls)
+	if err != nil {
+		return nil, retry.Transient(err)
+	}
 	if wait > 0 {
 		metrics.RateBudgetDeferred()
 		return nil, &retry.RateLimitError{RetryAfter: wait, Err: fmt.Errorf(
@@ -275,7 +296,7 @@ func (a appVerifier) Verify(ctx context.Context, j jobs.VerifyArgs, at jobs.Atte
 	if err != nil {
 		return err
 	}
-	release, err := a.admit(j.InstallationID)
+	release, err := a.admit(ctx, j.InstallationID)
 	if err != nil {
 		return err
 	}
