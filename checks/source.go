@@ -55,6 +55,12 @@ type Source interface {
 	UpstreamPR(ctx context.Context, owner, repo string, number int) (UpstreamPR, error)
 	// UpstreamPRFiles lists that pull request's changed files with patches.
 	UpstreamPRFiles(ctx context.Context, owner, repo string, number int) ([]ChangedFile, error)
+	// Issue reads an issue or a pull request of any repository, this one
+	// included, by number: GitHub numbers both in one sequence and its
+	// issues endpoint answers for both. A number that is neither is
+	// ErrNotFound. Another repository may need a different token than the
+	// installation's, as for UpstreamPR.
+	Issue(ctx context.Context, owner, repo string, number int) (Issue, error)
 	// FetchPage fetches a published documentation page (capped).
 	FetchPage(ctx context.Context, url string) (Page, error)
 }
@@ -89,6 +95,11 @@ type Commit struct {
 	SHA     string
 	Message string
 	Date    time.Time
+	// Verified is GitHub's commit.verification.verified: the commit carries
+	// a GPG, SSH or S/MIME signature GitHub checked against a key of its
+	// committer's account. Only GitHub knows those keys, so a source
+	// without GitHub leaves it false and says so in CommitList.SignaturesErr.
+	Verified bool
 }
 
 // CommitList is the PR's commits, oldest first.
@@ -97,6 +108,11 @@ type CommitList struct {
 	// Truncated is set when GitHub's 250-commit cap hid newer commits (it
 	// lists the oldest 250).
 	Truncated bool
+	// SignaturesErr is set when the source cannot tell which commits
+	// GitHub verified (a local checkout): every Verified is then false
+	// for want of evidence, not because a commit is unsigned. It wraps
+	// ErrUnavailable.
+	SignaturesErr error
 }
 
 // Has reports whether sha is one of the commits.
@@ -216,6 +232,22 @@ type UpstreamPR struct {
 	Title       string
 	Body        string
 	HTMLURL     string
+}
+
+// Issue is an issue or a pull request as GitHub's issues endpoint shows
+// it. A pull request's merge is not part of it: UpstreamPR reads that.
+type Issue struct {
+	Owner, Repo string
+	Number      int
+	// PullRequest is set when the number is a pull request's.
+	PullRequest bool
+	State       string // open or closed
+	// StateReason is why an issue is in its state: completed, not_planned
+	// (closed without being done), reopened, or "" where GitHub records
+	// none (pull requests, issues never closed, some closed long ago).
+	StateReason string
+	HTMLURL     string
+	Title       string
 }
 
 // Page is a fetched documentation page.

@@ -154,7 +154,8 @@ func convertCommits(commits []*github.RepositoryCommit) []checks.Commit {
 		if date.IsZero() {
 			date = c.GetCommit().GetAuthor().GetDate().Time
 		}
-		out = append(out, checks.Commit{SHA: c.GetSHA(), Message: c.GetCommit().GetMessage(), Date: date})
+		out = append(out, checks.Commit{SHA: c.GetSHA(), Message: c.GetCommit().GetMessage(), Date: date,
+			Verified: c.GetCommit().GetVerification().GetVerified()})
 	}
 	return out
 }

@@ -126,6 +126,35 @@ func (s *Source) UpstreamPRFiles(ctx context.Context, owner, repo string, number
 	})
 }
 
+// Issue reads an issue or a pull request through the issues endpoint,
+// which answers for both: this repository's with the installation client,
+// like every read of the repository under verification, another's as
+// UpstreamPR reads it (the fallback client when the installation is
+// refused).
+func (s *Source) Issue(ctx context.Context, owner, repo string, number int) (checks.Issue, error) {
+	key := fmt.Sprintf("issue\x00%s/%s#%d", strings.ToLower(owner), strings.ToLower(repo), number)
+	return do(s, key, func() (checks.Issue, error) {
+		what := fmt.Sprintf("reading issue %s/%s#%d", owner, repo, number)
+		get := func(c *github.Client) (*github.Issue, *github.Response, error) {
+			return c.Issues.Get(ctx, owner, repo, number)
+		}
+		var is *github.Issue
+		var err error
+		if strings.EqualFold(owner, s.owner) && strings.EqualFold(repo, s.repo) {
+			var resp *github.Response
+			is, resp, err = get(s.gh)
+			err = apiErr(what, resp, err)
+		} else {
+			is, err = upstream(s, what, get)
+		}
+		if err != nil {
+			return checks.Issue{}, err
+		}
+		return checks.Issue{Owner: owner, Repo: repo, Number: number, PullRequest: is.IsPullRequest(), State: is.GetState(),
+			StateReason: is.GetStateReason(), HTMLURL: is.GetHTMLURL(), Title: is.GetTitle()}, nil
+	})
+}
+
 // FetchPage fetches a published documentation page through
 // Options.PageClient, reading at most Options.MaxPageBytes. 404 and 410 are
 // ErrNotFound; other non-2xx answers are errors that carry the page.

@@ -22,8 +22,11 @@ func (s *Server) commentJSON(cs *commentState) map[string]any {
 	return s.site.Comment(cs.repo.r, cs.issue, cs.c, cs.reactions)
 }
 
+// commitJSON shows a commit the fixture declares verified as GitHub shows
+// a signed one; any other commit unsigned.
 func (s *Server) commitJSON(rs *repoState, sha, msg string, date time.Time, author string) map[string]any {
-	return s.site.Commit(rs.r, sha, msg, date, author, s.treeSHA(rs, sha))
+	c := rs.r.FindCommit(sha)
+	return s.site.Commit(rs.r, sha, msg, date, author, s.treeSHA(rs, sha), c != nil && c.Verified)
 }
 
 func (s *Server) runJSON(rs *repoState, run *fixture.WorkflowRun) map[string]any {

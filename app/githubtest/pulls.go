@@ -60,14 +60,25 @@ func (s *Server) getPull(w http.ResponseWriter, r *http.Request, p params) {
 	ghjson.Write(w, http.StatusOK, s.pullJSON(rs, pr))
 }
 
+// getIssue answers for a pull request's number and for an issue's: they
+// share one sequence, and GitHub's issues endpoint serves both.
 func (s *Server) getIssue(w http.ResponseWriter, r *http.Request, p params) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rs, pr := s.pull(w, p)
-	if pr == nil {
+	rs := s.repo(w, p)
+	if rs == nil {
 		return
 	}
-	ghjson.Write(w, http.StatusOK, s.issueJSON(rs, pr))
+	n := p.int("number")
+	if pr := rs.pulls[n]; pr != nil {
+		ghjson.Write(w, http.StatusOK, s.issueJSON(rs, pr))
+		return
+	}
+	if is := rs.issues[n]; is != nil {
+		ghjson.Write(w, http.StatusOK, s.site.PlainIssue(rs.r, is, len(rs.issueCs[n])))
+		return
+	}
+	ghjson.Error(w, http.StatusNotFound, "Not Found")
 }
 
 func (s *Server) listPullFiles(w http.ResponseWriter, r *http.Request, p params) {

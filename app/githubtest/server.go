@@ -78,6 +78,7 @@ type Server struct {
 type repoState struct {
 	r         *fixture.Repo
 	pulls     map[int]*fixture.Pull
+	issues    map[int]*fixture.Issue  // issues that are not pull requests
 	issueCs   map[int][]*commentState // by issue number, in creation order
 	checkRuns map[string][]*github.CheckRun
 	statuses  map[string][]*github.RepoStatus
@@ -188,11 +189,14 @@ func (s *Server) buildState() error {
 	s.rootTrees[""] = addGitTrees(nil, s.gitTrees)
 	for _, r := range s.fx.Repos {
 		rs := &repoState{
-			r: r, pulls: map[int]*fixture.Pull{}, issueCs: map[int][]*commentState{},
+			r: r, pulls: map[int]*fixture.Pull{}, issues: map[int]*fixture.Issue{}, issueCs: map[int][]*commentState{},
 			checkRuns: map[string][]*github.CheckRun{}, statuses: map[string][]*github.RepoStatus{},
 			runs: map[int64]*fixture.WorkflowRun{}, artifacts: map[int64]*fixture.Artifact{}, artRun: map[int64]*fixture.WorkflowRun{},
 		}
 		s.repos[strings.ToLower(r.FullName)] = rs
+		for _, is := range r.Issues {
+			rs.issues[is.Number] = is
+		}
 		for _, p := range r.Pulls {
 			rs.pulls[p.Number] = p
 			for _, c := range p.Comments {

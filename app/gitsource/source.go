@@ -81,8 +81,15 @@ func (c *Change) Commits(ctx context.Context) (checks.CommitList, error) {
 			c.commits.Commits = append(c.commits.Commits, checks.Commit{SHA: sha, Message: cm.Message, Date: date})
 		}
 	})
-	return checks.CommitList{Commits: append([]checks.Commit(nil), c.commits.Commits...)}, c.commitsErr
+	// Whether a signature is GitHub-verified depends on the keys GitHub's
+	// users uploaded, which a checkout does not have (git verify-commit
+	// needs the signers' keys in a local keyring): Verified stays false
+	// and says nothing.
+	return checks.CommitList{Commits: append([]checks.Commit(nil), c.commits.Commits...), SignaturesErr: errNoSignatures}, c.commitsErr
 }
+
+// errNoSignatures is CommitList.SignaturesErr of every local change.
+var errNoSignatures = unavailable("GitHub's signature verification")
 
 // ReadFile reads a file at a commit.
 func (c *Change) ReadFile(ctx context.Context, ref, path string) ([]byte, error) {
@@ -138,6 +145,10 @@ func (c *Change) UpstreamPR(_ context.Context, owner, repo string, number int) (
 
 func (c *Change) UpstreamPRFiles(_ context.Context, owner, repo string, number int) ([]checks.ChangedFile, error) {
 	return nil, unavailable("files of upstream PR %s/%s#%d", owner, repo, number)
+}
+
+func (c *Change) Issue(_ context.Context, owner, repo string, number int) (checks.Issue, error) {
+	return checks.Issue{}, unavailable("issue or pull request %s/%s#%d", owner, repo, number)
 }
 
 func (c *Change) FetchPage(_ context.Context, url string) (checks.Page, error) {

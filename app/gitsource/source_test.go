@@ -231,7 +231,15 @@ func TestGitHubOnlyEvidenceIsUnavailable(t *testing.T) {
 	keep(src.TeamMember(ctx, "org", "team", "someone"))
 	keep(src.UpstreamPR(ctx, "o", "r", 1))
 	keep(src.UpstreamPRFiles(ctx, "o", "r", 1))
+	keep(src.Issue(ctx, "o", "r", 1))
 	keep(src.FetchPage(ctx, "https://example.invalid/"))
+	// The commits are there; whether GitHub verified their signatures is
+	// not, and the list says so rather than let Verified read "unsigned".
+	cl, err := src.Commits(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs = append(errs, cl.SignaturesErr)
 	for i, err := range errs {
 		if !errors.Is(err, checks.ErrUnavailable) || errors.Is(err, checks.ErrNotFound) {
 			t.Errorf("call %d: error %v does not wrap only ErrUnavailable", i, err)

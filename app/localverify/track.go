@@ -136,6 +136,12 @@ func (t *tracker) UpstreamPRFiles(ctx context.Context, owner, repo string, n int
 	return v, err
 }
 
+func (t *tracker) Issue(ctx context.Context, owner, repo string, n int) (checks.Issue, error) {
+	v, err := t.Source.Issue(ctx, owner, repo, n)
+	t.note(ctx, "Issue", err)
+	return v, err
+}
+
 func (t *tracker) FetchPage(ctx context.Context, url string) (checks.Page, error) {
 	v, err := t.Source.FetchPage(ctx, url)
 	t.note(ctx, "FetchPage", err)

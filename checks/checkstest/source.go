@@ -59,6 +59,11 @@ type Source struct {
 	UpstreamPRFilesError error
 	Pages                map[string]checks.Page
 	FetchPageError       error
+	// Issues are issues and pull requests by "owner/repo#n". A number
+	// missing here that Upstream holds answers as that pull request, as
+	// GitHub's issues endpoint answers for every pull request.
+	Issues     map[string]checks.Issue
+	IssueError error
 
 	// Calls counts calls per method name.
 	Calls map[string]int
@@ -247,6 +252,19 @@ func (s *Source) UpstreamPRFiles(ctx context.Context, owner, repo string, n int)
 			return nil, nf(fmt.Sprintf("%s/%s#%d files", owner, repo, n))
 		}
 		return f, nil
+	})
+}
+
+func (s *Source) Issue(ctx context.Context, owner, repo string, n int) (checks.Issue, error) {
+	return answer(s, "Issue", s.IssueError, func() (checks.Issue, error) {
+		key := fmt.Sprintf("%s/%s#%d", owner, repo, n)
+		if is, ok := s.Issues[key]; ok {
+			return is, nil
+		}
+		if p, ok := s.Upstream[key]; ok {
+			return checks.Issue{Owner: owner, Repo: repo, Number: n, PullRequest: true, State: p.State, HTMLURL: p.HTMLURL, Title: p.Title}, nil
+		}
+		return checks.Issue{}, nf(key)
 	})
 }
 

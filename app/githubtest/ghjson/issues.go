@@ -45,3 +45,21 @@ func (s Site) Reaction(rc fixture.Reaction, at time.Time) map[string]any {
 	return map[string]any{"id": rc.ID, "node_id": NodeID("RE", rc.ID), "user": s.User(rc.User, ""), "content": rc.Content,
 		"created_at": ISO(at)}
 }
+
+// PlainIssue is the issue object of an issue that is not a pull request:
+// no pull_request key, and the reason it is in its state.
+func (s Site) PlainIssue(r *fixture.Repo, is *fixture.Issue, comments int) map[string]any {
+	api := fmt.Sprintf("%s/repos/%s/issues/%d", s.URL, r.FullName, is.Number)
+	id := int64(1700000000 + is.Number)
+	var reason any
+	if is.StateReason != "" {
+		reason = is.StateReason
+	}
+	return map[string]any{"id": id, "node_id": NodeID("I", id), "url": api, "repository_url": s.URL + "/repos/" + r.FullName,
+		"labels_url": api + "/labels{/name}", "comments_url": api + "/comments", "events_url": api + "/events",
+		"html_url": fmt.Sprintf("https://github.com/%s/issues/%d", r.FullName, is.Number), "number": is.Number,
+		"state": is.State, "state_reason": reason, "title": is.Title, "body": is.Body, "user": s.User(is.User, ""),
+		"labels": s.Labels(r, is.Labels), "assignee": nil, "assignees": []any{}, "milestone": nil, "locked": false,
+		"active_lock_reason": nil, "comments": comments, "closed_at": ISO(is.ClosedAt), "created_at": ISO(is.CreatedAt),
+		"updated_at": ISO(is.UpdatedAt), "author_association": r.Association(is.User)}
+}

@@ -14,8 +14,9 @@ func gitUser(login string, date time.Time) map[string]any {
 }
 
 // Commit is the commit object of the PR commits list and of a branch;
-// tree is the SHA of its git tree.
-func (s Site) Commit(r *fixture.Repo, sha, msg string, date time.Time, author, tree string) map[string]any {
+// tree is the SHA of its git tree, verified whether GitHub shows a
+// signature it verified.
+func (s Site) Commit(r *fixture.Repo, sha, msg string, date time.Time, author, tree string, verified bool) map[string]any {
 	if author == "" {
 		author = "octocat"
 	}
@@ -24,8 +25,22 @@ func (s Site) Commit(r *fixture.Repo, sha, msg string, date time.Time, author, t
 		"html_url": "https://github.com/" + r.FullName + "/commit/" + sha, "comments_url": api + "/commits/" + sha + "/comments",
 		"commit": map[string]any{"url": api + "/git/commits/" + sha, "message": msg, "comment_count": 0,
 			"author": gitUser(author, date), "committer": gitUser(author, date),
-			"tree": map[string]any{"sha": tree, "url": api + "/git/trees/" + tree}},
+			"tree":         map[string]any{"sha": tree, "url": api + "/git/trees/" + tree},
+			"verification": verification(msg, date, author, tree, verified)},
 		"author": s.User(author, ""), "committer": s.User(author, ""), "parents": []any{}}
+}
+
+// verification is a commit's signature verification as GitHub shows it:
+// an unsigned commit has no signature or payload; a verified one has the
+// signed commit object as payload, and a (placeholder) signature.
+func verification(msg string, date time.Time, author, tree string, verified bool) map[string]any {
+	if !verified {
+		return map[string]any{"verified": false, "reason": "unsigned", "signature": nil, "payload": nil, "verified_at": nil}
+	}
+	who := fmt.Sprintf("%s <%s@users.noreply.github.com> %d +0000", author, author, date.Unix())
+	payload := fmt.Sprintf("tree %s\nauthor %s\ncommitter %s\n\n%s", tree, who, who, msg)
+	sig := "-----BEGIN PGP SIGNATURE-----\n\n" + NodeID("SIG", ID(payload)) + "\n-----END PGP SIGNATURE-----\n"
+	return map[string]any{"verified": true, "reason": "valid", "signature": sig, "payload": payload, "verified_at": ISO(date)}
 }
 
 // Labels are a pull request's labels.
@@ -89,7 +104,7 @@ func (s Site) Pull(r *fixture.Repo, pr *fixture.Pull, comments int) map[string]a
 	}
 }
 
-// Issue is the issue object of a pull request.
+// Issue is the issue object of a pull request (PlainIssue is an issue's).
 func (s Site) Issue(r *fixture.Repo, pr *fixture.Pull, comments int) map[string]any {
 	pj := s.Pull(r, pr, comments)
 	api := pj["issue_url"].(string)
@@ -99,7 +114,7 @@ func (s Site) Issue(r *fixture.Repo, pr *fixture.Pull, comments int) map[string]
 		"html_url": pj["html_url"], "number": pr.Number, "state": pr.State, "title": pr.Title, "body": pr.Body, "user": pj["user"],
 		"labels": pj["labels"], "assignee": nil, "assignees": []any{}, "milestone": nil, "locked": false, "active_lock_reason": nil,
 		"comments": pj["comments"], "closed_at": pj["closed_at"], "created_at": pj["created_at"], "updated_at": pj["updated_at"],
-		"author_association": pj["author_association"], "draft": pr.Draft,
+		"author_association": pj["author_association"], "draft": pr.Draft, "state_reason": nil,
 		"pull_request": map[string]any{"url": pj["url"], "html_url": pj["html_url"], "diff_url": pj["diff_url"],
 			"patch_url": pj["patch_url"], "merged_at": pj["merged_at"]}}
 }
