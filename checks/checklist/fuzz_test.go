@@ -10,6 +10,7 @@ import (
 func FuzzRefsIn(f *testing.F) {
 	f.Add("see #12 and o/r#3, https://github.com/o/r/pull/4")
 	f.Add("#0 #-1 (#7) x#8 https://github.com/o/r/pull/")
+	f.Add("https://github.com/o/r/issues/5 https://github.com/o/r/issues/ o/r/issues#6")
 	f.Fuzz(func(t *testing.T, body string) {
 		refs := refsIn(body, "o", "r")
 		seen := map[prRef]bool{}

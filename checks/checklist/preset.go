@@ -27,7 +27,7 @@ var rows = []*checks.Check{
 	CIGreen,
 	ChangedFiles,
 	AddedLines,
-	LinkedPR,
+	Linked,
 	Labels,
 	SignedOff,
 	Attested,

@@ -108,14 +108,14 @@ func TestRows(t *testing.T) {
 		{"linked PR merged", "  items:\n    - item: Docs updated\n      verify: linked\n      repos: [o/docs]\n", nil, func(pr *checks.PR, s *checkstest.Source) {
 			pr.Body = "Docs: https://github.com/o/docs/pull/3 and see #9"
 			s.Upstream = map[string]checks.UpstreamPR{"o/docs#3": {State: "closed", Merged: true}}
-		}, LinkedPR, checks.Pass, "1 linked pull request(s) merged"},
+		}, Linked, checks.Pass, "1 linked pull request(s) merged"},
 		{"linked PR open", "  items:\n    - item: Docs updated\n      verify: linked\n      repos: [o/docs]\n", nil, func(pr *checks.PR, s *checkstest.Source) {
 			pr.Body = "Docs: o/docs#3"
 			s.Upstream = map[string]checks.UpstreamPR{"o/docs#3": {State: "open"}}
-		}, LinkedPR, checks.Fail, "o/docs#3 is open, not merged"},
+		}, Linked, checks.Fail, "o/docs#3 is open, not merged"},
 		{"no link in an allowed repository", "  items:\n    - item: Docs updated\n      verify: linked\n      repos: [o/docs]\n", nil, func(pr *checks.PR, s *checkstest.Source) {
 			pr.Body = "see evil/docs#3"
-		}, LinkedPR, checks.Fail, "links no pull request in o/docs"},
+		}, Linked, checks.Fail, "links no pull request or issue in o/docs"},
 
 		{"labels", "  items:\n    - item: Docs updated\n      verify: labels\n      present: [reviewed]\n      absent: [do-not-merge]\n", nil, func(pr *checks.PR, s *checkstest.Source) {
 			pr.Labels = []string{"reviewed", "do-not-merge"}

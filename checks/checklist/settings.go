@@ -50,14 +50,47 @@ type Item struct {
 	// Waivers is a directory where <PR number>.md waives the item.
 	Paths   []string `yaml:"paths"`
 	Waivers string   `yaml:"waivers"`
-	// linked: the state every linked pull request must be in, and the
-	// repositories a link may point to (this one without).
+	// linked: the state every linked pull request or issue must be in
+	// (one of the States below), and the repositories a link may point
+	// to (this one without).
 	State string   `yaml:"state"`
 	Repos []string `yaml:"repos"`
 	// labels: labels the PR must have and must not have.
 	Present []string `yaml:"present"`
 	Absent  []string `yaml:"absent"`
+	// dco: what every commit must show, one of the Accept values below.
+	// Not "require", which files already takes as a list of patterns.
+	Accept string `yaml:"accept"`
 }
+
+// The states of verify: linked. An issue cannot be merged, and a pull
+// request is never closed "as completed": its merge is its completion.
+const (
+	// StateMerged: a pull request merged (the default).
+	StateMerged = "merged"
+	// StateCompleted: an issue closed as completed, or a pull request
+	// merged.
+	StateCompleted = "completed"
+	// StateOpen: a pull request or issue still open.
+	StateOpen = "open"
+	// StateClosed: a pull request or issue closed for any reason, merged
+	// and "not planned" included.
+	StateClosed = "closed"
+)
+
+var states = []string{StateMerged, StateCompleted, StateOpen, StateClosed}
+
+// What verify: dco accepts of each commit.
+const (
+	// AcceptSignOff: a Signed-off-by trailer (the default).
+	AcceptSignOff = "signoff"
+	// AcceptSignature: a signature GitHub verified.
+	AcceptSignature = "signature"
+	// AcceptEither: one or the other.
+	AcceptEither = "either"
+)
+
+var accepts = []string{AcceptSignOff, AcceptSignature, AcceptEither}
 
 // Verifier kinds, and the options each takes.
 const (
@@ -76,7 +109,7 @@ var kindOptions = map[string][]string{
 	KindLines:    {"forbid", "paths", "waivers"},
 	KindLinked:   {"state", "repos"},
 	KindLabels:   {"present", "absent"},
-	KindDCO:      nil,
+	KindDCO:      {"accept"},
 	KindAttested: nil,
 }
 
@@ -230,12 +263,16 @@ func (v *validator) item(n *yaml.Node, at string, it Item) {
 		}
 		need(it.Waivers == "" || cleanPath(it.Waivers), "waivers must be a relative directory inside the repository", "waivers 必须是仓库内的相对目录")
 	case KindLinked:
-		need(slices.Contains([]string{"", "merged", "open", "closed"}, it.State), "state must be merged, open or closed", "state 必须是 merged、open 或 closed")
+		need(it.State == "" || slices.Contains(states, it.State), fmt.Sprintf("state must be one of %s, not %q", strings.Join(states, ", "), it.State),
+			fmt.Sprintf("state 必须是 %s 之一，而不是 %q", strings.Join(states, ", "), it.State))
 		for _, r := range it.Repos {
 			need(repoRE.MatchString(r), fmt.Sprintf("%q is not owner/name", r), fmt.Sprintf("%q 不是 owner/name", r))
 		}
 	case KindLabels:
 		need(len(it.Present)+len(it.Absent) > 0, "verify: labels needs present or absent", "verify: labels 需要 present 或 absent")
+	case KindDCO:
+		need(it.Accept == "" || slices.Contains(accepts, it.Accept), fmt.Sprintf("accept must be one of %s, not %q", strings.Join(accepts, ", "), it.Accept),
+			fmt.Sprintf("accept 必须是 %s 之一，而不是 %q", strings.Join(accepts, ", "), it.Accept))
 	}
 }
 

@@ -93,6 +93,12 @@ func writeItem(b *strings.Builder, g guess) {
 	list("forbid", g.Forbid)
 	list("paths", g.Paths)
 	list("absent", g.Absent)
+	if g.State != "" {
+		fmt.Fprintf(b, "      state: %s\n", g.State)
+	}
+	if g.Accept != "" {
+		fmt.Fprintf(b, "      accept: %s\n", g.Accept)
+	}
 }
 
 // quote writes s as a YAML scalar that reads back as s.
@@ -106,7 +112,20 @@ func quote(s string) string {
 
 // The keyword rules, first match wins: what an item most likely claims.
 var (
-	dcoRule       = regexp.MustCompile(`(?i)\b(dco|signed-off-by|sign-off|signed off|developer certificate)`)
+	dcoRule = regexp.MustCompile(`(?i)\b(dco|signed-off-by|sign-off|signed off|developer certificate)`)
+	// signatureRule is an item about signed commits ("All commits are
+	// GPG-signed", "Commit signatures are verified"), read once the
+	// sign-off words are taken out, so that "commits are signed off" is
+	// not one; a contributor licence agreement is signed, but not in a
+	// commit.
+	signatureRule = regexp.MustCompile(`(?i)\b(gpg|pgp|s/mime)\b|\bcommits?\b.*\b(signed|signatures?)\b|\b(signed|signatures?)\b.*\bcommits?\b`)
+	signOffWords  = regexp.MustCompile(`(?i)\b(signed[- ]off(-by)?|sign[- ]offs?)\b`)
+	claRule       = regexp.MustCompile(`(?i)\b(cla|contributor licen[cs]e)\b`)
+	// issueRule is an item about a linked issue ("Fixes a linked issue",
+	// "Closes #<issue>"); issueDone is one whose issue must already be
+	// closed as done, rather than still open for this PR to close.
+	issueRule     = regexp.MustCompile(`(?i)\b(issues?|tickets?)\b.*\b(links?|linked|fix|fixes|close|closes|resolve|resolves|references?)\b|\b(links?|linked|fix|fixes|close|closes|resolve|resolves|references?)\b.*\b(issues?|tickets?)\b`)
+	issueDone     = regexp.MustCompile(`(?i)\b(completed|resolved|closed|done)\b`)
 	changelogRule = regexp.MustCompile(`(?i)\b(changelog|change log|changes|release notes?|news entry|changeset|history)\b`)
 	// namedFile is a repository file an item names in backticks
 	// ("an entry in `CHANGES.rst`"): the file that must change.
@@ -125,7 +144,12 @@ var testFiles = guess{Item{Verify: KindFiles, Require: []string{"*_test.*", "*.t
 	"a test file must change; keep your repository's test patterns, and add when: [...] to ask only for source changes"}
 
 func guessFor(text string, jobs []string) guess {
+	signature := signatureRule.MatchString(signOffWords.ReplaceAllString(text, "")) && !claRule.MatchString(text)
 	switch {
+	case signature && dcoRule.MatchString(text):
+		return guess{Item{Verify: KindDCO, Accept: AcceptEither}, "every commit must carry a Signed-off-by trailer or a signature GitHub verified"}
+	case signature:
+		return guess{Item{Verify: KindDCO, Accept: AcceptSignature}, "every commit must carry a signature GitHub verified (GPG, SSH or S/MIME); accept: either also takes a Signed-off-by trailer"}
 	case dcoRule.MatchString(text):
 		return guess{Item{Verify: KindDCO}, "every commit must carry a Signed-off-by trailer"}
 	case changelogRule.MatchString(text) && namedFile.MatchString(text):
@@ -135,8 +159,14 @@ func guessFor(text string, jobs []string) guess {
 	case changelogRule.MatchString(text):
 		return guess{Item{Verify: KindFiles, Require: []string{"CHANGELOG*", "CHANGES*", "HISTORY*", "NEWS*", "changelog.d/**", ".changeset/**", "news/**"}},
 			"a changelog file must change; keep the patterns your repository uses, and add when: [...] to ask only for source changes"}
+	case issueRule.MatchString(text) && issueDone.MatchString(text):
+		return guess{Item{Verify: KindLinked, State: StateCompleted},
+			"an issue (or pull request) linked from the description must be closed as completed (a pull request: merged); add repos: [owner/name] when it lives elsewhere"}
+	case issueRule.MatchString(text):
+		return guess{Item{Verify: KindLinked, State: StateOpen},
+			"an issue linked from the description must still be open (this PR is to close it); use state: completed when it must be done already, and add repos: [owner/name] when it lives elsewhere"}
 	case linkedRule.MatchString(text):
-		return guess{Item{Verify: KindLinked}, "a pull request linked from the description must be merged; add repos: [owner/name] when it lives elsewhere"}
+		return guess{Item{Verify: KindLinked}, "a pull request linked from the description must be merged; add repos: [owner/name] when it lives elsewhere, state: completed to accept an issue closed as completed too"}
 	case doNotMerge.MatchString(text):
 		return guess{Item{Verify: KindLabels, Absent: []string{"do-not-merge"}}, "the PR must not carry the label; use your repository's label names"}
 	case testsAdded.MatchString(text):

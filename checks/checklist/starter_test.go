@@ -21,6 +21,11 @@ func TestStarterConfig(t *testing.T) {
 - [ ] Tests added
 - [ ] Add an entry in ` + "`CHANGES.rst`" + ` summarizing the change.
 - [ ] Run ` + "`pytest`" + `, no tests failed.
+- [ ] All commits are GPG-signed
+- [ ] Every commit is signed off (DCO) or carries a verified signature
+- [ ] I signed the CLA before my first commit
+- [ ] Fixes a linked issue
+- [ ] The tracking issue is resolved and linked
 `),
 		Workflows: map[string][]byte{
 			".github/workflows/ci.yml":      []byte("on: [push, pull_request]\njobs:\n  build:\n    runs-on: x\n  lint:\n    name: Lint\n  matrix:\n    strategy:\n      matrix: {go: [1, 2]}\n"),
@@ -38,17 +43,32 @@ func TestStarterConfig(t *testing.T) {
 		t.Fatalf("the starter is not valid: %+v\n%s", probs, file)
 	}
 	want := map[string]string{
-		"I added tests for the change":                          KindFiles,
-		"CHANGELOG.md has an entry":                             KindFiles,
-		"CI is green":                                           KindChecks,
-		"Commits are signed off (DCO)":                          KindDCO,
-		"No debug prints left behind":                           KindLines,
-		"The upstream pull request is merged and linked":        KindLinked,
-		`Docs: "quotes" and: colons survive`:                    KindAttested,
-		"Nothing is marked do-not-merge":                        KindLabels,
-		"Tests added":                                           KindFiles,
-		"Add an entry in `CHANGES.rst` summarizing the change.": KindFiles,
-		"Run `pytest`, no tests failed.":                        KindChecks,
+		"I added tests for the change":                                     KindFiles,
+		"CHANGELOG.md has an entry":                                        KindFiles,
+		"CI is green":                                                      KindChecks,
+		"Commits are signed off (DCO)":                                     KindDCO,
+		"No debug prints left behind":                                      KindLines,
+		"The upstream pull request is merged and linked":                   KindLinked,
+		`Docs: "quotes" and: colons survive`:                               KindAttested,
+		"Nothing is marked do-not-merge":                                   KindLabels,
+		"Tests added":                                                      KindFiles,
+		"Add an entry in `CHANGES.rst` summarizing the change.":            KindFiles,
+		"Run `pytest`, no tests failed.":                                   KindChecks,
+		"All commits are GPG-signed":                                       KindDCO,
+		"Every commit is signed off (DCO) or carries a verified signature": KindDCO,
+		"I signed the CLA before my first commit":                          KindAttested,
+		"Fixes a linked issue":                                             KindLinked,
+		"The tracking issue is resolved and linked":                        KindLinked,
+	}
+	// The option each binding sets: the state of a link, what a commit
+	// must carry.
+	options := map[string]string{
+		"Commits are signed off (DCO)":                                     "",
+		"All commits are GPG-signed":                                       AcceptSignature,
+		"Every commit is signed off (DCO) or carries a verified signature": AcceptEither,
+		"The upstream pull request is merged and linked":                   "",
+		"Fixes a linked issue":                                             StateOpen,
+		"The tracking issue is resolved and linked":                        StateCompleted,
 	}
 	if len(settings.Items) != len(want) {
 		t.Fatalf("%d items, want %d:\n%s", len(settings.Items), len(want), file)
@@ -59,6 +79,9 @@ func TestStarterConfig(t *testing.T) {
 		}
 		if strings.Contains(it.Item, "CHANGES.rst") && strings.Join(it.Require, ",") != "CHANGES.rst" {
 			t.Errorf("the named changelog: require %v", it.Require)
+		}
+		if want, ok := options[it.Item]; ok && it.State+it.Accept != want {
+			t.Errorf("%q: state %q, accept %q, want %q", it.Item, it.State, it.Accept, want)
 		}
 		if it.Verify == KindChecks && strings.Join(it.Names, ",") != "Lint,build" {
 			t.Errorf("check runs %v, want the pull-request workflow's unmatrixed jobs", it.Names)
