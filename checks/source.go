@@ -32,6 +32,12 @@ type Source interface {
 
 	// CheckRuns lists the check runs on a commit.
 	CheckRuns(ctx context.Context, sha string) ([]CheckRun, error)
+	// CommitsWithChecks reports which of shas have a check run of any app,
+	// in fewer reads than one per commit (GitHub: a GraphQL query per
+	// hundred), so that a search back through many commits reads the check
+	// runs only of those something ran on. A commit it cannot tell about
+	// is reported as having some. ErrUnavailable: the source cannot tell.
+	CommitsWithChecks(ctx context.Context, shas []string) (map[string]bool, error)
 	// WorkflowRun reads one Actions run of this repository.
 	WorkflowRun(ctx context.Context, id int64) (WorkflowRun, error)
 	// WorkflowRuns lists runs of a workflow file, newest first.

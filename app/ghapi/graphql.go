@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/google/go-github/v62/github"
@@ -14,23 +13,13 @@ import (
 	"github.com/verdict-bot/verdict/app/retry"
 )
 
-// GraphQLURL is the GraphQL endpoint beside a REST base: /graphql on
-// api.github.com (and any host serving REST at its root), /api/graphql on
-// a GitHub Enterprise Server whose REST base is /api/v3/.
-func GraphQLURL(restBase string) string {
-	if b, ok := strings.CutSuffix(restBase, "/api/v3/"); ok {
-		return b + "/api/graphql"
-	}
-	return strings.TrimSuffix(restBase, "/") + "/graphql"
-}
-
 func newGraphQL(gh *github.Client) *githubv4.Client {
 	hc := gh.Client()
 	base := http.DefaultTransport
 	if hc != nil && hc.Transport != nil {
 		base = hc.Transport
 	}
-	return githubv4.NewEnterpriseClient(GraphQLURL(gh.BaseURL.String()), &http.Client{Transport: transientStatus{base}})
+	return githubv4.NewEnterpriseClient(ghclient.GraphQLURL(gh.BaseURL.String()), &http.Client{Transport: transientStatus{base}})
 }
 
 // transientStatus marks what the retrying transport could not get past (a

@@ -19,19 +19,6 @@ import (
 	"github.com/verdict-bot/verdict/app/retry"
 )
 
-func TestGraphQLURL(t *testing.T) {
-	for in, want := range map[string]string{
-		"https://api.github.com/":         "https://api.github.com/graphql",
-		"https://ghe.example.com/api/v3/": "https://ghe.example.com/api/graphql",
-		"https://api.acme.ghe.com/":       "https://api.acme.ghe.com/graphql",
-		"http://127.0.0.1:8080/":          "http://127.0.0.1:8080/graphql",
-	} {
-		if got := GraphQLURL(in); got != want {
-			t.Errorf("GraphQLURL(%s) = %s, want %s", in, got, want)
-		}
-	}
-}
-
 // baseAndHead is repository acme/bench with commits base (on main) and
 // head, for PRs to be added to.
 func baseAndHead() (*fixture.Fixture, *fixture.Repo) {

@@ -13,7 +13,8 @@ import (
 
 // The GraphQL endpoint answers what Verdict sends: a comment's or review's
 // edit history by node ID (node(id:) ... on Comment { lastEditedAt editor {
-// login } userContentEdits { nodes { editor { login } editedAt } } }), and
+// login } userContentEdits { nodes { editor { login } editedAt } } }), which
+// of many commits have check runs (commitchecks.go), and
 // the minimizeComment and unminimizeComment mutations on a conversation
 // comment, in GitHub's shape. Anything else is answered with a GraphQL
 // error, as GitHub answers a query it cannot parse.
@@ -45,8 +46,12 @@ func (s *Server) graphql(w http.ResponseWriter, r *http.Request, _ params) {
 		s.mutate(w, in.Query, in.Variables)
 		return
 	}
+	if isCommitChecksQuery(in.Query) {
+		s.commitChecks(w, in.Query, in.Variables)
+		return
+	}
 	if !strings.Contains(in.Query, "node(id: $id)") || !strings.Contains(in.Query, "userContentEdits") {
-		graphqlError(w, "", "the fake GitHub answers only the edit-history query and the (un)minimizeComment mutations")
+		graphqlError(w, "", "the fake GitHub answers only the edit-history query, the commits' check suites query and the (un)minimizeComment mutations")
 		return
 	}
 	id, _ := in.Variables["id"].(string)

@@ -115,6 +115,10 @@ func (c *Change) CheckRuns(_ context.Context, sha string) ([]checks.CheckRun, er
 	return nil, unavailable("check runs of %s", short(sha))
 }
 
+func (c *Change) CommitsWithChecks(_ context.Context, shas []string) (map[string]bool, error) {
+	return nil, unavailable("check runs of %d commits", len(shas))
+}
+
 func (c *Change) WorkflowRun(_ context.Context, id int64) (checks.WorkflowRun, error) {
 	return checks.WorkflowRun{}, unavailable("workflow run %d", id)
 }

@@ -88,6 +88,12 @@ func (t *tracker) CheckRuns(ctx context.Context, sha string) ([]checks.CheckRun,
 	return v, err
 }
 
+func (t *tracker) CommitsWithChecks(ctx context.Context, shas []string) (map[string]bool, error) {
+	v, err := t.Source.CommitsWithChecks(ctx, shas)
+	t.note(ctx, "CommitsWithChecks", err)
+	return v, err
+}
+
 func (t *tracker) WorkflowRun(ctx context.Context, id int64) (checks.WorkflowRun, error) {
 	v, err := t.Source.WorkflowRun(ctx, id)
 	t.note(ctx, "WorkflowRun", err)

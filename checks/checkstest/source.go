@@ -35,17 +35,18 @@ type Source struct {
 	ListDirError  error
 	// PathErrors fail ReadFile and ListDir of one path (at every ref) with
 	// its error, as when one file of a tree is unreadable.
-	PathErrors            map[string]error
-	OwnersErrs            map[string][]checks.CodeownersError // by ref
-	CodeownersErrorsError error
-	Runs                  map[string][]checks.CheckRun // by commit SHA
-	CheckRunsError        error
-	Workflow              map[int64]checks.WorkflowRun
-	WorkflowRunError      error
-	RunList               []checks.WorkflowRun // newest first
-	WorkflowRunsError     error
-	RunArtifacts          map[int64][]checks.Artifact
-	ArtifactsError        error
+	PathErrors             map[string]error
+	OwnersErrs             map[string][]checks.CodeownersError // by ref
+	CodeownersErrorsError  error
+	Runs                   map[string][]checks.CheckRun // by commit SHA
+	CheckRunsError         error
+	CommitsWithChecksError error
+	Workflow               map[int64]checks.WorkflowRun
+	WorkflowRunError       error
+	RunList                []checks.WorkflowRun // newest first
+	WorkflowRunsError      error
+	RunArtifacts           map[int64][]checks.Artifact
+	ArtifactsError         error
 	// ArtifactData maps artifact ID → entry name → content.
 	ArtifactData         map[int64]map[string]string
 	ArtifactFilesError   error
@@ -171,6 +172,18 @@ func (s *Source) CodeownersErrors(ctx context.Context, ref string) ([]checks.Cod
 
 func (s *Source) CheckRuns(ctx context.Context, sha string) ([]checks.CheckRun, error) {
 	return answer(s, "CheckRuns", s.CheckRunsError, func() ([]checks.CheckRun, error) { return s.Runs[sha], nil })
+}
+
+// CommitsWithChecks answers from Runs: a commit has checks when it has
+// runs there.
+func (s *Source) CommitsWithChecks(ctx context.Context, shas []string) (map[string]bool, error) {
+	return answer(s, "CommitsWithChecks", s.CommitsWithChecksError, func() (map[string]bool, error) {
+		out := map[string]bool{}
+		for _, sha := range shas {
+			out[sha] = len(s.Runs[sha]) > 0
+		}
+		return out, nil
+	})
 }
 
 func (s *Source) WorkflowRun(ctx context.Context, id int64) (checks.WorkflowRun, error) {

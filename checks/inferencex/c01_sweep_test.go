@@ -3,6 +3,7 @@ package inferencex_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -194,6 +195,45 @@ func TestSweepNewestCommitWinsAndStopsEarly(t *testing.T) {
 	}
 	if n := src.Calls["CheckRuns"]; n != 4 {
 		t.Errorf("fetched %d commits, want one window of 4", n)
+	}
+}
+
+// Past the newest window, only commits something ran on are read: a sweep
+// on the oldest of many commits costs one question about them all and two
+// windows of reads, and decides as reading every commit does (also when
+// the source cannot tell which commits have checks).
+func TestSweepSkipsCommitsWithoutChecks(t *testing.T) {
+	var shas []string
+	for i := range 40 {
+		shas = append(shas, fmt.Sprintf("%040x", i+1))
+	}
+	runs := map[string][]checks.CheckRun{
+		shas[0]:  ciGreen(ciRun, "agentic /", "agentic eval /"),
+		shas[1]:  ciGreen(ciRun+1, "agentic /", "agentic eval /"),
+		shas[30]: {{ID: 1, Name: "lint", Status: "completed", Conclusion: "success"}},
+	}
+	runs[shas[1]][0].Conclusion = "failure"
+	for _, tt := range []struct {
+		name      string
+		askErr    error
+		wantReads int
+	}{
+		{"the source tells", nil, 4 + 3},
+		{"the source cannot tell", checks.ErrUnavailable, 40},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			src := &checkstest.Source{CommitsValue: ciCommits(shas...), Runs: runs, CommitsWithChecksError: tt.askErr}
+			pr := ciPR(src)
+			pr.HeadSHA = shas[39]
+			r := checkstest.Run(t, pr, inferencex.PassingSweep)[1]
+			found, _ := sweep.SearchFact.Of(context.Background(), pr)
+			if r.Status != checks.Pass || found.Selection == nil || found.Selection.HeadSHA != shas[0] {
+				t.Fatalf("got %s %q", r.Status, r.Reason.EN)
+			}
+			if n := src.Calls["CheckRuns"]; n != tt.wantReads {
+				t.Errorf("read the check runs of %d commits, want %d", n, tt.wantReads)
+			}
+		})
 	}
 }
 
