@@ -51,7 +51,7 @@ var MastersFact = checks.NewFact("master configs", []checks.Requirement{ReaderFa
 			return nil, err
 		}
 		s := SettingsParam.Get(pr)
-		return &Masters{reader: r, layout: l, settings: s, chunks: newChunkCache(s), refs: map[string]*readEntry[masterSet]{}}, nil
+		return &Masters{reader: r, layout: l, settings: s, chunks: sharedChunks.For(s), refs: map[string]*readEntry[masterSet]{}}, nil
 	})
 
 // Reader is the reader the configs are loaded with, which the change-set
@@ -426,16 +426,19 @@ func AsInt(v any) int {
 	return 0
 }
 
-// chunkCache shares decoded entries within one verification: the base,
-// head and default-branch copies of a big master config cost one decode per
-// distinct entry text, and identical file contents are parsed once. A nil
-// cache decodes every time.
+// chunkCache shares decoded entries: the base, head and default-branch
+// copies of a big master config cost one decode per distinct entry text,
+// and identical file contents are parsed once, within one verification and
+// across the verifications that share its settings (sharedChunks: the PRs
+// of one base read the same files). A nil cache decodes every time.
 type chunkCache struct {
 	settings *Settings
 
 	mu     sync.Mutex
 	chunks map[string]*chunkSlot
 	files  map[string]*fileSlot
+	// bytes are the distinct file texts held (the chunks are substrings).
+	bytes int
 }
 
 func newChunkCache(s *Settings) *chunkCache {
@@ -497,6 +500,7 @@ func (c *chunkCache) file(path string, data []byte) *parsedFile {
 		// The key and the text the entries point into are one copy.
 		s = &fileSlot{path: path, text: string(data)}
 		c.files[s.text] = s
+		c.bytes += len(s.text)
 	}
 	c.mu.Unlock()
 	if s.path != path {
