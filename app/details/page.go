@@ -53,6 +53,7 @@ var kinds = map[store.EventKind]text{
 	store.KindTamper:       {"Tamper mark", "篡改标记"},
 	store.KindWithdrawal:   {"Withdrawal", "撤回"},
 	store.KindUnverified:   {"Not verified", "未能验证"},
+	store.KindDeferred:     {"Deferred", "已推迟"},
 }
 
 // pageView is what the template shows.

@@ -17,6 +17,15 @@ type Write struct {
 	At time.Time
 }
 
+// SpendRate counts n calls against the rate limit, as other clients of
+// the installation would: the rate-limit headers report them, the call
+// counts do not.
+func (s *Server) SpendRate(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.spent += n
+}
+
 // PeakInFlight is the most API requests (artifact storage aside) the
 // server was answering at once.
 func (s *Server) PeakInFlight() int {

@@ -316,7 +316,7 @@ func (r *statusRecorder) Write(b []byte) (int, error) {
 
 func (s *Server) rateHeaders(w http.ResponseWriter) {
 	s.mu.Lock()
-	used := s.total - s.notModified
+	used := s.total - s.notModified + s.spent
 	s.mu.Unlock()
 	h := w.Header()
 	h.Set("X-RateLimit-Limit", "5000")

@@ -53,18 +53,21 @@ type Server struct {
 	inFlight, peakInFlight int
 	// notModified counts the 304s among total.
 	notModified int
-	faults      []*Fault
-	mix         *FaultMix
-	injected    map[string]int
-	hook        func(Served)
-	latency     time.Duration
-	tracing     bool
-	trace       []Traced
-	tokens      int
-	pages       map[string]int
-	hooks       *hookshot.Hook
-	oauth       *webflow.OAuth
-	manifests   *webflow.Manifests
+	// spent are calls other clients of the installation made: they count
+	// against the rate limit the headers report (SpendRate).
+	spent     int
+	faults    []*Fault
+	mix       *FaultMix
+	injected  map[string]int
+	hook      func(Served)
+	latency   time.Duration
+	tracing   bool
+	trace     []Traced
+	tokens    int
+	pages     map[string]int
+	hooks     *hookshot.Hook
+	oauth     *webflow.OAuth
+	manifests *webflow.Manifests
 
 	// gitTrees are the git tree objects of every fixture tree, by SHA;
 	// rootTrees maps a fixture tree's name to its root tree's SHA.

@@ -24,6 +24,9 @@ const (
 	KindWithdrawal EventKind = "withdrawal"
 	// KindUnverified is a verification given up (Detail says why).
 	KindUnverified EventKind = "unverified"
+	// KindDeferred is a verification put off until its installation's
+	// rate limit resets (Detail says how much was left, and until when).
+	KindDeferred EventKind = "deferred"
 )
 
 // Event is one entry of a PR's history.

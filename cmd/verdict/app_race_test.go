@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -86,5 +87,51 @@ func TestVerificationSlowerThanTheJobTimeout(t *testing.T) {
 	}
 	if attempt < 2 {
 		t.Errorf("completed on attempt %d: the job timeout never cut it, so this test proves nothing", attempt)
+	}
+}
+
+// TestVerificationDeferredForTheRateLimit: with less left of the
+// installation's rate limit than a verification takes, the sign-off's job
+// waits for the reset instead of starting, and the PR's history (its
+// details page) says so and until when.
+func TestVerificationDeferredForTheRateLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end App test")
+	}
+	a := startAppSettings(t, nil, nil)
+	a.gh.SpendRate(4980) // the first verification is admitted: nothing is known of the limit yet
+	a.flowDeliver("pull_request_review", a.reviewEvent("submitted", sampleReview, a.reviewBody(), "amd-owner-a"))
+	a.waitVerdict(sampleReviewKey, passHeader, "success")
+	// Its responses said what is left; the next sign-off is put off.
+	a.flowDeliver("pull_request_review", a.reviewEvent("submitted", sampleReview+7, a.reviewBody(), "amd-owner-a"))
+	st, err := store.Open(context.Background(), a.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var deferred, verified int
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		events, err := st.History(context.Background(), e2eRepo, e2ePR, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		deferred, verified = 0, 0
+		for _, e := range events {
+			switch e.Kind {
+			case store.KindDeferred:
+				deferred++
+				if !strings.Contains(e.Detail, "calls left until its rate limit resets") || e.SignOffKey != fmt.Sprintf("pullrequestreview-%d", sampleReview+7) {
+					t.Errorf("deferral event: %+v", e)
+				}
+			case store.KindVerification:
+				verified++
+			}
+		}
+		if deferred > 0 {
+			break
+		}
+	}
+	if deferred != 1 || verified != 1 {
+		t.Errorf("%d deferrals and %d verifications in the history, want 1 and 1", deferred, verified)
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/verdict-bot/verdict/app/config"
 	"github.com/verdict-bot/verdict/app/jobs"
+	"github.com/verdict-bot/verdict/app/retry"
 	"github.com/verdict-bot/verdict/app/reuse"
 	"github.com/verdict-bot/verdict/app/store"
 	"github.com/verdict-bot/verdict/app/verify"
@@ -43,6 +44,15 @@ func (a auditTrail) RecordUnverified(ctx context.Context, u verify.Unverified) e
 	return a.st.RecordEvent(ctx, store.Event{Kind: store.KindUnverified, Repo: u.Owner + "/" + u.Repo, PR: u.Number,
 		SHA: u.HeadSHA, SignOffKey: u.Key, DeliveryID: u.DeliveryID, At: u.At,
 		Detail: "could not be verified: " + u.Why + " / 未能验证：" + u.Why})
+}
+
+// recordDeferred keeps a verification put off for its installation's rate
+// limit, with what was left and when it resets.
+func (a auditTrail) recordDeferred(ctx context.Context, j jobs.VerifyArgs, d *retry.RateLimitError) error {
+	until := time.Now().Add(d.RetryAfter).UTC().Format("15:04 UTC")
+	return a.st.RecordEvent(ctx, store.Event{Kind: store.KindDeferred, Repo: j.FullName(), PR: j.PR,
+		SignOffKey: j.SignOff.Key(), DeliveryID: j.DeliveryID,
+		Detail: fmt.Sprintf("put off until %s: %v / 推迟到 %s：安装的 API 调用额度不足以完成一次验证", until, d.Err, until)})
 }
 
 func (a auditTrail) RecordCommand(ctx context.Context, c reuse.Command) error {

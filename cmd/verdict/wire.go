@@ -298,6 +298,12 @@ func (a appVerifier) Verify(ctx context.Context, j jobs.VerifyArgs, at jobs.Atte
 	}
 	release, err := a.admit(ctx, j.InstallationID)
 	if err != nil {
+		if d := (*retry.RateLimitError)(nil); errors.As(err, &d) {
+			// The PR's page says why no verdict came yet.
+			if rerr := a.trail.recordDeferred(ctx, j, d); rerr != nil {
+				a.log.Warn("recording the deferral in the history", "repo", j.FullName(), "pr", j.PR, "delivery_id", j.DeliveryID, "err", rerr)
+			}
+		}
 		return err
 	}
 	defer release()
