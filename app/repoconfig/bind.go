@@ -40,9 +40,11 @@ func Bind(ctx context.Context, presets []*checks.Preset, cfg Config, pr *checks.
 // onto pr (a scratch PR when only validating).
 func CheckFor(p *checks.Preset, cfg Config, pr *checks.PR) []Problem {
 	var probs []Problem
-	for _, k := range foreignKeys(p, cfg.file) {
-		probs = append(probs, problem(k.Line, k.Column, k.Value, msg(
-			"%s: the %s preset does not take this key", "%s：%s 预设不使用此键", k.Value, p.Name)))
+	for _, k := range cfg.presetKeys {
+		if k.Preset != p.Name {
+			probs = append(probs, problem(k.Line, k.Column, k.Key, msg(
+				"%s: the %s preset does not take this key", "%s：%s 预设不使用此键", k.Key, p.Name)))
+		}
 	}
 	var absent []int
 	for n := range cfg.Checks {
@@ -67,29 +69,6 @@ func CheckFor(p *checks.Preset, cfg Config, pr *checks.PR) []Problem {
 	}
 	sort.SliceStable(probs, func(i, j int) bool { return probs[i].Line < probs[j].Line })
 	return probs
-}
-
-// foreignKeys are the top-level keys of file that neither the app nor p
-// takes: keys of another served preset, since the file passed Check.
-func foreignKeys(p *checks.Preset, file []byte) []*yaml.Node {
-	var doc yaml.Node
-	if yaml.Unmarshal(file, &doc) != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
-		return nil
-	}
-	own := map[string]bool{}
-	if p.Settings != nil {
-		for _, k := range structKeys(p.Settings.Default().Type()) {
-			own[k.name] = true
-		}
-	}
-	var out []*yaml.Node
-	root := doc.Content[0]
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		if k := root.Content[i]; appSpecs[k.Value] == nil && !own[k.Value] && k.Tag != "!!merge" {
-			out = append(out, k)
-		}
-	}
-	return out
 }
 
 // hasPresetSettings reports a preset_settings section with something in it:

@@ -55,6 +55,7 @@ func TestBind(t *testing.T) {
 		{"the preset's own problems", "preset: own\npreset_settings:\n  bad: true\n", false, "line 3: bad is bad"},
 		{"its own key", "depth: 2\n", true, "detected"},
 		{"another preset's key", "preset: own\ndepth: 2\n", false, "line 2: depth: the own preset does not take this key"},
+		{"another preset's key merged in", "preset: own\n<<: {depth: 2}\n", false, "line 2: depth: the own preset does not take this key"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

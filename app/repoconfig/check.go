@@ -87,41 +87,41 @@ func Check(data []byte, presets []*checks.Preset) (Config, []Problem) {
 	if err != nil {
 		return Default(), []Problem{problem(0, 0, "", msg("the served presets' key tables: %v", "所提供预设的键表：%v", err))}
 	}
-	all, probs := tb.check(data)
+	all, keys, probs := tb.check(data)
 	if len(probs) > 0 {
 		return Default(), probs
 	}
 	cfg := config(all)
-	cfg.file = data
+	cfg.file, cfg.presetKeys = data, keys
 	return cfg, nil
 }
 
 // check is Check with the whole value of the table's type.
-func (tb *table) check(data []byte) (reflect.Value, []Problem) {
+func (tb *table) check(data []byte) (reflect.Value, []presetKey, []Problem) {
 	def := tb.defaults()
 	if len(data) > maxBytes {
-		return def, []Problem{problem(0, 0, "", msg("the file is %d bytes, over the %d-byte limit", "文件大小为 %d 字节，超过 %d 字节的上限", len(data), maxBytes))}
+		return def, nil, []Problem{problem(0, 0, "", msg("the file is %d bytes, over the %d-byte limit", "文件大小为 %d 字节，超过 %d 字节的上限", len(data), maxBytes))}
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
-		return def, nil
+		return def, nil, nil
 	}
 	if err := yamlx.CheckDepth(string(data)); err != nil {
-		return def, []Problem{problem(0, 0, "", msg("the file nests deeper than %d levels", "文件嵌套超过 %d 层", yamlx.MaxDepth))}
+		return def, nil, []Problem{problem(0, 0, "", msg("the file nests deeper than %d levels", "文件嵌套超过 %d 层", yamlx.MaxDepth))}
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return def, []Problem{syntaxProblem(err, syntaxPrefix)}
+		return def, nil, []Problem{syntaxProblem(err, syntaxPrefix)}
 	}
 	if len(doc.Content) == 0 {
-		return def, nil // comments only
+		return def, nil, nil // comments only
 	}
 	root := doc.Content[0]
 	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
-		return def, nil
+		return def, nil, nil
 	}
 	if root.Kind != yaml.MappingNode {
 		en, zh := kindName(root)
-		return def, []Problem{problem(root.Line, root.Column, "", meaning{
+		return def, nil, []Problem{problem(root.Line, root.Column, "", meaning{
 			"the file must be a mapping of keys (key: value), not " + en, "文件必须是键值映射（key: value），而不是" + zh})}
 	}
 
@@ -134,7 +134,7 @@ func (tb *table) check(data []byte) (reflect.Value, []Problem) {
 	}
 	probs = append(probs, w.constraints(all, "", "", nil)...)
 	if len(probs) == 0 {
-		return all, nil
+		return all, tb.presetKeys(w.idx), nil
 	}
 	sort.SliceStable(probs, func(i, j int) bool {
 		if probs[i].Line != probs[j].Line {
@@ -142,7 +142,7 @@ func (tb *table) check(data []byte) (reflect.Value, []Problem) {
 		}
 		return probs[i].Column < probs[j].Column
 	})
-	return def, probs
+	return def, nil, probs
 }
 
 var syntaxRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)

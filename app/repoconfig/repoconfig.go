@@ -56,6 +56,9 @@ type Config struct {
 
 	// file is the configuration as read, for the preset's own reading.
 	file []byte
+	// presetKeys are the keys it sets that a preset adds, for Bind to
+	// refuse another preset's.
+	presetKeys []presetKey
 }
 
 // StatusConfig is the commit-status feature (on by default).

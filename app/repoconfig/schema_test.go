@@ -147,7 +147,7 @@ func TestExampleComplete(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	all, probs := tb.check(data)
+	all, _, probs := tb.check(data)
 	for _, p := range probs {
 		t.Errorf("deploy/verdict.example.yml: %s", p)
 	}

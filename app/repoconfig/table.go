@@ -1,10 +1,14 @@
 package repoconfig
 
 import (
+	"cmp"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/verdict-bot/verdict/checks"
 )
@@ -94,6 +98,26 @@ func (t *table) defaults() reflect.Value {
 		v.Field(i + 1).Set(p.Settings.Default())
 	}
 	return v
+}
+
+// presetKey is a top-level key of a file that a preset adds, where the
+// file sets it (merged in through an alias included).
+type presetKey struct {
+	Key, Preset  string
+	Line, Column int
+}
+
+// presetKeys are the keys of idx (the walker's, by concrete path) that the
+// table's presets add, in file order.
+func (t *table) presetKeys(idx map[string]*yaml.Node) []presetKey {
+	var out []presetKey
+	for path, n := range idx {
+		if p := t.owner[path]; p != nil {
+			out = append(out, presetKey{Key: path, Preset: p.Name, Line: n.Line, Column: n.Column})
+		}
+	}
+	slices.SortFunc(out, func(a, b presetKey) int { return cmp.Or(a.Line-b.Line, a.Column-b.Column) })
+	return out
 }
 
 // config is the app's part of a value of the table's type.

@@ -77,10 +77,17 @@ func judgeLinked(ctx context.Context, pr *checks.PR, it Item) checks.Result {
 	state := cmp.Or(it.State, StateMerged)
 	var ev []checks.Evidence
 	pulls, issues := 0, 0
+	// A link that cannot be read keeps the item unverified, unless another
+	// link read already breaks it.
+	var unread prRef
+	var unreadErr error
 	for _, r := range refs {
 		l, err := readLink(ctx, pr.Source, r)
 		if err != nil {
-			return unverified("reading "+r.String(), "读取 "+r.String()+" 失败", err)
+			if unreadErr == nil {
+				unread, unreadErr = r, err
+			}
+			continue
 		}
 		ev = append(ev, checks.Evidence{Label: r.String(), URL: l.url, Value: l.shown.EN})
 		if l.pull {
@@ -91,6 +98,9 @@ func judgeLinked(ctx context.Context, pr *checks.PR, it Item) checks.Result {
 		if !l.in(state) {
 			return checks.FailR(l.notIn(r, state), ev...)
 		}
+	}
+	if unreadErr != nil {
+		return unverified("reading "+unread.String(), "读取 "+unread.String()+" 失败", unreadErr)
 	}
 	var en, zh []string
 	if pulls > 0 {

@@ -1,6 +1,7 @@
 package checklist
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -113,6 +114,40 @@ func TestLinkedUnreadable(t *testing.T) {
 			r := checkstest.RunOne(t, pr, Linked)
 			if r.Status != checks.Fail || !strings.HasPrefix(r.Reason.EN, `"Docs updated": could not be verified: reading o/r#5`) {
 				t.Fatalf("%s %q, want unverified", r.Status, r.Reason.EN)
+			}
+		})
+	}
+}
+
+// oneUnreadable is a source on which issue #5 cannot be read.
+type oneUnreadable struct{ *checkstest.Source }
+
+func (s oneUnreadable) Issue(ctx context.Context, owner, repo string, n int) (checks.Issue, error) {
+	if n == 5 {
+		return checks.Issue{}, fmt.Errorf("reading o/r#5: %w", checks.ErrForbidden)
+	}
+	return s.Source.Issue(ctx, owner, repo, n)
+}
+
+// A link that cannot be read does not stop the row when another link
+// already breaks the item; with none that does, the item stays unverified.
+func TestLinkedUnreadableBesideADecidingLink(t *testing.T) {
+	for _, tt := range []struct {
+		name, state string
+		status      checks.Status
+		reason      string
+	}{
+		{"the other link breaks it", StateCompleted, checks.Fail, "issue o/r#8 is open, not completed"},
+		{"the other link keeps it", StateOpen, checks.Fail, `"Docs updated": could not be verified: reading o/r#5`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			pr, s := newPR(t, "  items:\n    - item: Docs updated\n      verify: linked\n      state: "+tt.state+"\n")
+			pr.Body = "Fixes #5 and #8"
+			s.Issues = map[string]checks.Issue{"o/r#8": {Owner: "o", Repo: "r", Number: 8, State: "open"}}
+			pr.Source = oneUnreadable{s}
+			r := checkstest.RunOne(t, pr, Linked)
+			if r.Status != tt.status || !strings.Contains(r.Reason.EN, tt.reason) {
+				t.Fatalf("%s %q, want %s containing %q", r.Status, r.Reason.EN, tt.status, tt.reason)
 			}
 		})
 	}

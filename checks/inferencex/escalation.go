@@ -9,9 +9,10 @@ import (
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
 )
 
-// handleRE is a mention the escalation may write: a login or org/team, so
-// that a configured value cannot inject Markdown.
-var handleRE = regexp.MustCompile(`^@[A-Za-z0-9][A-Za-z0-9-]{0,38}(/[A-Za-z0-9][A-Za-z0-9._-]*)?$`)
+// handleRE is a mention the escalation may write, by the rule its key
+// table holds escalation_handles to, so that a value cannot inject
+// Markdown.
+var handleRE = regexp.MustCompile(checks.Handle.Pattern)
 
 // escalation is what a WARN of Check 14 asks: the configured handles to
 // look, and an admin bypass below the frontier minimum.
