@@ -59,6 +59,8 @@ func runChatTemplate(ctx context.Context, pr *checks.PR) checks.Result {
 			judgeScriptClient(e, scripts[0], &fail, &review, &pass)
 		case len(recipes) > 0:
 			judgeRecipeClient(e, recipes, &fail, &review, &pass)
+		case len(cs.DryRuns[e.Key].Head) > 0:
+			judgeTracedClient(e, cs.DryRuns[e.Key].Head, &fail, &review, &pass)
 		default:
 			review.add("no benchmark script or recipe found for spec-decode config "+e.Key, "未找到投机解码配置 "+e.Key+" 的基准测试脚本或配方")
 		}
@@ -83,7 +85,7 @@ func judgeScriptClient(e *repo.ConfigEntry, f *repo.EffectiveFile, fail, review,
 			continue
 		}
 		calls++
-		if hasFlag(w, "--use-chat-template") || hasFlag(w, "--dsv4") {
+		if serving.ChatTemplated(w) {
 			continue
 		}
 		bad++
@@ -99,18 +101,6 @@ func judgeScriptClient(e *repo.ConfigEntry, f *repo.EffectiveFile, fail, review,
 	case bad == 0:
 		pass.add(e.Key+" benchmark uses --use-chat-template", e.Key+" 基准测试使用 --use-chat-template", checks.Evidence{Label: e.Key, Value: f.Path})
 	}
-}
-
-func hasFlag(w []string, flag string) bool {
-	for _, x := range w {
-		if x == flag || strings.HasPrefix(x, flag+"=") {
-			if v, ok := strings.CutPrefix(x, flag+"="); ok && serving.Falsy(v) {
-				return false
-			}
-			return true
-		}
-	}
-	return false
 }
 
 // judgeRecipeClient looks for an explicit chat endpoint or chat-template setting in
@@ -159,4 +149,38 @@ func judgeAgenticClient(e *repo.ConfigEntry, eff []*repo.EffectiveFile, fail, re
 	}
 	pass.add(e.Key+" replays agentic traces through /v1/chat/completions (aiperf)", e.Key+" 通过 /v1/chat/completions（aiperf）回放智能体轨迹",
 		checks.Evidence{Label: e.Key + " replay client", Value: decided})
+}
+
+// judgeTracedClient holds the benchmark clients a config's dry run starts
+// (a multi-node job, which has no benchmark script of its own, reaches its
+// client through the cluster's job script) to the same rule: each passes
+// --use-chat-template or --dsv4.
+func judgeTracedClient(e *repo.ConfigEntry, cmds []changeset.DryCommand, fail, review, pass *findings) {
+	calls, bad := 0, 0
+	var first changeset.DryCommand
+	for _, c := range cmds {
+		w := strings.Fields(c.Text)
+		if !serving.BenchmarkClient(w) {
+			continue
+		}
+		if calls++; calls == 1 {
+			first = c
+		}
+		if serving.ChatTemplated(w) {
+			continue
+		}
+		bad++
+		at := path.Base(c.File) + ":" + strconv.Itoa(c.Line)
+		fail.add(at+" runs the benchmark client without --use-chat-template in the dry run (config "+e.Key+")",
+			at+" 在试运行中调用基准测试客户端时未使用 --use-chat-template（配置 "+e.Key+"）",
+			checks.Evidence{Label: repo.Loc(c.File, c.Line), Value: checks.Quote(c.Text, 200)})
+	}
+	switch {
+	case calls == 0:
+		review.add(e.Key+": its dry run starts no benchmark client; the client is unknown",
+			e.Key+"：其试运行未启动基准测试客户端，客户端未知", checks.Evidence{Label: e.Key, Value: "no benchmark client in the dry run"})
+	case bad == 0:
+		pass.add(e.Key+" benchmark uses --use-chat-template (dry run)", e.Key+" 基准测试使用 --use-chat-template（试运行）",
+			checks.Evidence{Label: repo.Loc(first.File, first.Line), Value: checks.Quote(first.Text, 200)})
+	}
 }

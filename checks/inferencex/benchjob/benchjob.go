@@ -416,6 +416,9 @@ func (r *Runner) setUp(ctx context.Context, j Job, opt *trace.Options) (string, 
 	if opt.Provided == nil {
 		opt.Provided = modelStorage
 	}
+	if opt.Lasting == nil {
+		opt.Lasting = Lasting
+	}
 	return p, wf.step
 }
 

@@ -1,6 +1,7 @@
 package serving
 
 import (
+	"path"
 	"strings"
 
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
@@ -68,4 +69,49 @@ func clientMode(name, value string, recipe bool) (isRaw, isChat bool) {
 		return false, true
 	}
 	return false, false
+}
+
+// ChatTemplated reports whether a benchmark client's argv asks for the
+// chat template: --use-chat-template, or --dsv4, which implies it (a
+// falsy value switches either off).
+func ChatTemplated(w []string) bool {
+	return hasFlag(w, "--use-chat-template") || hasFlag(w, "--dsv4")
+}
+
+func hasFlag(w []string, flag string) bool {
+	for _, x := range w {
+		if x == flag || strings.HasPrefix(x, flag+"=") {
+			if v, ok := strings.CutPrefix(x, flag+"="); ok && Falsy(v) {
+				return false
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// BenchmarkClient reports whether argv runs the serving benchmark client:
+// the repository's benchmark_serving.py, sglang.bench_serving, or vllm
+// bench serve.
+func BenchmarkClient(w []string) bool {
+	if len(w) == 0 {
+		return false
+	}
+	switch p := path.Base(w[0]); {
+	case p == "benchmark_serving.py":
+		return true
+	case p == "vllm":
+		return len(w) > 2 && w[1] == "bench" && w[2] == "serve"
+	case strings.HasPrefix(p, "python"):
+		// The module (-m) or program file Python runs.
+		for i := 1; i < len(w); i++ {
+			if w[i] == "-m" {
+				return i+1 < len(w) && w[i+1] == "sglang.bench_serving"
+			}
+			if !strings.HasPrefix(w[i], "-") {
+				return path.Base(w[i]) == "benchmark_serving.py"
+			}
+		}
+	}
+	return false
 }

@@ -334,8 +334,11 @@ func FindPatching(cs *changeset.Model, allowlist []string) (hits []Found, parsed
 	// through a wrapper function, a variable or a nested script is found
 	// by the command that runs. It is introduced when its line is added,
 	// or when the job at the base does not run it; for a config the base
-	// does not have, when the files read statically show no patch of the
-	// kind already there.
+	// does not have, when neither the files read statically nor the
+	// unchanged lines the command is written on show the patch already
+	// (a new config that runs a shared setup script's long-standing patch
+	// does not introduce it; one that hands a shared helper new
+	// arguments does).
 	static := map[string]bool{}
 	for _, h := range hits {
 		static[h.What] = true
@@ -351,11 +354,13 @@ func FindPatching(cs *changeset.Model, allowlist []string) (hits []Found, parsed
 			if w == "" || mentionsAllowlisted(c.Text, allowlist) {
 				continue
 			}
-			introduced := cs.AddedLineSet(c.File)[c.Line]
-			if dr.Based {
+			added := cs.AddedLineSet(c.File)
+			introduced := added[c.Line]
+			switch {
+			case dr.Based:
 				introduced = introduced || !base[normalizeRun(c.Text)]
-			} else {
-				introduced = introduced || !static[w]
+			case !static[w]:
+				introduced = introduced || !writtenThere(stack, c, w, added)
 			}
 			record(Patching{Path: c.File, Line: c.Line, What: w, WhatZH: z}, introduced)
 		}
@@ -369,6 +374,21 @@ func FindPatching(cs *changeset.Model, allowlist []string) (hits []Found, parsed
 		}
 	}
 	return hits, parsed
+}
+
+// writtenThere reports whether the lines a dry-run command is written
+// on, none of them added by the PR, spell out the patch w themselves.
+func writtenThere(stack Stack, c changeset.DryCommand, w string, added map[int]bool) bool {
+	if c.Source == "" {
+		return false
+	}
+	for i := c.Line; i <= c.Line+strings.Count(c.Source, "\n"); i++ {
+		if added[i] {
+			return false
+		}
+	}
+	got, _ := stack.PatchingInLine(c.Source)
+	return got == w
 }
 
 // longNumber is a run of digits a dry run makes up (a process ID in a

@@ -27,18 +27,21 @@ const (
 	bgStarted = "__verdict_bg_started"
 	bgBegin   = "__verdict_bg_begin"
 	bgDone    = "__verdict_bg_done"
+	bgPid     = "__verdict_bg_pid"
 	bgVar     = "__VERDICT_BG"
 )
 
 // markBackground rewrites each background statement `S &` of f into
 // `__verdict_bg_started n; { __VERDICT_BG=n; __verdict_bg_begin n; ( S );
-// __verdict_bg_done; } &`: the job is counted in the foreground,
+// __verdict_bg_done n; } &; __verdict_bg_pid n "$!"`: the job is counted in the foreground,
 // synchronously, before it exists; it begins only when the foreground
 // next sleeps or waits (so whether it opened its log before the
 // foreground's first look cannot depend on the scheduler); it knows itself
 // by the variable (a subshell's variables are its own); and it says it is
 // done however S ends, an exit included (S runs in a subshell already, so
-// one more changes nothing it sees). next numbers the jobs of a run.
+// one more changes nothing it sees); and the foreground learns which of
+// its process IDs the job is (for kill -0). next numbers the jobs of a
+// run.
 func markBackground(f *syntax.File, next func() int) {
 	rewrite := func(list []*syntax.Stmt) []*syntax.Stmt {
 		var out []*syntax.Stmt
@@ -60,8 +63,9 @@ func markBackground(f *syntax.File, next func() int) {
 					Lbrace: st.Position, Rbrace: st.End(),
 					Stmts: []*syntax.Stmt{id, marker(st.Position, bgBegin, strconv.Itoa(n)), {Position: st.Position, Cmd: &syntax.Subshell{
 						Lparen: st.Position, Rparen: st.End(), Stmts: []*syntax.Stmt{&inner},
-					}}, marker(st.Position, bgDone)},
-				}})
+					}}, marker(st.Position, bgDone, strconv.Itoa(n))},
+				}},
+				pidMarker(st.Position, n))
 		}
 		return out
 	}
@@ -151,6 +155,7 @@ type background struct {
 	// begins holds, for each job still to begin, the value of opened when
 	// it was started: it begins at the next.
 	begins map[int]int
+	table  jobTable // which job each process ID is, and which are alive
 }
 
 // inBackground reports whether the handler runs for a background job.
@@ -167,7 +172,7 @@ func (r *run) nextJob() int {
 }
 
 // marked answers a marker command; false for any other command.
-func (r *run) marked(ctx context.Context, args []string) bool {
+func (r *run) marked(ctx context.Context, abs string, args []string) bool {
 	id := -1
 	if len(args) > 1 {
 		id, _ = strconv.Atoi(args[1])
@@ -201,6 +206,13 @@ func (r *run) marked(ctx context.Context, args []string) bool {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		r.bg.running = max(r.bg.running-1, 0)
+		r.bg.table.done(id)
+	case bgPid:
+		if len(args) > 2 {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			r.bg.table.name(pidScope(ctx, abs, args[2]), id)
+		}
 	default:
 		return false
 	}
@@ -347,4 +359,25 @@ func sleepSeconds(args []string) int {
 		return 1e9
 	}
 	return int(math.Ceil(total))
+}
+
+// backgroundEdits make markBackground's rewrite as edits of a file's text,
+// for a sourced file, which the interpreter parses itself: each `S &`
+// becomes `__verdict_bg_started n; { __VERDICT_BG=n; __verdict_bg_begin n;
+// ( S ); __verdict_bg_done n; } & __verdict_bg_pid n "$!";`, on the lines
+// S was on, so that every step keeps its line.
+func backgroundEdits(file *syntax.File, next func() int) []edit {
+	var edits []edit
+	syntax.Walk(file, func(node syntax.Node) bool {
+		st, ok := node.(*syntax.Stmt)
+		if !ok || !st.Background || st.Coprocess || !st.Semicolon.IsValid() {
+			return true
+		}
+		n := strconv.Itoa(next())
+		edits = append(edits,
+			edit{at: int(st.Pos().Offset()), with: bgStarted + " " + n + "; { " + bgVar + "=" + n + "; " + bgBegin + " " + n + "; ( "},
+			edit{at: int(st.Semicolon.Offset()), n: 1, with: "); " + bgDone + " " + n + "; } & " + bgPid + " " + n + ` "$!";`})
+		return true
+	})
+	return edits
 }

@@ -30,11 +30,14 @@ func (r *run) call(abs string) interp.CallHandlerFunc {
 		if len(args) == 0 {
 			return args, nil
 		}
-		if r.marked(ctx, args) {
+		if r.marked(ctx, abs, args) {
 			return []string{"true"}, nil
 		}
 		switch args[0] {
 		case "sleep":
+			r.mu.Lock()
+			r.clock += sleepSeconds(args[1:])
+			r.mu.Unlock()
 			if !r.sleep(ctx) {
 				return []string{"exit", "0"}, nil
 			}
@@ -46,9 +49,11 @@ func (r *run) call(abs string) interp.CallHandlerFunc {
 		case "set":
 			return setArgs(args), nil
 		case "kill":
-			// Nothing runs, so nothing is killed; a background server
-			// of the dry run counts as alive (kill -0 succeeds).
-			return []string{"true"}, nil
+			return r.kill(ctx, abs, args[1:]), nil
+		case "command":
+			if found := r.lookup(args); found != nil {
+				return found, nil
+			}
 		case "trap":
 			return trapArgs(args), nil
 		case "printf":
@@ -150,6 +155,8 @@ func (r *run) exec(abs string, depth int) func(interp.ExecHandlerFunc) interp.Ex
 			file, line := r.where(abs, hc.Pos)
 			at := Step{Kind: Exec, Argv: args, Env: r.changed(env), File: file, Line: line, Depth: depth}
 			r.record(at)
+			r.noteLasting(ctx, args)
+			r.noteInstall(args)
 			return r.answer(ctx, hc, args, env, depth, at)
 		}
 	}
@@ -203,6 +210,9 @@ func (r *run) answer(ctx context.Context, hc interp.HandlerContext, args []strin
 		if len(inner) == 0 {
 			return nil
 		}
+		if name == "srun" {
+			return r.srun(ctx, hc, inner, env, extra, depth, at)
+		}
 		for k, v := range extra {
 			env[k] = v
 		}
@@ -236,11 +246,38 @@ func (r *run) answer(ctx context.Context, hc interp.HandlerContext, args []strin
 	return r.builtinTool(ctx, hc, name, args)
 }
 
+// srun runs a step's command once per task it follows (taskRanks), each
+// with its rank; its status is the highest of theirs, as srun's is.
+func (r *run) srun(ctx context.Context, hc interp.HandlerContext, cmd []string, env, step map[string]string, depth int, at Step) error {
+	var status interp.ExitStatus
+	for _, rank := range taskRanks(step, env) {
+		task := maps.Clone(env)
+		maps.Copy(task, step)
+		for _, k := range []string{"SLURM_PROCID", "SLURM_NODEID"} {
+			task[k] = strconv.Itoa(rank)
+		}
+		err := r.inner(ctx, hc, slices.Clone(cmd), task, depth, at)
+		var st interp.ExitStatus
+		switch {
+		case errors.As(err, &st):
+			status = max(status, st)
+		case err != nil:
+			return err
+		}
+	}
+	if status != 0 {
+		return status
+	}
+	return nil
+}
+
 // inner records the command a wrapper or launcher runs as a step of its
 // own, where the outer command is written, and answers it: a server
 // started through srun, mpirun or docker is found by its own argv.
 func (r *run) inner(ctx context.Context, hc interp.HandlerContext, args []string, env map[string]string, depth int, at Step) error {
 	r.record(Step{Kind: Exec, Argv: args, Env: r.changed(env), File: at.File, Line: at.Line, Depth: depth})
+	r.noteLasting(ctx, args)
+	r.noteInstall(args)
 	return r.answer(ctx, hc, args, env, depth, at)
 }
 

@@ -1,6 +1,9 @@
 package trace
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // A launcher starts a command somewhere else (a container, a cluster
 // node) with the same files: the repository is mounted where the script
@@ -71,29 +74,51 @@ var slurmFlags = set("--exclusive", "--overlap", "--pty", "-l", "--label", "--no
 // --wrap runs its string as a command.
 func slurmRun(args []string) ([]string, map[string]string) {
 	var wrap []string
+	nodes, tasks := "", ""
 	rest := options(args, slurmFlags, func(opt, val string) bool {
-		if opt == "--wrap" {
+		switch opt {
+		case "--wrap":
 			wrap = []string{"bash", "-c", val}
 			return true
+		case "-N", "--nodes":
+			nodes = val
+		case "-n", "--ntasks":
+			tasks = val
 		}
 		return false
 	})
 	// The job's variables, as Slurm sets them in a batch script and its
-	// steps.
+	// steps: the allocation's size where the options say it.
 	env := map[string]string{"SLURM_JOB_ID": batchJobID, "SLURM_JOBID": batchJobID}
+	if n := count(nodes); n > 0 {
+		env["SLURM_NNODES"], env["SLURM_JOB_NUM_NODES"] = strconv.Itoa(n), strconv.Itoa(n)
+	}
+	if n := count(tasks); n > 0 {
+		env["SLURM_NTASKS"], env["SLURM_NPROCS"] = strconv.Itoa(n), strconv.Itoa(n)
+	}
 	if wrap != nil {
 		return wrap, env
 	}
 	return rest, env
 }
 
+// count reads a Slurm count ("4", or a range "2-4" whose least is
+// granted); 0 when it is not one.
+func count(s string) int {
+	s, _, _ = strings.Cut(s, "-")
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
+}
+
 // slurmNode is the node a dry run's Slurm tasks run on, as a healthy
 // cluster names it to them.
 const slurmNode = "node001"
 
-// slurmTask reads srun: its command runs as the first task of the job,
-// with the variables Slurm gives every task (a script that picks its role
-// by rank takes rank 0's).
+// slurmTask reads srun: its command runs as a task of the job, with the
+// variables Slurm gives every task.
 func slurmTask(args []string) ([]string, map[string]string) {
 	cmd, env := slurmRun(args)
 	for k, v := range map[string]string{"SLURM_JOB_ID": batchJobID, "SLURM_JOBID": batchJobID, "SLURM_STEP_ID": "0",
@@ -101,6 +126,24 @@ func slurmTask(args []string) ([]string, map[string]string) {
 		env[k] = v
 	}
 	return cmd, env
+}
+
+// taskRanks are the ranks of an srun step a dry run follows: the step
+// has as many tasks as its --ntasks, else its --nodes, else the
+// allocation's (one per node); a script that picks its role by rank (rank
+// 0 serves prefill and runs the client, the last rank decodes) is
+// followed as its first task and, when there are more, its last.
+func taskRanks(step, job map[string]string) []int {
+	n := 0
+	for _, v := range []string{step["SLURM_NTASKS"], step["SLURM_NNODES"], job["SLURM_NTASKS"], job["SLURM_NNODES"]} {
+		if n = count(v); n > 0 {
+			break
+		}
+	}
+	if n <= 1 {
+		return []int{0}
+	}
+	return []int{0, n - 1}
 }
 
 // options consumes a launcher's options (--opt=val, --opt val, or a flag

@@ -8,6 +8,7 @@ import (
 	"io"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -32,7 +33,7 @@ var DefaultStubs = map[string]Stub{
 	"id":         {Out: "1000\n"},
 	"uname":      {Out: "Linux\n"},
 	"nproc":      {Out: "8\n"},
-	"date":       {Out: "1767225600\n"}, // 2026-01-01 00:00:00 UTC
+	"date":       {Out: "1767225600\n"}, // 2026-01-01 00:00:00 UTC (epoch)
 	"squeue":     {},                    // no jobs: waits for a job end at once
 	"sinfo":      {},
 	"nvidia-smi": {},
@@ -114,6 +115,8 @@ func (r *run) builtinTool(ctx context.Context, hc interp.HandlerContext, name st
 		return r.grep(ctx, hc, args)
 	case "awk", "gawk", "mawk":
 		return r.awk(ctx, hc, args)
+	case "cut":
+		return r.cut(ctx, hc, args)
 	case "head", "tail", "sort", "uniq":
 		_, err := io.Copy(hc.Stdout, hc.Stdin)
 		return err
@@ -150,12 +153,24 @@ func (r *run) builtinTool(ctx context.Context, hc interp.HandlerContext, name st
 		// installed into it are there.
 		r.mark(r.fetched, absPath(hc.Dir, p))
 	}
+	if name == "date" && slices.ContainsFunc(args[1:], func(a string) bool { return strings.HasPrefix(a, "+%s") }) {
+		// The epoch seconds move with the dry run's clock, as $SECONDS
+		// does, so that a loop with a deadline on `date +%s` ends.
+		r.mu.Lock()
+		now := epoch + r.clock
+		r.mu.Unlock()
+		fmt.Fprintln(hc.Stdout, now)
+		return nil
+	}
 	if s, ok := DefaultStubs[name]; ok {
 		io.WriteString(hc.Stdout, s.Out)
 		return status(s.Exit)
 	}
 	return nil
 }
+
+// epoch is the dry run's time when it starts (date's stub prints it).
+const epoch = 1767225600
 
 // mark records p in set.
 // batchJobID is the ID of the batch job a dry run submits (sbatch) and

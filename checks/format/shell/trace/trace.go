@@ -151,6 +151,11 @@ type Options struct {
 	// paths under their values exist, as they do where the job runs.
 	// Nil: nothing outside the checkout exists but what the script made.
 	Provided *regexp.Regexp
+	// Lasting reports whether a command runs until it is stopped (a
+	// server): a background job that ran one stays alive to kill -0
+	// after its trace is done. Nil: no job is known to end, and kill -0
+	// always succeeds.
+	Lasting func(argv []string) bool
 	// MaxSteps bounds the commands and builtins run (20,000); MaxDepth
 	// the nesting of scripts (16); MaxWrite the bytes kept of one write
 	// (64 KiB) and MaxWritten of all writes (8 MiB); Timeout the wall
@@ -206,6 +211,11 @@ type run struct {
 	dirs    map[string]bool
 	fetched map[string]bool
 	squeued bool // a squeue query was answered
+	clock   int  // seconds the run's sleeps asked for, all scripts together
+	// installs counts package installs; looked holds, per program a
+	// script looked up, the count at its first lookup (see lookup).
+	installs int
+	looked   map[string]int
 	// sourcing is the file a source builtin is about to read: it is
 	// read with subshellFuncs applied.
 	sourcing string
@@ -592,7 +602,12 @@ func (r *run) read(ctx context.Context, abs string) ([]byte, error) {
 			k = len(r.sourced)
 		}
 		r.mu.Unlock()
-		data = []byte(strings.Repeat("\n", k*lineBlock) + prepare(string(data)))
+		text := prepare(string(data))
+		if file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(text), ""); err == nil {
+			// Its background jobs are counted as a script's are.
+			text = applyEdits(text, backgroundEdits(file, r.nextJob))
+		}
+		data = []byte(strings.Repeat("\n", k*lineBlock) + text)
 	}
 	if err != nil {
 		r.mu.Lock()

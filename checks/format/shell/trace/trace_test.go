@@ -207,9 +207,15 @@ func FuzzTrace(f *testing.F) {
 	f.Add("source s.sh")
 	f.Add("x=${y:-$(bash s.sh)}; cat > /tmp/a <<END\n$x\nEND\ncp /tmp/a /tmp/b")
 	f.Add("trap 'exit 2' INT; printf '%q' a; set -e; false; echo after")
+	f.Add("serve & p=$!; ( x & kill -0 $! ) & while kill -0 $p; do kill -s 0 g9 -- g1; kill -9 $p; sleep 1; done; wait $p")
+	f.Add("sbatch -N 99999999999 -n 3-9 --wrap 'srun --ntasks=-1 bash s.sh'")
+	f.Add("echo a,b,c | cut -d, -f2-,1 -c 3-2; cut -f 0; cut -d '' -f1 s.sh")
+	f.Add("command -v x || pip install x; command -V x; command -v /bin/x; s=$(date +%s); sleep 1d; date +%s%N")
+	f.Add("source s.sh & { a & } & wait")
 	f.Fuzz(func(t *testing.T, script string) {
 		start := time.Now()
-		tr := Run(context.Background(), files{"s.sh": script}, "s.sh", Options{MaxSteps: 2000, MaxDepth: 4, MaxWritten: 1 << 16, Timeout: 2 * time.Second})
+		tr := Run(context.Background(), files{"s.sh": script}, "s.sh", Options{MaxSteps: 2000, MaxDepth: 4, MaxWritten: 1 << 16, Timeout: 2 * time.Second,
+			Lasting: func(argv []string) bool { return len(argv) > 0 && argv[0] == "serve" }})
 		if time.Since(start) > 5*time.Second {
 			t.Fatalf("a trace took %v", time.Since(start))
 		}

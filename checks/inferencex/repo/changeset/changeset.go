@@ -63,6 +63,10 @@ type DryCommand struct {
 	Text string // the argv joined by spaces
 	File string
 	Line int
+	// Source is the text of the lines the command is written on at H (as
+	// many as its argv has), "" when the file could not be read: whether
+	// the file spells out what the command does, or a caller passed it.
+	Source string
 }
 
 // Model is what the pull request changes in the benchmark repository
@@ -101,7 +105,7 @@ type Model struct {
 	// Effective holds, per affected config key, the files that define how it
 	// runs (recipes, scripts, sourced helpers), parsed at H.
 	Effective map[string][]*repo.EffectiveFile
-	// DryRuns hold, per affected single-node config, the commands its
+	// DryRuns hold, per affected config run dry, the commands its
 	// benchmark job's dry runs would run at H and at the PR's base (the
 	// same jobs, where the config exists there): what only H runs is
 	// what the PR introduces, however the script spells it.

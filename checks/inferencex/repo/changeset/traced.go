@@ -34,12 +34,15 @@ const (
 	dryRunBudget = 20 * time.Second
 )
 
-// traced adds to each affected single-node config the settings its server
-// launch has in a dry run of its benchmark job (benchjob): the flags and
-// environment with every value resolved as bash resolves it. They come
-// after the statically read settings, so a value the static reading could
-// not resolve (SPEC_NUM_TOKENS="${SPEC_NUM_TOKENS:-2}", an array built in
-// a helper function) is decided by what the job would pass.
+// traced adds to each affected config the settings its server launches
+// have in a dry run of its benchmark job (benchjob): the flags and
+// environment with every value resolved as bash resolves it, in the role
+// each server serves. They come after the statically read settings, so a
+// value the static reading could not resolve
+// (SPEC_NUM_TOKENS="${SPEC_NUM_TOKENS:-2}", an array built in a helper
+// function) is decided by what the job would pass. A multi-node job is
+// kept only when its dry run reaches a server: one that hands a recipe to
+// a cluster tool has nothing the static reading lacks.
 func (b *builder) traced() {
 	files := readerFiles{reader: b.reader, ref: b.head, root: b.layout.Root}
 	var labels map[string][]string
@@ -56,12 +59,12 @@ func (b *builder) traced() {
 			if settings := exportedSettings(e); len(settings) > 0 {
 				b.cs.Effective[e.Key] = append(b.cs.Effective[e.Key], &repo.EffectiveFile{Path: e.File, Kind: "config", Settings: settings})
 			}
-			continue
 		}
-		if len(targets) < maxTracedConfigs {
+		switch {
+		case len(targets) < maxTracedConfigs:
 			targets = append(targets, target{e, b.scriptPath(e)})
-		} else {
-			b.cs.DryRunGaps = append(b.cs.DryRunGaps, DryRunGap{Config: e.Key, Why: fmt.Sprintf("not run dry: the change set affects more than %d single-node configs", maxTracedConfigs)})
+		case !e.MultiNode:
+			b.cs.DryRunGaps = append(b.cs.DryRunGaps, DryRunGap{Config: e.Key, Why: fmt.Sprintf("not run dry: the change set affects more than %d configs", maxTracedConfigs)})
 		}
 	}
 	// One runner per commit: each reads its benchmark workflows once.
@@ -122,6 +125,12 @@ func (b *builder) dryRunConfig(head, base *benchjob.Runner, e *repo.ConfigEntry,
 			// job's environment.
 			tr = head.RunScript(ctx, j, strings.TrimPrefix(script, b.layout.Root), opt)
 		}
+		if tr != nil && e.MultiNode && !launched(tr) {
+			// A multi-node job whose servers the dry run does not reach
+			// (a launcher that hands a recipe to a cluster tool) keeps
+			// its statically read settings, with no gap to report.
+			tr = nil
+		}
 		if tr != nil {
 			bounded(tr, j, "")
 			if !tr.Bounded && !launched(tr) {
@@ -129,11 +138,11 @@ func (b *builder) dryRunConfig(head, base *benchjob.Runner, e *repo.ConfigEntry,
 				gaps = append(gaps, DryRunGap{Config: e.Key, Point: j.Point, NoServer: true, EnvGap: envGap.MatchString(why),
 					Why: "the dry run ended before starting a server" + why})
 			}
-			dr.Head = append(dr.Head, b.commands(tr)...)
+			dr.Head = append(dr.Head, b.commands(tr, b.head)...)
 			if baseEntry, ok := b.cs.MasterBase[e.Key]; ok && b.base != "" {
 				if btr := b.runAtBase(ctx, base, baseEntry, j, labels); btr != nil {
 					bounded(btr, j, " at the base")
-					dr.Base, dr.Based = append(dr.Base, b.commands(btr)...), true
+					dr.Base, dr.Based = append(dr.Base, b.commands(btr, "")...), true
 				}
 			}
 			ss := serverSettings(tr, b.layout.Root)
@@ -208,7 +217,7 @@ func gaveUp(tr *trace.Trace) string {
 // launched reports whether a trace starts an inference server.
 func launched(tr *trace.Trace) bool {
 	for _, s := range tr.Steps {
-		if s.Kind == trace.Exec && isServerLaunch(s.Argv) {
+		if s.Kind == trace.Exec && benchjob.Serves(s.Argv) {
 			return true
 		}
 	}
@@ -226,31 +235,60 @@ func drafts(ss []repo.Setting) bool {
 	return false
 }
 
-// commands are a trace's commands, where they are written.
-func (b *builder) commands(tr *trace.Trace) []DryCommand {
+// commands are a trace's commands, where they are written, with the
+// source lines they are written on at ref ("": not read).
+func (b *builder) commands(tr *trace.Trace, ref string) []DryCommand {
 	var out []DryCommand
+	lines := map[string][]string{}
 	for _, s := range tr.Steps {
-		if s.Kind == trace.Exec && len(s.Argv) > 0 {
-			out = append(out, DryCommand{Text: strings.Join(s.Argv, " "), File: b.layout.Root + s.File, Line: s.Line})
+		if s.Kind != trace.Exec || len(s.Argv) == 0 {
+			continue
 		}
+		c := DryCommand{Text: strings.Join(s.Argv, " "), File: b.layout.Root + s.File, Line: s.Line}
+		ls, read := lines[c.File]
+		if !read && s.File != "" && ref != "" {
+			// The reader keeps what it read: the trace read these.
+			if data, err := b.reader.Read(b.ctx, ref, c.File); err == nil {
+				ls = strings.Split(string(data), "\n")
+			}
+			lines[c.File] = ls
+		}
+		if first := c.Line - 1; first >= 0 && first < len(ls) {
+			last := min(first+strings.Count(c.Text, "\n")+1, len(ls))
+			c.Source = strings.Join(ls[first:last], "\n")
+		}
+		out = append(out, c)
 	}
 	return out
 }
 
 // runAtBase runs the job of the base's entry of the config, its launcher
-// read at the base.
+// read at the base: the same point, else the first point of the same
+// search-space element (a PR that edits a multi-node element's
+// concurrency list changes every one of its points).
 func (b *builder) runAtBase(ctx context.Context, run *benchjob.Runner, e *repo.ConfigEntry, headJob benchjob.Job, labels map[string][]string) *trace.Trace {
 	files := run.Files()
+	element := func(p string) string { el, _, _ := strings.Cut(p, " conc="); return el }
+	var same *benchjob.Job
 	for _, j := range benchjob.Jobs(e, labels) {
-		if j.Launcher != headJob.Launcher || j.Point != headJob.Point {
+		if j.Launcher != headJob.Launcher {
 			continue
 		}
-		if exists, _ := files.Stat(ctx, j.Launcher); !exists {
-			return nil
+		if j.Point == headJob.Point {
+			same = &j
+			break
 		}
-		return run.Run(ctx, j, trace.Options{MaxSteps: traceSteps, Timeout: traceTimeout})
+		if same == nil && element(j.Point) == element(headJob.Point) {
+			same = &j
+		}
 	}
-	return nil
+	if same == nil {
+		return nil
+	}
+	if exists, _ := files.Stat(ctx, same.Launcher); !exists {
+		return nil
+	}
+	return run.Run(ctx, *same, trace.Options{MaxSteps: traceSteps, Timeout: traceTimeout})
 }
 
 // runnerLabels is the file of runner labels, relative to the layout's
@@ -308,10 +346,11 @@ func serverSettings(tr *trace.Trace, root string) []repo.Setting {
 		if s.Kind == trace.Write {
 			written[s.Path] = s.Content
 		}
-		if s.Kind != trace.Exec || !isServerLaunch(s.Argv) {
+		if s.Kind != trace.Exec || !benchjob.Serves(s.Argv) {
 			continue
 		}
 		file := root + s.File
+		role := serverRole(s.Argv)
 		for i := 1; i < len(s.Argv); i++ {
 			a := s.Argv[i]
 			if !strings.HasPrefix(a, "--") || a == "--" {
@@ -325,19 +364,35 @@ func serverSettings(tr *trace.Trace, root string) []repo.Setting {
 					i++
 				}
 			}
-			out = append(out, repo.Setting{Name: name, Value: val, File: file, Line: s.Line, Kind: "flag"})
+			out = append(out, repo.Setting{Name: name, Value: val, File: file, Line: s.Line, Kind: "flag", Role: role})
 			// A configuration file the script wrote and passes to the
 			// server (trtllm-serve --config, --extra_llm_api_options):
 			// its keys are the server's settings too.
 			if content, ok := writtenFile(written, val); ok {
-				out = append(out, fileSettings(content, file, s.Line)...)
+				out = append(out, fileSettings(content, file, s.Line, role)...)
 			}
 		}
 		for k, v := range s.Env {
-			out = append(out, repo.Setting{Name: k, Value: v, File: file, Line: s.Line, Kind: "env"})
+			out = append(out, repo.Setting{Name: k, Value: v, File: file, Line: s.Line, Kind: "env", Role: role})
 		}
 	}
 	return out
+}
+
+// serverRole is the role a disaggregated server launch serves (its
+// --disaggregation-mode, prefill or decode), or "" for a server that does
+// every role.
+func serverRole(argv []string) string {
+	for i, a := range argv {
+		v, ok := strings.CutPrefix(a, "--disaggregation-mode=")
+		if !ok && a == "--disaggregation-mode" && i+1 < len(argv) {
+			v, ok = argv[i+1], true
+		}
+		if ok && (v == "prefill" || v == "decode") {
+			return v
+		}
+	}
+	return ""
 }
 
 // writtenFile finds the content a trace wrote to the file a flag names
@@ -359,7 +414,7 @@ func writtenFile(written map[string]string, name string) (string, bool) {
 
 // fileSettings are a YAML or JSON configuration's scalar keys, nested keys
 // joined by dots (speculative_config.decoding_type).
-func fileSettings(content, file string, line int) []repo.Setting {
+func fileSettings(content, file string, line int, role string) []repo.Setting {
 	if yamlx.CheckDepth(content) != nil {
 		return nil
 	}
@@ -381,34 +436,11 @@ func fileSettings(content, file string, line int) []repo.Setting {
 			return
 		}
 		if prefix != "" && v != nil {
-			out = append(out, repo.Setting{Name: prefix, Value: fmt.Sprint(v), File: file, Line: line, Kind: "arg"})
+			out = append(out, repo.Setting{Name: prefix, Value: fmt.Sprint(v), File: file, Line: line, Kind: "arg", Role: role})
 		}
 	}
 	walk("", m, 0)
 	return out
-}
-
-// isServerLaunch reports whether argv starts an inference server: vllm
-// serve, trtllm-serve, or python -m with a serving module.
-func isServerLaunch(argv []string) bool {
-	if len(argv) == 0 {
-		return false
-	}
-	switch base := path.Base(argv[0]); {
-	case base == "vllm", base == "sglang":
-		return len(argv) > 1 && argv[1] == "serve"
-	case base == "trtllm-serve":
-		return true
-	case strings.HasPrefix(base, "python"):
-		for i := 1; i+1 < len(argv); i++ {
-			if argv[i] == "-m" {
-				m := argv[i+1]
-				return strings.HasPrefix(m, "sglang.launch_server") || strings.HasPrefix(m, "vllm.entrypoints") ||
-					strings.HasPrefix(m, "tensorrt_llm") || strings.HasPrefix(m, "atom.entrypoints")
-			}
-		}
-	}
-	return false
 }
 
 // readerFiles is the repository at one commit as a trace reads it, the
