@@ -306,11 +306,18 @@ func (r *run) await(ctx context.Context, cond func() bool) bool {
 	}
 }
 
-// noFifos rewrites each process substitution, <(S) or >(S), into
-// $( { S; } >/dev/null; echo /dev/null ): the interpreter would make a
-// real named pipe on this machine, and block opening it, for a command
-// that never runs. S is still traced, its output read as empty.
-func noFifos(f *syntax.File) {
+// Process substitutions are rewritten so that the interpreter makes no
+// named pipe on this machine for a command that never runs. An input one,
+// <(S), becomes $( ( S ) >P; echo P ), P a file of the run's overlay: the
+// command is traced and what it prints is read back from P, as from the
+// pipe (`mapfile -t HOSTS < <(scontrol show hostnames)`). An output one,
+// >(S), becomes $( ( S ) >/dev/null; echo /dev/null ): S is traced, and
+// what is written to it is dropped. Writes under psubDir are not steps.
+const psubDir = "/dev/verdict-psub/"
+
+// noFifos makes the rewrite on a parsed script; next numbers the
+// substitutions of a run.
+func noFifos(f *syntax.File, next func() int) {
 	syntax.Walk(f, func(node syntax.Node) bool {
 		w, ok := node.(*syntax.Word)
 		if !ok {
@@ -321,15 +328,40 @@ func noFifos(f *syntax.File) {
 			if !ok {
 				continue
 			}
-			pos := ps.OpPos
+			pos, target := ps.OpPos, psubTarget(ps, next)
 			w.Parts[i] = &syntax.CmdSubst{Left: pos, Right: ps.Rparen, Stmts: []*syntax.Stmt{
-				{Position: pos, Cmd: &syntax.Block{Lbrace: pos, Rbrace: ps.Rparen, Stmts: ps.Stmts},
-					Redirs: []*syntax.Redirect{{OpPos: pos, Op: syntax.RdrOut, Word: word(pos, "/dev/null")}}},
-				{Position: pos, Cmd: &syntax.CallExpr{Args: []*syntax.Word{word(pos, "echo"), word(pos, "/dev/null")}}},
+				{Position: pos, Cmd: &syntax.Subshell{Lparen: pos, Rparen: ps.Rparen, Stmts: ps.Stmts},
+					Redirs: []*syntax.Redirect{{OpPos: pos, Op: syntax.RdrOut, Word: word(pos, target)}}},
+				{Position: pos, Cmd: &syntax.CallExpr{Args: []*syntax.Word{word(pos, "echo"), word(pos, target)}}},
 			}}
 		}
 		return true
 	})
+}
+
+// fifoEdits make noFifos' rewrite as edits of a file's text, for a
+// sourced file, which the interpreter parses itself; lines stay put.
+func fifoEdits(f *syntax.File, next func() int) []edit {
+	var edits []edit
+	syntax.Walk(f, func(node syntax.Node) bool {
+		ps, ok := node.(*syntax.ProcSubst)
+		if !ok {
+			return true
+		}
+		target := psubTarget(ps, next)
+		edits = append(edits, edit{at: int(ps.OpPos.Offset()), n: 2, with: "$( ( "},
+			edit{at: int(ps.Rparen.Offset()), n: 1, with: " ) >" + target + "; echo " + target + " )"})
+		return true
+	})
+	return edits
+}
+
+// psubTarget is the file a process substitution reads or writes through.
+func psubTarget(ps *syntax.ProcSubst, next func() int) string {
+	if ps.Op == syntax.CmdIn {
+		return psubDir + strconv.Itoa(next())
+	}
+	return "/dev/null"
 }
 
 // sleepSeconds is how long sleep's arguments ask for, in whole seconds

@@ -207,6 +207,9 @@ func (r *run) answer(ctx context.Context, hc interp.HandlerContext, args []strin
 			fmt.Fprintf(hc.Stderr, "salloc: Granted job allocation %s\n", batchJobID)
 		}
 		inner, extra := launchers[name](args[1:])
+		if name == "salloc" || name == "sbatch" {
+			r.allocate(extra)
+		}
 		if len(inner) == 0 {
 			return nil
 		}
@@ -256,6 +259,7 @@ func (r *run) srun(ctx context.Context, hc interp.HandlerContext, cmd []string, 
 		for _, k := range []string{"SLURM_PROCID", "SLURM_NODEID"} {
 			task[k] = strconv.Itoa(rank)
 		}
+		task["SLURMD_NODENAME"] = nodeName(rank)
 		err := r.inner(ctx, hc, slices.Clone(cmd), task, depth, at)
 		var st interp.ExitStatus
 		switch {
@@ -425,6 +429,9 @@ func (w *writer) Close() error {
 		w.r.overlay[w.path] = append([]byte(nil), w.buf.Bytes()...)
 	}
 	w.r.mu.Unlock()
+	if strings.HasPrefix(w.path, psubDir) {
+		return nil // a process substitution's output, read back
+	}
 	return w.r.record(Step{Kind: Write, Path: w.path, Content: w.buf.String(), Truncated: w.truncated, Append: w.appendTo,
 		File: w.file, Line: w.line})
 }

@@ -161,3 +161,37 @@ after --install
 		t.Errorf("the tool was found before its install: %q", got)
 	}
 }
+
+// The cluster grants the nodes an allocation asks for: squeue names them
+// as a host list, scontrol expands it, srun --export sets a task's
+// variables, and an option the table does not know does not swallow the
+// long option after it.
+func TestTheClusterNamesItsNodes(t *testing.T) {
+	script := `salloc --nodes=3 --no-shell --job-name=j
+JOB=$(squeue --name=j -h -o %A | head -n1)
+mapfile -t HOSTS < <(scontrol show hostnames "$(squeue -j "$JOB" -h -o %N)")
+[[ "${#HOSTS[@]}" -ge 3 ]] || { echo "got ${HOSTS[*]}"; exit 1; }
+srun --jobid="$JOB" --nodelist="${HOSTS[2]}" --no-container-entrypoint --export=ALL,ROLE=decode,PEER="${HOSTS[0]}" bash -c 'role "$ROLE" "$PEER" "$SLURMD_NODENAME"'
+`
+	tr := RunText(context.Background(), files{}, "x.sh", script, Options{})
+	if !slices.Contains(execs(tr), "role decode node001 node001") {
+		t.Errorf("the task did not run as asked: %q\n%s", execs(tr), tr.Stderr)
+	}
+	for _, tc := range []struct {
+		list string
+		want []string
+	}{
+		{"node[001-003]", []string{"node001", "node002", "node003"}},
+		{"gpu[1,3-4],cpu7", []string{"gpu1", "gpu3", "gpu4", "cpu7"}},
+		{"a[09-10]b", []string{"a09b", "a10b"}},
+		{"n[5-2]", nil},
+		{"", nil},
+	} {
+		if got := expandHostlist(tc.list); !slices.Equal(got, tc.want) {
+			t.Errorf("expandHostlist(%q) = %q, want %q", tc.list, got, tc.want)
+		}
+	}
+	if got := len(expandHostlist("n[0-99999999]")); got != maxNodes {
+		t.Errorf("a huge host list expands to %d names, want the bound %d", got, maxNodes)
+	}
+}

@@ -64,7 +64,8 @@ func dockerRun(args []string) ([]string, map[string]string) {
 
 // slurmFlags are srun/sbatch options that take no value.
 var slurmFlags = set("--exclusive", "--overlap", "--pty", "-l", "--label", "--no-container-mount-home",
-	"--container-remap-root", "--container-writable", "--mpi=pmix", "-Q", "--quiet", "-v", "--verbose", "--wait", "-W", "--parsable",
+	"--container-remap-root", "--no-container-remap-root", "--container-writable", "--container-readonly",
+	"--container-mount-home", "--container-entrypoint", "--no-container-entrypoint", "--mpi=pmix", "-Q", "--quiet", "-v", "--verbose", "--wait", "-W", "--parsable",
 	// Options whose value is optional, written without one.
 	"--unbuffered", "-u", "--kill-on-bad-exit", "-K", "--no-kill", "-k", "--exact", "--whole", "--propagate",
 	"--contiguous", "--oversubscribe", "-O", "--hold", "-H", "--requeue", "--no-requeue", "--spread-job",
@@ -75,6 +76,10 @@ var slurmFlags = set("--exclusive", "--overlap", "--pty", "-l", "--label", "--no
 func slurmRun(args []string) ([]string, map[string]string) {
 	var wrap []string
 	nodes, tasks := "", ""
+	// The job's variables, as Slurm sets them in a batch script and its
+	// steps: the allocation's size where the options say it, and those
+	// --export names (ALL,NAME=VALUE,…; a comma always separates).
+	env := map[string]string{"SLURM_JOB_ID": batchJobID, "SLURM_JOBID": batchJobID}
 	rest := options(args, slurmFlags, func(opt, val string) bool {
 		switch opt {
 		case "--wrap":
@@ -84,12 +89,15 @@ func slurmRun(args []string) ([]string, map[string]string) {
 			nodes = val
 		case "-n", "--ntasks":
 			tasks = val
+		case "--export":
+			for _, item := range strings.Split(val, ",") {
+				if k, v, ok := strings.Cut(item, "="); ok && k != "" {
+					env[k] = v
+				}
+			}
 		}
 		return false
 	})
-	// The job's variables, as Slurm sets them in a batch script and its
-	// steps: the allocation's size where the options say it.
-	env := map[string]string{"SLURM_JOB_ID": batchJobID, "SLURM_JOBID": batchJobID}
 	if n := count(nodes); n > 0 {
 		env["SLURM_NNODES"], env["SLURM_JOB_NUM_NODES"] = strconv.Itoa(n), strconv.Itoa(n)
 	}
@@ -158,7 +166,9 @@ func options(args []string, flags map[string]bool, each func(opt, val string) bo
 			opt, val, _ = strings.Cut(opt, "=")
 		}
 		rest = rest[1:]
-		if !hasVal && !flags[opt] && len(rest) > 0 {
+		// An option the table does not know takes the next word as its
+		// value, unless that word is a long option itself.
+		if !hasVal && !flags[opt] && len(rest) > 0 && !strings.HasPrefix(rest[0], "--") {
 			val, rest = rest[0], rest[1:]
 		}
 		if each(opt, val) {

@@ -124,7 +124,19 @@ func (r *run) builtinTool(ctx context.Context, hc interp.HandlerContext, name st
 		return seq(hc, args)
 	case "false":
 		return status(1)
+	case "scontrol":
+		return r.scontrol(hc, args)
 	case "squeue":
+		if nodeListQuery(args[1:]) {
+			// The allocation's nodes, while there is one.
+			r.mu.Lock()
+			n := r.nodes
+			r.mu.Unlock()
+			if n > 0 {
+				io.WriteString(hc.Stdout, hostlist(n)+"\n")
+			}
+			return nil
+		}
 		// The first query finds the allocation the script just made (one
 		// job, ID 1000); every later one finds it ended, so a wait for
 		// the job to finish ends at once.

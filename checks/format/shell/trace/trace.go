@@ -211,6 +211,8 @@ type run struct {
 	dirs    map[string]bool
 	fetched map[string]bool
 	squeued bool // a squeue query was answered
+	nodes   int  // nodes of the last allocation (salloc, sbatch); 0: none
+	psubs   int  // process substitutions numbered so far
 	clock   int  // seconds the run's sleeps asked for, all scripts together
 	// installs counts package installs; looked holds, per program a
 	// script looked up, the count at its first lookup (see lookup).
@@ -320,7 +322,7 @@ func (r *run) script(ctx context.Context, abs, text string, args, env []string, 
 	if err != nil {
 		return 0, r.halt(fmt.Errorf("%s does not parse: %w", r.rel(abs), err))
 	}
-	noFifos(file)
+	noFifos(file, r.nextPsub)
 	clocked(file)
 	markBackground(file, r.nextJob)
 	runner, err := interp.New(
@@ -604,8 +606,9 @@ func (r *run) read(ctx context.Context, abs string) ([]byte, error) {
 		r.mu.Unlock()
 		text := prepare(string(data))
 		if file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(text), ""); err == nil {
-			// Its background jobs are counted as a script's are.
-			text = applyEdits(text, backgroundEdits(file, r.nextJob))
+			// Its background jobs are counted as a script's are, and its
+			// process substitutions make no pipe.
+			text = applyEdits(text, append(backgroundEdits(file, r.nextJob), fifoEdits(file, r.nextPsub)...))
 		}
 		data = []byte(strings.Repeat("\n", k*lineBlock) + text)
 	}
@@ -618,6 +621,14 @@ func (r *run) read(ctx context.Context, abs string) ([]byte, error) {
 		return nil, err
 	}
 	return data, nil
+}
+
+// nextPsub numbers a process substitution of the run.
+func (r *run) nextPsub() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.psubs++
+	return r.psubs
 }
 
 // takeSourcing reports whether abs is the file a source builtin is about

@@ -212,6 +212,7 @@ func FuzzTrace(f *testing.F) {
 	f.Add("echo a,b,c | cut -d, -f2-,1 -c 3-2; cut -f 0; cut -d '' -f1 s.sh")
 	f.Add("command -v x || pip install x; command -V x; command -v /bin/x; s=$(date +%s); sleep 1d; date +%s%N")
 	f.Add("source s.sh & { a & } & wait")
+	f.Add("salloc -N 4; mapfile -t H < <(scontrol show hostnames \"$(squeue -o %N)\" 'n[0-99999999999999999999],x[1-2]'); srun --export=ALL,=,A=1,B bash -c 'echo $A' --x")
 	f.Fuzz(func(t *testing.T, script string) {
 		start := time.Now()
 		tr := Run(context.Background(), files{"s.sh": script}, "s.sh", Options{MaxSteps: 2000, MaxDepth: 4, MaxWritten: 1 << 16, Timeout: 2 * time.Second,
@@ -386,16 +387,27 @@ func TestBackgroundJobThatExitsIsDone(t *testing.T) {
 }
 
 // Process substitutions make no named pipe here: their commands are
-// traced and their output reads as empty.
+// traced, what an input one prints is read back, and neither is a write
+// of the trace; in a script and in a sourced file alike.
 func TestProcessSubstitutionsAreTracedWithoutPipes(t *testing.T) {
-	script := "exec > >(tee /tmp/run.log)\ndiff <(sort a.txt) <(sort b.txt)\nvllm serve /models/m\n"
-	tr := Run(context.Background(), files{"benchmarks/s.sh": script}, "benchmarks/s.sh", Options{Timeout: 2 * time.Second})
-	if tr.Stopped != "" {
-		t.Fatalf("stopped: %s", tr.Stopped)
-	}
-	for _, want := range []string{"tee /tmp/run.log", "sort a.txt", "sort b.txt", "diff /dev/null /dev/null", "vllm serve /models/m"} {
-		if _, ok := find(tr, Exec, want); !ok {
-			t.Errorf("no step %q in %v", want, execs(tr))
+	script := "exec > >(tee /tmp/run.log)\ndiff <(sort a.txt) <(sort b.txt)\nmapfile -t H < <(scontrol show hostnames node[001-003]; echo extra)\nvllm serve /models/m --hosts \"${H[*]}\"\n"
+	for name, repo := range map[string]files{
+		"script":  {"benchmarks/s.sh": script},
+		"sourced": {"benchmarks/s.sh": "source /repo/benchmarks/lib.sh\n", "benchmarks/lib.sh": script},
+	} {
+		tr := Run(context.Background(), repo, "benchmarks/s.sh", Options{Timeout: 2 * time.Second})
+		if tr.Stopped != "" {
+			t.Fatalf("%s: stopped: %s", name, tr.Stopped)
+		}
+		for _, want := range []string{"tee /tmp/run.log", "sort a.txt", "sort b.txt", "diff /dev/verdict-psub/", "vllm serve /models/m --hosts node001 node002 node003 extra"} {
+			if _, ok := find(tr, Exec, want); !ok {
+				t.Errorf("%s: no step %q in %v", name, want, execs(tr))
+			}
+		}
+		for _, s := range tr.Steps {
+			if s.Kind == Write && strings.HasPrefix(s.Path, psubDir) {
+				t.Errorf("%s: a process substitution is a write: %+v", name, s)
+			}
 		}
 	}
 }
