@@ -3,6 +3,7 @@ package benchjob
 import (
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -36,8 +37,9 @@ var lastingWords = regexp.MustCompile(`(?i)(^|[._/-])(serve|server|router|fronte
 
 // Lasting reports whether argv runs until it is stopped: an inference
 // server (Serves), or a program or module named as a server, router,
-// frontend, proxy or master (python3 -m sglang_router.launch_router,
-// mooncake_master). A background job that ran one is alive to kill -0 for
+// frontend, proxy or master, or run with such a subcommand
+// (python3 -m sglang_router.launch_router,
+// mooncake_master, lmcache server). A background job that ran one is alive to kill -0 for
 // the rest of a dry run; one that ran only commands that end (a barrier
 // script, a health poll) is not, once it is done.
 func Lasting(argv []string) bool {
@@ -45,6 +47,12 @@ func Lasting(argv []string) bool {
 		return true
 	}
 	prog := path.Base(argv[0])
+	switch {
+	case prog == "tail" && slices.ContainsFunc(argv[1:], func(a string) bool { return a == "-f" || a == "-F" || a == "--follow" }):
+		return true // follows a log until it is killed
+	case prog == "sleep" && len(argv) == 2 && argv[1] == "infinity":
+		return true
+	}
 	if strings.HasPrefix(prog, "python") {
 		// The module (-m) or the program file Python runs.
 		prog = ""
@@ -59,5 +67,9 @@ func Lasting(argv []string) bool {
 			}
 		}
 	}
-	return prog != "" && lastingWords.MatchString(prog)
+	if prog != "" && lastingWords.MatchString(prog) {
+		return true
+	}
+	// A tool whose subcommand serves (lmcache server, dynamo frontend).
+	return len(argv) > 1 && !strings.HasPrefix(path.Base(argv[0]), "python") && lastingWords.MatchString(argv[1]) && !strings.ContainsAny(argv[1], "/.")
 }

@@ -74,10 +74,49 @@ func (s Stack) PatchingInLine(t string) (what, zh string) {
 	t = repo.StripComment(t)
 	for _, seg := range segmentSplit.Split(t, -1) {
 		if w, z := s.patchingIn(LineWords(seg), seg, nil); w != "" {
-			return w, z
+			return s.notHarness(w, z, t)
 		}
 	}
-	return s.patchingIn(nil, t, nil)
+	w, z := s.patchingIn(nil, t, nil)
+	return s.notHarness(w, z, t)
+}
+
+// harnessRE names the benchmark's client and evaluation harness.
+var harnessRE = regexp.MustCompile(`(?i)lm[_-]?eval|lm-evaluation-harness|aiperf|bench_serving`)
+
+// containsWord reports whether w occurs in t as a whole word.
+func containsWord(t, w string) bool {
+	word := func(c byte) bool { return c == '_' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }
+	for from := 0; ; {
+		i := strings.Index(t[from:], w)
+		if i < 0 {
+			return false
+		}
+		i += from
+		if (i == 0 || !word(t[i-1])) && (i+len(w) == len(t) || !word(t[i+len(w)])) {
+			return true
+		}
+		from = i + 1
+	}
+}
+
+// notHarness drops a Python startup hook that is the harness's: one whose
+// command (and heredoc) names the client or evaluation harness (lm-eval's
+// filters patched through sitecustomize) and no package of the stack.
+// Patching the client or harness is not an engine patch.
+func (s Stack) notHarness(what, zh, text string) (string, string) {
+	if !strings.HasPrefix(what, "monkey-patches Python startup") || !harnessRE.MatchString(text) {
+		return what, zh
+	}
+	lower := strings.ToLower(text)
+	for _, set := range []map[string]bool{servingStack, s} {
+		for pkg := range set {
+			if containsWord(lower, pkg) {
+				return what, zh
+			}
+		}
+	}
+	return "", ""
 }
 
 // patchingIn applies the indicators to one command: its words, its text and
@@ -192,7 +231,7 @@ func (s Stack) PatchingInCommand(c repo.Command, loc *Locations) (what, zh strin
 		what, zh = heredocPatching(c, loc)
 	}
 	loc.follow(c.Words, c.Line)
-	return what, zh
+	return s.notHarness(what, zh, c.Raw+"\n"+c.Heredoc)
 }
 
 func heredocPatching(c repo.Command, loc *Locations) (what, zh string) {

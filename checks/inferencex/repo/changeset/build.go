@@ -115,6 +115,7 @@ func buildChangeSet(ctx context.Context, pr *checks.PR, ms *repo.Masters) (*Mode
 	}
 
 	b.changelog(pr.BaseSHA)
+	b.workflowRuns()
 	b.affected()
 	// Effective files are found concurrently and through maps; the order
 	// the problems are reported in must not depend on that.

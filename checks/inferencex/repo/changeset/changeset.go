@@ -131,6 +131,9 @@ type Model struct {
 
 	// files is the build's parse cache, which SharedUsersFact reuses.
 	files *fileCache
+	// runLines holds, per changed workflow read at H, the line ranges of
+	// its run: scripts (see workflowruns.go).
+	runLines map[string][][2]int
 }
 
 // Kinds of repo.InputProblem that are findings on a file read in full.
@@ -230,7 +233,8 @@ type AddedLine struct {
 }
 
 // RuntimeAdded returns the added lines of changed runtime files (see
-// IsRuntimePath; documentation excluded), comments dropped, in path order.
+// IsRuntimePath; documentation excluded), comments dropped, in path order;
+// of a workflow, those of its run: scripts.
 func (cs *Model) RuntimeAdded(workflows bool) []AddedLine {
 	var out []AddedLine
 	paths := make([]string, 0, len(cs.AddedLines))
@@ -242,7 +246,7 @@ func (cs *Model) RuntimeAdded(workflows bool) []AddedLine {
 	sort.Strings(paths)
 	for _, p := range paths {
 		for _, d := range cs.AddedLines[p] {
-			if repo.IsComment(d.Text) {
+			if repo.IsComment(d.Text) || (isWorkflow(p) && !cs.inRunScript(p, d.Line)) {
 				continue
 			}
 			out = append(out, AddedLine{Path: p, Line: d.Line, Text: d.Text})
