@@ -126,6 +126,30 @@ func clocked(f *syntax.File) {
 	})
 }
 
+// clockEdits make clocked's rewrite as edits of a file's text, for a
+// sourced file, which the interpreter parses itself; lines stay put.
+func clockEdits(f *syntax.File, text string) []edit {
+	var edits []edit
+	syntax.Walk(f, func(node syntax.Node) bool {
+		st, ok := node.(*syntax.Stmt)
+		if !ok {
+			return true
+		}
+		call, ok := st.Cmd.(*syntax.CallExpr)
+		if !ok || len(call.Assigns) > 0 || len(call.Args) < 2 || call.Args[0].Lit() != "sleep" || st.Background || len(st.Redirs) > 0 {
+			return true
+		}
+		from, to := int(call.Args[1].Pos().Offset()), int(call.Args[len(call.Args)-1].End().Offset())
+		if from >= to || to > len(text) || strings.Contains(text[from:to], "\n") {
+			return true
+		}
+		edits = append(edits, edit{at: int(call.Pos().Offset()), with: "{ "},
+			edit{at: to, with: "; SECONDS=$(" + clockName + " " + text[from:to] + "); }"})
+		return true
+	})
+	return edits
+}
+
 func word(pos syntax.Pos, s string) *syntax.Word {
 	return &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{ValuePos: pos, ValueEnd: pos, Value: s}}}
 }

@@ -3,6 +3,7 @@ package trace
 import (
 	"context"
 	"path"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -60,6 +61,10 @@ func (t *jobTable) last(job int) {
 func (t *jobTable) alive(job int) bool {
 	return !t.killed[job] && (!t.ended[job] || t.lasting[job])
 }
+
+// pidForm is what kill takes: a process ID (negative: a group), one the
+// interpreter handed out (g1), or a job spec (%1).
+var pidForm = regexp.MustCompile(`^(-?[0-9]+|g[0-9]+|%.+)$`)
 
 // pidScope names a process ID where it is valid: the interpreter numbers
 // the background jobs of each shell from 1 ("g1", "g2", …), so the same
@@ -121,6 +126,12 @@ func (r *run) kill(ctx context.Context, abs string, args []string) []string {
 		case a == "--":
 		default:
 			pids = append(pids, a)
+		}
+	}
+	for _, p := range pids {
+		if !pidForm.MatchString(p) {
+			// kill: : arguments must be process or job IDs
+			return []string{"false"}
 		}
 	}
 	if r.opt.Lasting == nil {

@@ -38,8 +38,11 @@ wait_or_die() {
 			"setup --once &\npid=$!\nsleep 1\nif kill -0 $pid; then still; else gone; fi\n",
 			[]string{"gone"}, []string{"still"}},
 		{"an ID read from elsewhere is alive",
-			"pid=$(cat /tmp/server.pid)\nkill -0 \"$pid\" && alive\n",
+			"echo 4242 > /tmp/server.pid\npid=$(cat /tmp/server.pid)\nkill -0 \"$pid\" && alive\n",
 			[]string{"alive"}, nil},
+		{"an empty ID is no process",
+			"kill -0 \"$NOPE\" && alive || gone\n",
+			[]string{"gone"}, []string{"alive"}},
 		{"a sourced file's jobs are counted too",
 			"source /repo/lib.sh\nserve --port 1 &\npid=$!\nwait_or_die \"$pid\" bash -c 'barrier --all'\nclient --chat\n",
 			[]string{"barrier --all", "client --chat"}, nil},
@@ -193,5 +196,25 @@ srun --jobid="$JOB" --nodelist="${HOSTS[2]}" --no-container-entrypoint --export=
 	}
 	if got := len(expandHostlist("n[0-99999999]")); got != maxNodes {
 		t.Errorf("a huge host list expands to %d names, want the bound %d", got, maxNodes)
+	}
+}
+
+// A sourced file's sleeps move $SECONDS as a script's do, so its deadline
+// loops end; a sleep inside a process substitution (a subshell, whose
+// clock is its own) keeps both rewrites.
+func TestSourcedSleepsMoveTheClock(t *testing.T) {
+	lib := `wait_until() {
+  local deadline=$((SECONDS + 30))
+  while ps -o stat= -p 4242 >/dev/null && [[ $SECONDS -lt $deadline ]]; do
+    sleep 1
+  done
+}
+wait_until
+mapfile -t X < <(sleep 2)
+after --deadline "$SECONDS"
+`
+	tr := RunText(context.Background(), files{"lib.sh": lib}, "x.sh", "source /repo/lib.sh\n", Options{MaxSteps: 1000})
+	if tr.Stopped != "" || !slices.Contains(execs(tr), "after --deadline 30") {
+		t.Fatalf("the sourced deadline loop: %s %q\n%s", tr.Stopped, execs(tr), tr.Stderr)
 	}
 }
