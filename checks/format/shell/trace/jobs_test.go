@@ -188,6 +188,7 @@ srun --jobid="$JOB" --nodelist="${HOSTS[2]}" --no-container-entrypoint --export=
 		{"gpu[1,3-4],cpu7", []string{"gpu1", "gpu3", "gpu4", "cpu7"}},
 		{"a[09-10]b", []string{"a09b", "a10b"}},
 		{"n[5-2]", nil},
+		{"n[" + strings.Repeat("0", 5000) + "1-2]", nil},
 		{"", nil},
 	} {
 		if got := expandHostlist(tc.list); !slices.Equal(got, tc.want) {

@@ -63,7 +63,7 @@ func expandHostlist(list string) []string {
 			if isRange {
 				b, errB = strconv.Atoi(hi)
 			}
-			if errA != nil || errB != nil || b < a {
+			if errA != nil || errB != nil || b < a || len(lo) > maxNodeDigits {
 				continue
 			}
 			for n := a; n <= b && len(out) < maxNodes; n++ {
@@ -74,8 +74,12 @@ func expandHostlist(list string) []string {
 	return out
 }
 
-// maxNodes bounds the names a host list expands to.
-const maxNodes = 4096
+// maxNodes bounds the names a host list expands to, maxNodeDigits the
+// zero-padded width of their numbers.
+const (
+	maxNodes      = 4096
+	maxNodeDigits = 9
+)
 
 // allocate notes the allocation salloc or sbatch makes (its job
 // variables, from slurmRun) and adds its node list to them.

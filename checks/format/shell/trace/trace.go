@@ -369,9 +369,16 @@ type edit struct {
 	with  string
 }
 
-// applyEdits makes edits (from one parse of text, not overlapping).
+// applyEdits makes edits (from one parse of text, not overlapping). Of
+// edits at one offset, a replacement is made before an insertion, which so
+// lands in front of it.
 func applyEdits(text string, edits []edit) string {
-	slices.SortFunc(edits, func(a, b edit) int { return b.at - a.at })
+	slices.SortStableFunc(edits, func(a, b edit) int {
+		if a.at != b.at {
+			return b.at - a.at
+		}
+		return b.n - a.n
+	})
 	for _, e := range edits {
 		if e.at+e.n <= len(text) {
 			text = text[:e.at] + e.with + text[e.at+e.n:]
@@ -606,9 +613,10 @@ func (r *run) read(ctx context.Context, abs string) ([]byte, error) {
 		r.mu.Unlock()
 		text := prepare(string(data))
 		if file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(text), ""); err == nil {
-			// Its background jobs are counted as a script's are, and its
-			// process substitutions make no pipe.
-			text = applyEdits(text, append(backgroundEdits(file, r.nextJob), fifoEdits(file, r.nextPsub)...))
+			// Its background jobs are counted as a script's are, its
+			// process substitutions make no pipe, its sleeps move the
+			// clock.
+			text = applyEdits(text, slices.Concat(backgroundEdits(file, r.nextJob), fifoEdits(file, r.nextPsub), clockEdits(file, text)))
 		}
 		data = []byte(strings.Repeat("\n", k*lineBlock) + text)
 	}
