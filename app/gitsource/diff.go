@@ -36,7 +36,14 @@ func (r *Repo) Diff(ctx context.Context, base, head string) ([]checks.ChangedFil
 	}
 	patch, err := r.git.output(ctx, append(append([]string{"diff"}, diffOptions...), "-p", "-U3", "--full-index", base, head, "--")...)
 	if err != nil {
-		return nil, fmt.Errorf("reading the diff between %s and %s: %w", short(base), short(head), err)
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("reading the diff between %s and %s: %w", short(base), short(head), err)
+		}
+		// One unreadable blob (absent from a partial clone or mirror) fails
+		// the whole patch; each file's is read on its own instead, and a
+		// file whose patch cannot be read has none, as GitHub leaves out
+		// the patch of a file it cannot diff.
+		return r.diffEach(ctx, base, head, files)
 	}
 	sections := splitSections(patch)
 	if len(sections) != len(files) {
@@ -52,6 +59,33 @@ func (r *Repo) Diff(ctx context.Context, base, head string) ([]checks.ChangedFil
 		cf.Patch, cf.PatchMissing = s.hunks, s.binary
 		if !s.binary {
 			cf.Additions, cf.Deletions = countLines(s.hunks)
+		}
+		out[i] = cf
+	}
+	return out, nil
+}
+
+// diffEach is Diff's patch step file by file.
+func (r *Repo) diffEach(ctx context.Context, base, head string, files []rawFile) ([]checks.ChangedFile, error) {
+	out := make([]checks.ChangedFile, len(files))
+	for i, f := range files {
+		paths := []string{f.cf.Path}
+		if f.cf.PreviousPath != "" {
+			paths = []string{f.cf.PreviousPath, f.cf.Path}
+		}
+		cf := f.cf
+		patch, err := r.git.output(ctx, append(append(append([]string{"diff"}, diffOptions...), "-p", "-U3", "--full-index", base, head, "--"), paths...)...)
+		sections := splitSections(patch)
+		switch {
+		case ctx.Err() != nil:
+			return nil, fmt.Errorf("reading the diff between %s and %s: %w", short(base), short(head), ctx.Err())
+		case err != nil || len(sections) != 1:
+			cf.PatchMissing = true
+		default:
+			cf.Patch, cf.PatchMissing = sections[0].hunks, sections[0].binary
+			if !sections[0].binary {
+				cf.Additions, cf.Deletions = countLines(sections[0].hunks)
+			}
 		}
 		out[i] = cf
 	}

@@ -326,3 +326,32 @@ func TestGitHubName(t *testing.T) {
 		}
 	}
 }
+
+// A blob missing from the clone (a partial mirror) costs its own file's
+// patch, not the change's: the other files keep theirs.
+func TestDiffWithAMissingBlob(t *testing.T) {
+	g := gitsourcetest.New(t)
+	g.Write(map[string]string{"edit.sh": "a\n", "big.csv": "x,y\n"})
+	base := g.Commit("base")
+	g.Write(map[string]string{"edit.sh": "a\nb\n", "big.csv": "x,y\n1,2\n"})
+	head := g.Commit("head")
+	blob := g.Git("rev-parse", head+":big.csv")
+	if err := os.Remove(filepath.Join(g.Dir, ".git", "objects", blob[:2], blob[2:])); err != nil {
+		t.Fatal(err)
+	}
+	r := open(t, g.Dir, gitsource.Options{})
+	files, err := r.Change(base, head).Files(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]checks.ChangedFile{}
+	for _, f := range files {
+		got[f.Path] = f
+	}
+	if f := got["big.csv"]; !f.PatchMissing || f.Patch != "" {
+		t.Errorf("big.csv: %+v, want no patch", f)
+	}
+	if f := got["edit.sh"]; f.PatchMissing || f.Additions != 1 || !strings.Contains(f.Patch, "+b") {
+		t.Errorf("edit.sh: %+v, want its patch", f)
+	}
+}

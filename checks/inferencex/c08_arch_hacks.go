@@ -29,9 +29,6 @@ var (
 	overrideFlagRE  = regexp.MustCompile(`(?i)^(hf[-_]overrides|json[-_]model[-_]override[-_]args)$`)
 	overrideFieldRE = regexp.MustCompile(`(?i)\b(num[-_]hidden[-_]layers|num[-_]experts[-_]per[-_]tok|num[-_]experts|index[-_]topk|layers[-_]to[-_]skip|skip[-_]layers|layer[-_]skip)\b`)
 	overrideTextRE  = regexp.MustCompile(`(?i)(--?hf[-_]overrides|hf[-_]overrides\s*:|--?json[-_]model[-_]override[-_]args|json[-_]model[-_]override[-_]args\s*:)`)
-	configJSONRE    = regexp.MustCompile(`config\.json`)
-	sedInPlaceRE    = regexp.MustCompile(`(^|[\s;&|(])sed\s+(-[A-Za-z]*i|--in-place)`)
-	jqRE            = regexp.MustCompile(`(^|[\s;&|(])jq\s`)
 	publishOffRE    = regexp.MustCompile(`(?i)publish[-_]events[-_]and[-_]metrics["']?\s*(?:[:=]\s*|\s+)["']?(false|0|no|off)\b`)
 )
 
@@ -84,8 +81,7 @@ func runArchHacks(ctx context.Context, pr *checks.PR) checks.Result {
 			}
 		}
 		for _, c := range f.Commands {
-			text := c.Raw + "\n" + c.Heredoc
-			if configJSONRE.MatchString(text) && (sedInPlaceRE.MatchString(c.Raw) || jqRE.MatchString(c.Raw)) {
+			if serving.EditsConfigJSON(c) {
 				knob("edits model config.json: "+c.FirstLine(), repo.Loc(f.Path, c.Line))
 			}
 		}
@@ -113,7 +109,7 @@ func runArchHacks(ctx context.Context, pr *checks.PR) checks.Result {
 		} else if overrideFieldRE.MatchString(t) && strings.ContainsAny(t, ":=") {
 			knob(strings.TrimSpace(t), at)
 		}
-		if configJSONRE.MatchString(t) && (sedInPlaceRE.MatchString(t) || jqRE.MatchString(t)) {
+		if serving.EditsConfigJSON(repo.Command{Raw: t}) {
 			knob("edits model config.json: "+strings.TrimSpace(t), at)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/verdict-bot/verdict/checks/checkstest"
 	"github.com/verdict-bot/verdict/checks/format/perfchangelog"
 	"github.com/verdict-bot/verdict/checks/inferencex"
+	"github.com/verdict-bot/verdict/checks/inferencex/inferencextest"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo"
 	"github.com/verdict-bot/verdict/checks/inferencex/repo/changeset"
 )
@@ -124,5 +125,19 @@ func TestAppendOnlyCheck(t *testing.T) {
 			pr := specPR(t, cs, src, repo.LegacyLayout(), "")
 			specCheck(t, specRun(t, inferencex.AppendOnly, pr), tc.status, tc.reason)
 		})
+	}
+}
+
+// A regular entry whose config key selects nothing is a changelog finding,
+// but what it selects is known (nothing): with no append-only entry the
+// row is N/A, not "could not be verified".
+func TestAppendOnlyNAWithAKeyThatSelectsNothing(t *testing.T) {
+	for name, layout := range inferencextest.Layouts() {
+		r := inferencextest.NewRepo(layout)
+		r.AppendChangelog("dsr1-fp4-mi355x-sglang", "no-such-config-anywhere")
+		res, _ := r.RunCheck(t, inferencex.AppendOnly)
+		if res.Status != checks.NA {
+			t.Errorf("%s: %s — %s", name, res.Status, res.Reason.EN)
+		}
 	}
 }

@@ -64,9 +64,13 @@ func TestJobsFollowTheWorkflow(t *testing.T) {
 func TestRunReachesTheServer(t *testing.T) {
 	repoFiles := files{
 		"runners/launch_h200-cw.sh": `SCRIPT="benchmarks/single_node/${SCENARIO_SUBDIR}${EXP_NAME%%_*}_${PRECISION}_h200.sh"
-docker run --rm -v "$GITHUB_WORKSPACE:/workspace" -e SPEC_DECODING="$SPEC_DECODING" "$IMAGE" bash "$SCRIPT"
+docker run --rm -v "$GITHUB_WORKSPACE:/workspace" -e SPEC_DECODING="$SPEC_DECODING" -e MODEL -e TP -e CONC \
+  -e HOST_ONLY="$RUNNER_NAME" "$IMAGE" bash "$SCRIPT"
 `,
 		"benchmarks/single_node/fixed_seq_len/dsr1_fp8_h200.sh": `source "$(dirname "$0")/../../benchmark_lib.sh"
+# A container's environment is what docker run hands it: the workflow's
+# RUNNER_TYPE stays on the host.
+echo "in ${RUNNER_TYPE:-no runner type} on $HOST_ONLY" > /tmp/where
 NUM_SPEC="${NUM_SPEC:-3}"
 python3 -m sglang.launch_server --model "$MODEL" --tp "$TP" --speculative-num-steps "$NUM_SPEC" &
 run_client
@@ -83,6 +87,9 @@ run_client
 		if s.Kind == trace.Exec {
 			got = append(got, strings.Join(s.Argv, " "))
 		}
+	}
+	if w := writeOf(tr, "/tmp/where"); w != "in no runner type on h200-cw_00\n" {
+		t.Errorf("the container's environment: %q", w)
 	}
 	for _, want := range []string{
 		"python3 -m sglang.launch_server --model deepseek-ai/DeepSeek-R1 --tp 8 --speculative-num-steps 3",
@@ -175,4 +182,15 @@ func FuzzWorkflowEnv(f *testing.F) {
 			}
 		}
 	})
+}
+
+// writeOf is what a trace last wrote to path.
+func writeOf(tr *trace.Trace, path string) string {
+	out := ""
+	for _, s := range tr.Steps {
+		if s.Kind == trace.Write && s.Path == path {
+			out = s.Content
+		}
+	}
+	return out
 }

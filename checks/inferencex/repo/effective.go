@@ -29,6 +29,11 @@ type EffectiveFile struct {
 	Lines []string
 	// Err is set when the file could not be read or parsed.
 	Err string
+	// Servers marks a multi-node config's dry run (Kind "trace") that
+	// reached its servers: the environment they run with is the dry
+	// run's, and what its scripts export on the way (on a host whose
+	// variables a container does not inherit) is not theirs.
+	Servers bool
 }
 
 // Setting is one runtime setting found in an effective file.

@@ -58,7 +58,8 @@ type InputProblem struct {
 	Err  string
 	// Kind is empty for an input that could not be read or parsed, or
 	// names a rule the input was read and found to break
-	// (ProblemChangelogSchema, ProblemChangelogEdit). Checks treat both
+	// (ProblemChangelogSchema, ProblemChangelogEdit,
+	// ProblemChangelogNoMatch). Checks treat them
 	// alike: the rows that need the input cannot pass.
 	Kind string
 	// Ref is the commit the input was read at when it is not H (the base

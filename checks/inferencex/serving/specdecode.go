@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -451,12 +452,19 @@ func ConfigMethod(c *repo.ConfigEntry) string {
 // comes once per assignment the reader found in effect, each marked with
 // the run its branch belongs to (repo.Setting.Run).
 func AllSettings(files []*repo.EffectiveFile) []repo.Setting {
+	// A multi-node job's servers run with the environment its dry run
+	// gave them: a variable a script exported on the host, which the
+	// container was not handed, is not theirs.
+	servers := slices.ContainsFunc(files, func(f *repo.EffectiveFile) bool { return f != nil && f.Kind == "trace" && f.Servers })
 	var out []repo.Setting
 	for _, f := range files {
 		if f == nil {
 			continue
 		}
 		for _, s := range f.Settings {
+			if servers && s.Kind == "env" && f.Kind != "trace" && f.Kind != "recipe" && f.Kind != "config" {
+				continue
+			}
 			if s.File == "" {
 				s.File = f.Path
 			}

@@ -101,3 +101,27 @@ func TestSpecConfigFromShellVariable(t *testing.T) {
 		}
 	}
 }
+
+// A multi-node dry run that reached its servers speaks for their
+// environment: a variable a script exported on the host is not theirs;
+// the master config's and recipes' settings stay.
+func TestAllSettingsWithServersDryRun(t *testing.T) {
+	host := &repo.EffectiveFile{Path: "benchmarks/multi_node/m.sh", Kind: "script", Settings: []repo.Setting{
+		{Name: "SGLANG_SIMULATE_ACC_LEN", Value: "2.5", Kind: "env"}, {Name: "--tp", Value: "8", Kind: "flag"}}}
+	master := &repo.EffectiveFile{Path: "configs/amd-master.yaml", Kind: "config", Settings: []repo.Setting{{Name: "SYNTHETIC_ACCEPTANCE", Value: "true", Kind: "env"}}}
+	dry := &repo.EffectiveFile{Path: "(dry run of x)", Kind: "trace", Settings: []repo.Setting{{Name: "SGLANG_MORI_NUM", Value: "1", Kind: "env", Role: "decode"}}}
+	names := func(ss []repo.Setting) []string {
+		var out []string
+		for _, s := range ss {
+			out = append(out, s.Name)
+		}
+		return out
+	}
+	if got := names(AllSettings([]*repo.EffectiveFile{host, master, dry})); strings.Join(got, ",") != "SGLANG_SIMULATE_ACC_LEN,--tp,SYNTHETIC_ACCEPTANCE,SGLANG_MORI_NUM" {
+		t.Errorf("single-node reading: %q", got)
+	}
+	dry.Servers = true
+	if got := names(AllSettings([]*repo.EffectiveFile{host, master, dry})); strings.Join(got, ",") != "--tp,SYNTHETIC_ACCEPTANCE,SGLANG_MORI_NUM" {
+		t.Errorf("with the servers' dry run: %q", got)
+	}
+}

@@ -123,3 +123,63 @@ func inRanges(ranges [][2]int, n int) bool {
 	}
 	return false
 }
+
+// paste runs paste as GNU paste does for one input (standard input or a
+// file): with -s its lines joined by the -d delimiters in turn (a tab by
+// default), else the lines as they are.
+func (r *run) paste(ctx context.Context, hc interp.HandlerContext, args []string) error {
+	serial, delims := false, "\t"
+	var files []string
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-s" || a == "--serial":
+			serial = true
+		case strings.HasPrefix(a, "-d") || strings.HasPrefix(a, "--delimiters"):
+			v := strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(a, "--delimiters"), "-d"), "=")
+			if v == "" && i+1 < len(args) {
+				i++
+				v = args[i]
+			}
+			delims = v
+		case len(a) > 1 && a[0] == '-' && strings.Trim(a[1:], "sd") == "":
+			// A cluster: -sd, (its value follows) or -ds.
+			serial = serial || strings.Contains(a, "s")
+			if strings.HasSuffix(a, "d") && i+1 < len(args) {
+				i++
+				delims = args[i]
+			}
+		case strings.HasPrefix(a, "-s") && len(a) > 2 && a[2] == 'd':
+			serial, delims = true, a[3:] // -sd,
+		default:
+			files = append(files, a)
+		}
+	}
+	if len(files) > 1 {
+		fmt.Fprintln(hc.Stderr, "paste: more than one input is not followed")
+		return status(1)
+	}
+	in, ok := r.input(ctx, hc, files)
+	if !ok {
+		return status(1)
+	}
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 0, 64<<10), maxGrepBytes)
+	var b strings.Builder
+	n := 0
+	for sc.Scan() {
+		if !serial {
+			fmt.Fprintln(hc.Stdout, sc.Text())
+			continue
+		}
+		if n > 0 && delims != "" {
+			b.WriteByte(delims[(n-1)%len(delims)])
+		}
+		b.WriteString(sc.Text())
+		n++
+	}
+	if serial {
+		fmt.Fprintln(hc.Stdout, b.String())
+	}
+	return nil
+}

@@ -216,6 +216,15 @@ func (r *run) answer(ctx context.Context, hc interp.HandlerContext, args []strin
 		if name == "srun" {
 			return r.srun(ctx, hc, inner, env, extra, depth, at)
 		}
+		if pass, own := containerEnv(args[1:]); own && (name == "docker" || name == "podman") {
+			host := env
+			env = map[string]string{}
+			for _, k := range pass {
+				if v, ok := host[k]; ok {
+					env[k] = v
+				}
+			}
+		}
 		for k, v := range extra {
 			env[k] = v
 		}

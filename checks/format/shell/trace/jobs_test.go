@@ -219,3 +219,21 @@ after --deadline "$SECONDS"
 		t.Fatalf("the sourced deadline loop: %s %q\n%s", tr.Stopped, execs(tr), tr.Stderr)
 	}
 }
+
+// A container's environment is what docker run hands it: -e NAME=VALUE,
+// and a host variable only when -e names it; with an --env-file the dry
+// run cannot read, the host's is kept.
+func TestContainerEnvironment(t *testing.T) {
+	for _, tc := range []struct{ run, want string }{
+		{`docker run --rm -e B=2 -e C img bash -c 'printf "%s|%s|%s" "$A" "$B" "$C" > /tmp/o'`, "|2|3"},
+		{`podman run --env=B=2 img bash -c 'printf "%s|%s|%s" "$A" "$B" "$C" > /tmp/o'`, "|2|"},
+		{`docker run --env-file vars.env img bash -c 'printf "%s|%s|%s" "$A" "$B" "$C" > /tmp/o'`, "1||3"},
+		{`srun bash -c 'printf "%s|%s|%s" "$A" "$B" "$C" > /tmp/o'`, "1||3"},
+	} {
+		tr := RunText(context.Background(), files{}, "x.sh", "export A=1 C=3\n"+tc.run+"\n", Options{})
+		w, _ := find(tr, Write, "/tmp/o")
+		if w.Content != tc.want {
+			t.Errorf("%s: the command saw %q, want %q", tc.run, w.Content, tc.want)
+		}
+	}
+}

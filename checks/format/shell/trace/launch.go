@@ -62,6 +62,31 @@ func dockerRun(args []string) ([]string, map[string]string) {
 	return rest[1:], env
 }
 
+// containerEnv is what `docker run` passes into its container from the
+// host: a container's environment is its own (the image's and the -e
+// variables), and a host variable reaches it only when -e names it
+// without a value. own is false when the command does not say all of it
+// (--env-file, a file the dry run does not read; exec, whose container
+// was set up elsewhere): then the host's environment is kept.
+func containerEnv(args []string) (pass []string, own bool) {
+	if len(args) == 0 || args[0] != "run" {
+		return nil, false
+	}
+	own = true
+	options(args[1:], dockerFlags, func(opt, val string) bool {
+		switch opt {
+		case "-e", "--env":
+			if !strings.Contains(val, "=") {
+				pass = append(pass, val)
+			}
+		case "--env-file":
+			own = false
+		}
+		return false
+	})
+	return pass, own
+}
+
 // slurmFlags are srun/sbatch options that take no value.
 var slurmFlags = set("--exclusive", "--overlap", "--pty", "-l", "--label", "--no-container-mount-home",
 	"--container-remap-root", "--no-container-remap-root", "--container-writable", "--container-readonly",

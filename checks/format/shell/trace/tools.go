@@ -39,8 +39,12 @@ var DefaultStubs = map[string]Stub{
 	"nvidia-smi": {},
 	"rocm-smi":   {},
 	"amd-smi":    {},
-	"curl":       {Exit: 0}, // a server's health endpoint answers
-	"wget":       {Exit: 0},
+	// One RDMA device, rdma0, its port active (as /sys/class/infiniband
+	// answers): a script that detects its devices finds it.
+	"ibv_devinfo": {Out: "hca_id:\trdma0\n\ttransport:\t\t\tInfiniBand (0)\n\t\tport:\t1\n\t\t\tstate:\t\t\tPORT_ACTIVE (4)\n"},
+	"ibv_devices": {Out: "    device          \t   node GUID\n    ------          \t----------------\n    rdma0           \t0000000000000000\n"},
+	"curl":        {Exit: 0}, // a server's health endpoint answers
+	"wget":        {Exit: 0},
 	// A background process of the dry run (a server) is alive: "S",
 	// sleeping, is what ps -o stat= prints for a healthy server.
 	"ps":    {Out: "S\n"},
@@ -117,6 +121,8 @@ func (r *run) builtinTool(ctx context.Context, hc interp.HandlerContext, name st
 		return r.awk(ctx, hc, args)
 	case "cut":
 		return r.cut(ctx, hc, args)
+	case "paste":
+		return r.paste(ctx, hc, args)
 	case "head", "tail", "sort", "uniq":
 		_, err := io.Copy(hc.Stdout, hc.Stdin)
 		return err

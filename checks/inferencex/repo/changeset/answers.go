@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -66,9 +67,9 @@ func Unreadable(ps []repo.InputProblem) checks.Result {
 
 // SelectionUnread is the answer of a row about to say N/A: when a master
 // config or the changelog could not be read, "nothing affected" is not
-// known.
+// known. A config key that selects nothing is known to.
 func (cs *Model) SelectionUnread() (checks.Result, bool) {
-	ps := cs.MasterAndChangelogProblems()
+	ps := slices.DeleteFunc(cs.MasterAndChangelogProblems(), func(p repo.InputProblem) bool { return p.Kind == ProblemChangelogNoMatch })
 	if len(ps) == 0 {
 		return checks.Result{}, false
 	}

@@ -279,7 +279,7 @@ func (b *builder) changelog(base string) {
 		var unmatched []string
 		e.Matched, unmatched = perfchangelog.MatchKeys(e.ConfigKeys, keys)
 		if len(unmatched) > 0 && cs.MasterHead != nil {
-			cs.finding(p, ProblemChangelogSchema, fmt.Sprintf("changelog at %s, line %d: config-keys %s select no master config at %s",
+			cs.finding(p, ProblemChangelogNoMatch, fmt.Sprintf("changelog at %s, line %d: config-keys %s select no master config at %s",
 				checks.Short(b.head), e.Line, strings.Join(unmatched, ", "), checks.Short(b.head)))
 		}
 		for _, k := range e.Matched {

@@ -143,6 +143,11 @@ const (
 	ProblemChangelogSchema = "changelog-schema"
 	// ProblemChangelogEdit: base entries were removed or edited.
 	ProblemChangelogEdit = "changelog-edit"
+	// ProblemChangelogNoMatch: an added entry's config key selects no
+	// master config (the sweep tool refuses it). What the entry selects
+	// is known, nothing, so a row about to say nothing is affected still
+	// can.
+	ProblemChangelogNoMatch = "changelog-no-match"
 )
 
 func (cs *Model) problem(p, msg string) {

@@ -86,7 +86,8 @@ func (b *builder) traced() {
 	for i, t := range targets {
 		b.cs.DryRunGaps = append(b.cs.DryRunGaps, gaps[i]...)
 		if len(settings[i]) > 0 {
-			b.cs.Effective[t.e.Key] = append(b.cs.Effective[t.e.Key], &repo.EffectiveFile{Path: "(dry run of " + t.e.Key + ")", Kind: "trace", Settings: settings[i]})
+			b.cs.Effective[t.e.Key] = append(b.cs.Effective[t.e.Key], &repo.EffectiveFile{Path: "(dry run of " + t.e.Key + ")", Kind: "trace", Settings: settings[i],
+				Servers: t.e.MultiNode})
 		}
 		if len(runs[i].Head) > 0 {
 			if b.cs.DryRuns == nil {
