@@ -1,7 +1,6 @@
 package trace
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"strconv"
@@ -51,12 +50,10 @@ func (r *run) cut(ctx context.Context, hc interp.HandlerContext, args []string) 
 		fmt.Fprintln(hc.Stderr, "cut: invalid option or list")
 		return status(1)
 	}
-	in, ok := r.input(ctx, hc, files)
+	sc, ok := r.lines(ctx, hc, files)
 	if !ok {
 		return status(1)
 	}
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 0, 64<<10), maxGrepBytes)
 	for sc.Scan() {
 		line := sc.Text()
 		if mode == 'c' {
@@ -159,12 +156,10 @@ func (r *run) paste(ctx context.Context, hc interp.HandlerContext, args []string
 		fmt.Fprintln(hc.Stderr, "paste: more than one input is not followed")
 		return status(1)
 	}
-	in, ok := r.input(ctx, hc, files)
+	sc, ok := r.lines(ctx, hc, files)
 	if !ok {
 		return status(1)
 	}
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 0, 64<<10), maxGrepBytes)
 	var b strings.Builder
 	n := 0
 	for sc.Scan() {

@@ -436,13 +436,11 @@ func (r *run) grep(ctx context.Context, hc interp.HandlerContext, args []string)
 	if err != nil {
 		return status(2)
 	}
-	in, ok := r.input(ctx, hc, files)
+	sc, ok := r.lines(ctx, hc, files)
 	if !ok {
 		return status(2)
 	}
 	n := 0
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
 		if re.MatchString(line) == invert {
@@ -466,6 +464,17 @@ func (r *run) grep(ctx context.Context, hc interp.HandlerContext, args []string)
 		return status(1)
 	}
 	return nil
+}
+
+// lines is input read line by line (a line of up to 1 MiB).
+func (r *run) lines(ctx context.Context, hc interp.HandlerContext, files []string) (*bufio.Scanner, bool) {
+	in, ok := r.input(ctx, hc, files)
+	if !ok {
+		return nil, false
+	}
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	return sc, true
 }
 
 // input is what a filter (grep, awk) reads: its files one after the other,

@@ -212,6 +212,7 @@ func FuzzTrace(f *testing.F) {
 	f.Add("echo a,b,c | cut -d, -f2-,1 -c 3-2; cut -f 0; cut -d '' -f1 s.sh")
 	f.Add("command -v x || pip install x; command -V x; command -v /bin/x; s=$(date +%s); sleep 1d; date +%s%N")
 	f.Add("source s.sh & { a & } & wait")
+	f.Add("printf 'a\\nb\\n' | paste -sd, ; paste -s -d '' s.sh; paste -sd; paste a b; docker run -e X -e Y=1 --env-file f i bash -c 'echo $X'")
 	f.Add("salloc -N 4; mapfile -t H < <(scontrol show hostnames \"$(squeue -o %N)\" 'n[0-99999999999999999999],x[1-2]'); srun --export=ALL,=,A=1,B bash -c 'echo $A' --x")
 	f.Fuzz(func(t *testing.T, script string) {
 		start := time.Now()
