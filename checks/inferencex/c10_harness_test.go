@@ -31,6 +31,11 @@ func TestHarnessStartupHooks(t *testing.T) {
 				r.Head[script] += hook("from lm_eval.filters import extraction as ex\nimport vllm.config\nvllm.config.X = 1\n")
 			},
 			status: checks.Fail, want: []string{"monkey-patches Python startup (sitecustomize)"}},
+		{name: "a Python heredoc writes the engine file its command line names", check: inferencex.EnginePatches,
+			edit: func(r *inferencextest.Repo) {
+				r.Head[script] += "python3 - /sgl-workspace/sglang/python/sglang/srt/configs/model_config.py <<'PY'\nimport sys\np = sys.argv[1]\nsrc = open(p).read()\nwith open(p, 'w') as fh:\n    fh.write(src.replace('a', 'b'))\nPY\n"
+			},
+			status: checks.Fail, want: []string{"rewrites /sgl-workspace/sglang from a Python heredoc"}},
 		{name: "a hook that names no harness", check: inferencex.EnginePatches,
 			edit:   func(r *inferencextest.Repo) { r.Head[script] += hook("import json\n") },
 			status: checks.Fail, want: []string{"monkey-patches Python startup (sitecustomize)"}},

@@ -236,7 +236,14 @@ func (s Stack) PatchingInCommand(c repo.Command, loc *Locations) (what, zh strin
 
 func heredocPatching(c repo.Command, loc *Locations) (what, zh string) {
 	if strings.Contains(c.Raw, "python") && pyWriteRE.MatchString(c.Heredoc) {
-		if where, ok := engineText(c.Heredoc, loc); ok {
+		// The file it writes may be in the program or handed to it on
+		// its command line (python3 - .../model_config.py <<'PY' with
+		// open(sys.argv[1], "w")).
+		where, ok := engineText(c.Heredoc, loc)
+		if !ok {
+			where, ok = engineText(c.Raw, loc)
+		}
+		if ok {
 			en, cn := enginePlace("", where)
 			return "rewrites " + en + " from a Python heredoc", "通过 Python heredoc 改写 " + cn
 		}
