@@ -43,7 +43,8 @@ func TestHarnessStartupHooks(t *testing.T) {
 }
 
 // What a workflow runs is its steps' run: scripts; prose elsewhere in it
-// (a reviewer prompt listing what to look for) is not a command.
+// (a reviewer prompt listing what to look for) is not a command, nor is a
+// job on a GitHub-hosted runner, which never serves a benchmark.
 func TestWorkflowProseIsNotRun(t *testing.T) {
 	for _, tc := range []struct {
 		name, workflow string
@@ -51,9 +52,13 @@ func TestWorkflowProseIsNotRun(t *testing.T) {
 	}{
 		{"prose in a prompt", "on: pull_request\njobs:\n  review:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: some/reviewer@v1\n        with:\n          prompt: |\n            Flag patches: git apply, sitecustomize, sed -i on site-packages/vllm.\n",
 			checks.Pass},
-		{"a run: script", "on: pull_request\njobs:\n  bench:\n    runs-on: ubuntu-latest\n    steps:\n      - run: |\n          echo setting up\n          git apply engine.patch\n",
+		{"a run: script", "on: pull_request\njobs:\n  bench:\n    runs-on: [self-hosted, gpu]\n    steps:\n      - run: |\n          echo setting up\n          git apply engine.patch\n",
 			checks.Fail},
 		{"a workflow that does not parse keeps every line", "on: [\njobs:\n  prompt: git apply engine.patch\n",
+			checks.Fail},
+		{"a job on a GitHub-hosted runner", "on: pull_request\njobs:\n  unit:\n    runs-on: ubuntu-latest\n    steps:\n      - run: pip install --index-url https://download.pytorch.org/whl/cpu torch\n",
+			checks.Pass},
+		{"a job on a self-hosted runner", "on: pull_request\njobs:\n  unit:\n    runs-on: [self-hosted, b200]\n    steps:\n      - run: pip install --index-url https://download.pytorch.org/whl/cpu torch\n",
 			checks.Fail},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -14,8 +14,8 @@ import (
 // "git apply" and "sitecustomize" among the things to look for). What a
 // runner executes is its steps' run: scripts, so the added lines of a
 // changed workflow that rows scan as runtime are those inside a run:
-// value. A workflow that cannot be read or parsed keeps all its added
-// lines.
+// value of a job on a runner that can serve benchmarks. A workflow that
+// cannot be read or parsed keeps all its added lines.
 
 // isWorkflow reports whether p is a GitHub Actions workflow file.
 func isWorkflow(p string) bool {
@@ -40,8 +40,64 @@ func (b *builder) workflowRuns() {
 		if b.cs.runLines == nil {
 			b.cs.runLines = map[string][][2]int{}
 		}
-		b.cs.runLines[p] = runRanges(root, 0)
+		b.cs.runLines[p] = jobRunRanges(root)
 	}
+}
+
+// jobRunRanges are the run: scripts of a workflow's jobs, except those of
+// jobs on a GitHub-hosted runner (ubuntu-*, windows-*, macos-*): a
+// hosted runner is a fresh machine that never serves a benchmark, so what
+// its scripts install cannot change what is benchmarked.
+func jobRunRanges(root *yaml.Node) [][2]int {
+	jobs := mappingValue(root, "jobs")
+	if jobs == nil || jobs.Kind != yaml.MappingNode {
+		return runRanges(root, 0)
+	}
+	var out [][2]int
+	for i := 0; i+1 < len(jobs.Content); i += 2 {
+		job := jobs.Content[i+1]
+		if hostedRunner(mappingValue(job, "runs-on")) {
+			continue
+		}
+		out = append(out, runRanges(job, 0)...)
+	}
+	return out
+}
+
+// mappingValue is the value of key in mapping n, or nil.
+func mappingValue(n *yaml.Node, key string) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// hostedRunner reports whether a runs-on value names only GitHub-hosted
+// runners (a label or list of them; an expression is not known to).
+func hostedRunner(n *yaml.Node) bool {
+	if n == nil {
+		return false
+	}
+	labels := []*yaml.Node{n}
+	if n.Kind == yaml.SequenceNode {
+		labels = n.Content
+	}
+	if len(labels) == 0 {
+		return false
+	}
+	for _, l := range labels {
+		v := l.Value
+		if l.Kind != yaml.ScalarNode || strings.Contains(v, "${{") ||
+			!(strings.HasPrefix(v, "ubuntu-") || strings.HasPrefix(v, "windows-") || strings.HasPrefix(v, "macos-")) {
+			return false
+		}
+	}
+	return true
 }
 
 // runRanges are the first and last lines of every run: value under n.
