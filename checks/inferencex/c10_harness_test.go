@@ -1,6 +1,7 @@
 package inferencex_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/verdict-bot/verdict/checks"
@@ -70,5 +71,22 @@ func TestWorkflowProseIsNotRun(t *testing.T) {
 				t.Errorf("status %s, want %s: %s", res.Status, tc.status, res.Reason.EN)
 			}
 		})
+	}
+}
+
+// The runner labels name machines, not how a job runs: a PR that only
+// renumbers them adds no runtime line (Check 8 is N/A; Check 10, which
+// applies to any changed config file, finds nothing).
+func TestRunnerLabelsAreNotRuntimeLines(t *testing.T) {
+	for name, layout := range inferencextest.Layouts() {
+		r := inferencextest.NewRepo(layout)
+		labels := layout.ConfigsDir + "/runners.yaml"
+		r.Base[strings.TrimPrefix(labels, layout.Root)] = "labels:\n  b300:\n    - b300-cw_0\n"
+		r.Head[strings.TrimPrefix(labels, layout.Root)] = "labels:\n  b300:\n    - b300-cw_1\n    - b300-cw_2\n"
+		for c, want := range map[*checks.Check]checks.Status{inferencex.ArchitectureHacks: checks.NA, inferencex.EnginePatches: checks.Pass} {
+			if res, _ := r.RunCheck(t, c); res.Status != want {
+				t.Errorf("%s: row %d: %s — %s", name, c.Number, res.Status, res.Reason.EN)
+			}
+		}
 	}
 }

@@ -177,10 +177,16 @@ func pointEnvs(e *repo.ConfigEntry, sc repo.Scenario, sp repo.SearchSpace) []poi
 	if sc.Type == "agentic-coding" {
 		env["SCENARIO_SUBDIR"], env["IS_AGENTIC"] = "agentic/", "1"
 	}
-	if sc.ISL > 0 {
+	switch {
+	case sc.ISL > 0:
 		set("ISL", sc.ISL)
 		set("OSL", sc.OSL)
 		set("MAX_MODEL_LEN", sc.ISL+sc.OSL+256)
+	case sc.Type == "agentic-coding":
+		// The sweep hands agentic jobs, which replay traces, no
+		// sequence lengths: "0" for both.
+		set("ISL", 0)
+		set("OSL", 0)
 	}
 	// The generator gives agentic jobs a CPU DRAM budget: the scenario's
 	// dram-utilization of its 3 TB (decimal) cap.

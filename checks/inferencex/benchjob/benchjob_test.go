@@ -194,3 +194,33 @@ func writeOf(tr *trace.Trace, path string) string {
 	}
 	return out
 }
+
+// An agentic job replays traces: the sweep hands it "0" for both sequence
+// lengths, which scripts check are set.
+func TestAgenticJobsHaveZeroSequenceLengths(t *testing.T) {
+	es, ps := repo.ParseMasterConfig("configs/amd-master.yaml", []byte(`kimik3-fp4-mi355x-vllm-agentic-mtp:
+  image: vllm/vllm-openai-rocm:v0.27.1
+  model: moonshotai/Kimi-K3
+  model-prefix: kimik3
+  runner: mi355x
+  precision: fp4
+  framework: vllm
+  multinode: false
+  scenarios:
+    agentic-coding:
+    - search-space:
+      - { tp: 8, spec-decoding: mtp, conc-list: [4] }
+`))
+	if len(ps) > 0 || len(es) != 1 {
+		t.Fatalf("master config: %v %v", es, ps)
+	}
+	j := Jobs(es[0], nil)[0]
+	for k, want := range map[string]string{"ISL": "0", "OSL": "0", "IS_AGENTIC": "1", "SCENARIO_SUBDIR": "agentic/"} {
+		if j.Env[k] != want {
+			t.Errorf("%s = %q, want %q", k, j.Env[k], want)
+		}
+	}
+	if _, ok := j.Env["MAX_MODEL_LEN"]; ok {
+		t.Errorf("an agentic job has no MAX_MODEL_LEN from sequence lengths: %q", j.Env["MAX_MODEL_LEN"])
+	}
+}

@@ -237,3 +237,24 @@ func TestContainerEnvironment(t *testing.T) {
 		}
 	}
 }
+
+// A file names itself through BASH_SOURCE, at its top level and in the
+// functions it defines, wherever they are called from.
+func TestBashSourceNamesTheFile(t *testing.T) {
+	repoFiles := files{
+		"benchmarks/run.sh": `SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+source "$SCRIPT_DIR/lib/helpers.sh"
+here --script "$SCRIPT_DIR" --self "$BASH_SOURCE"
+patches_dir
+`,
+		"benchmarks/lib/helpers.sh": `patches_dir() { there --lib "$(dirname "${BASH_SOURCE}")"; }
+`,
+	}
+	tr := Run(context.Background(), repoFiles, "benchmarks/run.sh", Options{})
+	got := execs(tr)
+	for _, want := range []string{"here --script /repo/benchmarks --self /repo/benchmarks/run.sh", "there --lib /repo/benchmarks/lib"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("%q not run: %q\n%s", want, got, tr.Stderr)
+		}
+	}
+}

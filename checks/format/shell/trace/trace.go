@@ -318,7 +318,7 @@ func (r *run) script(ctx context.Context, abs, text string, args, env []string, 
 	if len(text) > MaxScript {
 		return 0, r.halt(&errLimit{fmt.Sprintf("%s is larger than %d bytes", r.rel(abs), MaxScript)})
 	}
-	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(prepare(text)), abs)
+	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(prepare(bashSource(text, abs))), abs)
 	if err != nil {
 		return 0, r.halt(fmt.Errorf("%s does not parse: %w", r.rel(abs), err))
 	}
@@ -456,6 +456,25 @@ func prepare(text string) string {
 		text = "PIPESTATUS=(0 0 0 0 0 0 0 0); " + text
 	}
 	return text
+}
+
+// bashSourceRE is a script's reference to its own file: ${BASH_SOURCE[0]},
+// ${BASH_SOURCE} or $BASH_SOURCE, which the interpreter does not set.
+var bashSourceRE = regexp.MustCompile(`\$\{BASH_SOURCE(\[0\])?\}|\$BASH_SOURCE([^A-Za-z0-9_\[]|$)`)
+
+// bashSource writes a file's own path (abs) where it names itself through
+// BASH_SOURCE: in bash that is the file a line is written in, at its top
+// level or in a function it defines, called from anywhere. Lines stay put.
+func bashSource(text, abs string) string {
+	if !strings.Contains(text, "BASH_SOURCE") || abs == "" || strings.HasSuffix(abs, "(bash -c)") {
+		return text
+	}
+	return bashSourceRE.ReplaceAllStringFunc(text, func(m string) string {
+		if strings.HasPrefix(m, "${") {
+			return abs
+		}
+		return abs + m[len("$BASH_SOURCE"):]
+	})
 }
 
 var (
@@ -611,7 +630,7 @@ func (r *run) read(ctx context.Context, abs string) ([]byte, error) {
 			k = len(r.sourced)
 		}
 		r.mu.Unlock()
-		text := prepare(string(data))
+		text := prepare(bashSource(string(data), abs))
 		if file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(text), ""); err == nil {
 			// Its background jobs are counted as a script's are, its
 			// process substitutions make no pipe, its sleeps move the

@@ -7,6 +7,7 @@ package changeset
 
 import (
 	"context"
+	"path"
 	"sort"
 	"strings"
 
@@ -238,13 +239,16 @@ type AddedLine struct {
 }
 
 // RuntimeAdded returns the added lines of changed runtime files (see
-// IsRuntimePath; documentation excluded), comments dropped, in path order;
-// of a workflow, those of its run: scripts.
+// IsRuntimePath; documentation and the runner labels excluded), comments
+// dropped, in path order; of a workflow, those of its run: scripts.
 func (cs *Model) RuntimeAdded(workflows bool) []AddedLine {
 	var out []AddedLine
 	paths := make([]string, 0, len(cs.AddedLines))
+	// The runner labels name the machines a config may run on, not how
+	// its job runs.
+	labels := path.Join(cs.Layout.ConfigsDir, "runners.yaml")
 	for p := range cs.AddedLines {
-		if !repo.IsDocFile(p) && cs.IsRuntimePath(p, workflows) {
+		if !repo.IsDocFile(p) && cs.IsRuntimePath(p, workflows) && p != labels {
 			paths = append(paths, p)
 		}
 	}
