@@ -95,7 +95,9 @@ func runArchHacks(ctx context.Context, pr *checks.PR) checks.Result {
 		}
 	}
 	for _, a := range added {
-		if covered[a.Path] {
+		// A patch file's lines are the engine's source, not settings of
+		// a run (applying it is Check 10's).
+		if covered[a.Path] || strings.HasSuffix(a.Path, ".patch") || strings.HasSuffix(a.Path, ".diff") {
 			continue
 		}
 		t := repo.StripComment(a.Text)

@@ -116,7 +116,8 @@ const (
 )
 
 // resolveConfigFile maps a CONFIG_FILE= value to the repository's own copy
-// of the srt-slurm recipes.
+// of the recipe: recipes/… under the srt-slurm recipes, a bare name under
+// the llm-d recipes, any other path from the root.
 func resolveConfigFile(l Layout, v string) string {
 	v = strings.TrimSpace(v)
 	if rest, ok := strings.CutPrefix(v, "recipes/"); ok {
@@ -124,6 +125,11 @@ func resolveConfigFile(l Layout, v string) string {
 	}
 	if strings.HasPrefix(v, "/") {
 		return ""
+	}
+	if !strings.Contains(v, "/") {
+		// A bare recipe name is an llm-d job's: its submit script reads
+		// it from the repository's llm-d recipes.
+		return path.Join(l.BenchmarksDir, "multi_node", "llm-d-recipes", v)
 	}
 	return path.Clean(path.Join(l.Root, v))
 }

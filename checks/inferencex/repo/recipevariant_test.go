@@ -1,6 +1,9 @@
 package repo
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 func TestSplitRecipeSelector(t *testing.T) {
 	for _, tc := range []struct{ in, path, sel string }{
@@ -39,12 +42,14 @@ func TestSelects(t *testing.T) {
 func TestRecipeRefs(t *testing.T) {
 	l := E2ELayout()
 	refs := RecipeRefs(l, SearchSpace{SrtRecipe: "benchmarks/multi_node/srt-slurm-recipes/k3/agg.yaml:override_c1",
-		ConfigFiles: []string{"recipes/glm/x.yaml:zip_override_lat[2]", "/abs/outside.yaml"}})
+		ConfigFiles: []string{"recipes/glm/x.yaml:zip_override_lat[2]", "/abs/outside.yaml", "glm5.2-fp8-h200.yaml"}})
 	want := []RecipeRef{
 		{Path: "inferencex-e2e/benchmarks/multi_node/srt-slurm-recipes/k3/agg.yaml", Selector: "override_c1"},
 		{Path: "inferencex-e2e/benchmarks/multi_node/srt-slurm-recipes/glm/x.yaml", Selector: "zip_override_lat[2]"},
+		// A bare name is an llm-d recipe.
+		{Path: "inferencex-e2e/benchmarks/multi_node/llm-d-recipes/glm5.2-fp8-h200.yaml"},
 	}
-	if len(refs) != len(want) || refs[0] != want[0] || refs[1] != want[1] {
+	if !slices.Equal(refs, want) {
 		t.Fatalf("refs %+v", refs)
 	}
 }
