@@ -97,8 +97,8 @@ func entryFromNode(key string, v yamlx.Node, src *entryText) (*ConfigEntry, erro
 func searchSpaceNode(m yamlx.Node, f Fields) SearchSpace {
 	s := SearchSpace{Fields: f}
 	var concList yamlx.Node
-	var roles [2]yamlx.Node
-	hasList, hasRole := false, [2]bool{}
+	var roles [3]yamlx.Node // prefill, decode, an aggregated worker
+	hasList, hasRole := false, [3]bool{}
 	lo, hi := 0, 0
 	m.Each(func(k string, x yamlx.Node) {
 		switch k {
@@ -124,6 +124,8 @@ func searchSpaceNode(m yamlx.Node, f Fields) SearchSpace {
 			roles[0], hasRole[0] = x, x.Kind() == yamlx.Mapping
 		case "decode":
 			roles[1], hasRole[1] = x, x.Kind() == yamlx.Mapping
+		case "worker":
+			roles[2], hasRole[2] = x, x.Kind() == yamlx.Mapping
 		}
 	})
 	switch {

@@ -62,6 +62,8 @@ func TestEntryFromNodeAgrees(t *testing.T) {
 		"k:\n  image: 12\n  model: 0.5\n  precision: true\n  framework: ~\n  multinode: \"yes\"\n  disagg: 1\n  scenarios:\n    a:\n    - isl: \"8192\"\n      osl: 1.5\n      search-space:\n      - tp: 8abc\n        conc-list: x\n        conc-start: 3\n        conc-end: 100\n      - 7\n    - 3\n    b: x\n",
 		// Collections where scalars are expected, empty lists, nulls.
 		"k:\n  image: [a, b]\n  runner: { x: 1 }\n  scenarios:\n    b:\n    - search-space: []\n    a:\n    - search-space:\n      - conc-list: []\n        prefill: { additional-settings: [\"CONFIG_FILE=recipes/x.yaml\", 5] }\n        decode:\n          additional-settings:\n          - ' CONFIG_FILE=\"/abs.yaml\"'\n          - OTHER=1\n      -\n",
+		// An aggregated multi-node element's worker block.
+		"k:\n  multinode: true\n  scenarios:\n    agentic-coding:\n    - search-space:\n      - num-nodes: 1\n        conc-list: [1]\n        worker:\n          tp: 4\n          additional-settings:\n          - \"CONFIG_FILE=recipes/agg/w.yaml\"\n",
 		"k: 5\n",
 		"k:\n",
 		"k:\n  scenarios: []\n",
@@ -115,5 +117,20 @@ func TestLazyFieldsShareOneDecode(t *testing.T) {
 	moved := cache.file("m-master.yaml", []byte("b:\n  image: y\n"+base))
 	if moved.es[1] == pb.es[0] || moved.es[1].Line != 3 || !sameValue(moved.es[1], pb.es[0]) {
 		t.Fatalf("a moved entry: %+v", moved.es[1])
+	}
+}
+
+// An aggregated multi-node element names its recipe in its worker block.
+func TestWorkerBlockRecipes(t *testing.T) {
+	es, ps := ParseMasterConfig("configs/nvidia-master.yaml", []byte("k:\n  multinode: true\n  scenarios:\n    agentic-coding:\n    - search-space:\n      - conc-list: [1]\n        worker:\n          tp: 4\n          additional-settings:\n          - \"CONFIG_FILE=recipes/agg/w.yaml\"\n"))
+	if len(ps) > 0 || len(es) != 1 {
+		t.Fatalf("%v %v", es, ps)
+	}
+	ss := es[0].Scenarios[0].Search[0]
+	if len(ss.ConfigFiles) != 1 || ss.ConfigFiles[0] != "recipes/agg/w.yaml" {
+		t.Errorf("config files %q", ss.ConfigFiles)
+	}
+	if tps := ss.TPs(); len(tps) != 1 || tps[0] != 4 {
+		t.Errorf("tps %v", tps)
 	}
 }

@@ -305,7 +305,9 @@ func searchSpace(m map[string]any) SearchSpace {
 	} else if lo, hi := AsInt(m["conc-start"]), AsInt(m["conc-end"]); lo > 0 && hi >= lo {
 		s.Conc = concRange(lo, hi)
 	}
-	for _, role := range []string{"prefill", "decode"} {
+	// An aggregated multi-node element has one worker block instead of
+	// prefill and decode.
+	for _, role := range []string{"prefill", "decode", "worker"} {
 		rm, _ := m[role].(map[string]any)
 		as, _ := rm["additional-settings"].([]any)
 		for _, a := range as {
@@ -553,14 +555,15 @@ func parseMasterWhole(file, text string, cache *chunkCache) *parsedFile {
 }
 
 // TPs lists the tensor-parallel sizes of one search-space element:
-// its own tp and, for multi-node disagg elements, the tp of its prefill and
-// decode blocks (where multi-node entries carry it).
+// its own tp and, for multi-node elements, the tp of its prefill and
+// decode blocks or of its aggregated worker block (where multi-node entries
+// carry it).
 func (ss SearchSpace) TPs() []int {
 	var out []int
 	if ss.TP > 0 {
 		out = append(out, ss.TP)
 	}
-	for _, role := range []string{"prefill", "decode"} {
+	for _, role := range []string{"prefill", "decode", "worker"} {
 		v, _ := ss.Fields.Get(role)
 		rm, _ := v.(map[string]any)
 		if tp := AsInt(rm["tp"]); tp > 0 {

@@ -48,7 +48,8 @@ type SearchSpace struct {
 	Conc         []int // expanded concurrency points
 	SrtRecipe    string
 	KVOffloading string
-	// ConfigFiles are CONFIG_FILE= values of prefill/decode additional settings.
+	// ConfigFiles are CONFIG_FILE= values of the additional settings of
+	// prefill/decode blocks or an aggregated worker block.
 	ConfigFiles []string
 }
 

@@ -317,7 +317,7 @@ func exportedSettings(e *repo.ConfigEntry) []repo.Setting {
 	for _, sc := range e.Scenarios {
 		for _, sp := range sc.Search {
 			f := sp.Fields.Map()
-			for _, side := range []string{"prefill", "decode"} {
+			for _, side := range []string{"prefill", "decode", "worker"} {
 				m, ok := f[side].(map[string]any)
 				if !ok {
 					continue
