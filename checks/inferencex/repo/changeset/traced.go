@@ -241,6 +241,7 @@ func drafts(ss []repo.Setting) bool {
 func (b *builder) commands(tr *trace.Trace, ref string) []DryCommand {
 	var out []DryCommand
 	lines := map[string][]string{}
+	files := readerFiles{reader: b.reader, ref: ref, root: b.layout.Root}
 	for _, s := range tr.Steps {
 		if s.Kind != trace.Exec || len(s.Argv) == 0 {
 			continue
@@ -248,8 +249,10 @@ func (b *builder) commands(tr *trace.Trace, ref string) []DryCommand {
 		c := DryCommand{Text: strings.Join(s.Argv, " "), File: b.layout.Root + s.File, Line: s.Line}
 		ls, read := lines[c.File]
 		if !read && s.File != "" && ref != "" {
-			// The reader keeps what it read: the trace read these.
-			if data, err := b.reader.Read(b.ctx, ref, c.File); err == nil {
+			// The reader keeps what it read: the trace read these. A
+			// command string's pseudo-file ((bash -c)) is not asked for:
+			// its directory's listing says it is not there.
+			if data, err := files.ReadFile(b.ctx, s.File); err == nil {
 				ls = strings.Split(string(data), "\n")
 			}
 			lines[c.File] = ls
