@@ -3,6 +3,7 @@ package inferencex_test
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/verdict-bot/verdict/checks"
@@ -152,4 +153,38 @@ func TestNewMultiNodeConfigAndSharedFiles(t *testing.T) {
 			},
 			status: checks.Fail, want: []string{"{root}benchmarks/multi_node/amd_utils/pip.sh:2 force-reinstalls packages (pip install --force-reinstall); no {root}docs/waiver/"}},
 	})
+}
+
+// Only a complete dry run speaks for the servers' environment: one that
+// stopped at a bound before a role's server leaves the static reading.
+func TestMultiNodeServersOnlyFromCompleteDryRuns(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		stall   bool
+		servers bool
+	}{{"complete", false, true}, {"stopped at a bound", true, false}} {
+		r := inferencextest.NewRepo(inferencextest.Layouts()["legacy"])
+		addMultiNode(r, "python3 /workspace/utils/bench_serving/benchmark_serving.py --use-chat-template")
+		if tc.stall {
+			p := "benchmarks/multi_node/amd_utils/server.sh"
+			r.Head[p] = strings.Replace(r.Head[p], "else\n", "else\n    until false; do sleep 5; done\n", 1)
+		}
+		pr, _ := r.PR(t)
+		cs, bad := changeset.Of(context.Background(), pr)
+		if bad != nil {
+			t.Fatalf("change set: %s", bad.Reason.EN)
+		}
+		found := false
+		for _, f := range cs.Effective["exm-fp4-mi355x-sglang-disagg-mtp"] {
+			if f.Kind == "trace" {
+				found = true
+				if f.Servers != tc.servers {
+					t.Errorf("%s: Servers = %v, want %v", tc.name, f.Servers, tc.servers)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: no dry-run settings", tc.name)
+		}
+	}
 }

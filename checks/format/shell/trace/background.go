@@ -230,7 +230,7 @@ func (r *run) marked(ctx context.Context, abs string, args []string) bool {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		r.bg.running = max(r.bg.running-1, 0)
-		r.bg.table.done(id)
+		r.bg.table.of(id).ended = true
 	case bgPid:
 		if len(args) > 2 {
 			r.mu.Lock()

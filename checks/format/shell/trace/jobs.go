@@ -21,14 +21,20 @@ import (
 // trace is done, as the server would. Without Options.Lasting every job
 // counts as alive, as nothing is known to end.
 
-// jobTable is the run's account of its jobs' process IDs, under run.mu.
+// jobTable is the run's account of its jobs, under run.mu.
 type jobTable struct {
-	pids    map[string]int // pidScope → job
-	ended   map[int]bool   // jobs whose trace is done
-	killed  map[int]bool   // jobs a kill with a signal other than 0 named
-	lasting map[int]bool   // jobs that started a lasting command
+	pids map[string]int // pidScope → job
+	jobs map[int]*jobState
 }
 
+// jobState is what the run knows of one job.
+type jobState struct {
+	ended   bool // its trace is done
+	killed  bool // a kill with a signal other than 0 named it
+	lasting bool // it started a lasting command
+}
+
+// name records that scope's process ID is job.
 func (t *jobTable) name(scope string, job int) {
 	if t.pids == nil {
 		t.pids = map[string]int{}
@@ -36,31 +42,19 @@ func (t *jobTable) name(scope string, job int) {
 	t.pids[scope] = job
 }
 
-func (t *jobTable) done(job int) {
-	if t.ended == nil {
-		t.ended = map[int]bool{}
+// of is job's state, made on first use.
+func (t *jobTable) of(job int) *jobState {
+	if t.jobs == nil {
+		t.jobs = map[int]*jobState{}
 	}
-	t.ended[job] = true
-}
-
-func (t *jobTable) kill(job int) {
-	if t.killed == nil {
-		t.killed = map[int]bool{}
+	if t.jobs[job] == nil {
+		t.jobs[job] = &jobState{}
 	}
-	t.killed[job] = true
-}
-
-func (t *jobTable) last(job int) {
-	if t.lasting == nil {
-		t.lasting = map[int]bool{}
-	}
-	t.lasting[job] = true
+	return t.jobs[job]
 }
 
 // alive reports whether a job is alive.
-func (t *jobTable) alive(job int) bool {
-	return !t.killed[job] && (!t.ended[job] || t.lasting[job])
-}
+func (s *jobState) alive() bool { return !s.killed && (!s.ended || s.lasting) }
 
 // pidForm is what kill takes: a process ID (negative: a group), one the
 // interpreter handed out (g1), or a job spec (%1).
@@ -97,7 +91,7 @@ func (r *run) noteLasting(ctx context.Context, argv []string) {
 		return
 	}
 	r.mu.Lock()
-	r.bg.table.last(job)
+	r.bg.table.of(job).lasting = true
 	r.mu.Unlock()
 }
 
@@ -147,7 +141,7 @@ func (r *run) kill(ctx context.Context, abs string, args []string) []string {
 		}
 		if !probe {
 			r.mu.Lock()
-			r.bg.table.kill(job)
+			r.bg.table.of(job).killed = true
 			r.mu.Unlock()
 			continue
 		}
@@ -155,10 +149,10 @@ func (r *run) kill(ctx context.Context, abs string, args []string) []string {
 			// Once the foreground waited for its jobs they run on
 			// their own: whether this one is done yet must not depend
 			// on the scheduler, so it is let finish first.
-			r.await(ctx, func() bool { return !r.bg.ending || r.bg.table.ended[job] || r.bg.table.killed[job] })
+			r.await(ctx, func() bool { st := r.bg.table.of(job); return !r.bg.ending || st.ended || st.killed })
 		}
 		r.mu.Lock()
-		alive := r.bg.table.alive(job)
+		alive := r.bg.table.of(job).alive()
 		r.mu.Unlock()
 		if !alive {
 			return []string{"false"}

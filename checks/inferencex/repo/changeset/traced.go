@@ -86,8 +86,11 @@ func (b *builder) traced() {
 	for i, t := range targets {
 		b.cs.DryRunGaps = append(b.cs.DryRunGaps, gaps[i]...)
 		if len(settings[i]) > 0 {
+			// A multi-node job's servers' environment is the dry run's
+			// only when every job of it ran to its end: one stopped at a
+			// bound may not have reached a role's server.
 			b.cs.Effective[t.e.Key] = append(b.cs.Effective[t.e.Key], &repo.EffectiveFile{Path: "(dry run of " + t.e.Key + ")", Kind: "trace", Settings: settings[i],
-				Servers: t.e.MultiNode})
+				Servers: t.e.MultiNode && len(gaps[i]) == 0})
 		}
 		if len(runs[i].Head) > 0 {
 			if b.cs.DryRuns == nil {
